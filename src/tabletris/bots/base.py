@@ -1,0 +1,102 @@
+"""The one interface every bot plays through, and the registry that finds bots by name.
+
+A bot sees only what its seat is entitled to: in the dice game a copy of the game whose random
+generator is replaced (so no bot can peek at future rolls), in the tower game the seat's view
+(never the deck order, never another seat's pending action). It returns a legal decision; the
+engine checks it like any other move.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tabletris.engine.board import Placement, Stone
+from tabletris.engine.dice import DiceGame
+from tabletris.engine.shapes import Shape
+
+
+@dataclass(frozen=True)
+class DiceDecision:
+    """What a player decides once the die is rolled: shape, stone to take, placement, rewards."""
+
+    shape: Shape
+    placement: Placement
+    take: Stone | None = None
+    rewards: tuple[Any, ...] | None = None
+
+
+class Bot(ABC):
+    """A player program. ``strength`` (0-1 or bot-specific) and ``budget`` (seconds) are hints."""
+
+    name = "bot"
+
+    def __init__(self, seed: int | None = None, strength: float | None = None, budget: float | None = None) -> None:
+        self.rng = random.Random(seed)
+        self.strength = strength
+        self.budget = budget
+
+    @abstractmethod
+    def choose_dice(self, game: DiceGame) -> DiceDecision:
+        """The decision for the pending roll of ``game`` (a view: its generator is not the game's)."""
+
+    def choose_tower(self, view: Any) -> Any:
+        """The action for this round of the tower game, from the seat's view."""
+        raise NotImplementedError(f"the {self.name} bot does not play the tower game")
+
+
+BOTS: dict[str, Callable[..., Bot]] = {}
+
+
+def register(name: str) -> Callable[[type[Bot]], type[Bot]]:
+    def deco(cls: type[Bot]) -> type[Bot]:
+        cls.name = name
+        BOTS[name] = cls
+        return cls
+
+    return deco
+
+
+def make_bot(name: str, seed: int | None = None, strength: float | None = None, budget: float | None = None) -> Bot:
+    """A bot by registry name; ValueError naming the known bots otherwise."""
+    _load_builtin_bots()
+    try:
+        factory = BOTS[name]
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r}: expected one of {', '.join(sorted(BOTS))}") from None
+    return factory(seed=seed, strength=strength, budget=budget)
+
+
+def bot_names() -> list[str]:
+    _load_builtin_bots()
+    return sorted(BOTS)
+
+
+def _load_builtin_bots() -> None:
+    import tabletris.bots.random_bot  # noqa: F401  (registers itself)
+
+
+def dice_view(game: DiceGame) -> DiceGame:
+    """A copy of ``game`` for a bot: same position, but a generator that knows nothing."""
+    return game.view()
+
+
+def decide_dice_reward_points(game: DiceGame, decision: DiceDecision) -> DiceDecision:
+    """Fill in all-point rewards under ``row_reward: choose`` for bots that do not choose."""
+    if game.rules.row_reward != "choose" or decision.rewards is not None:
+        return decision
+    rows = game.scoring_rows_after(decision.placement, decision.take)
+    return DiceDecision(decision.shape, decision.placement, decision.take, ("point",) * len(rows))
+
+
+def play_dice_turn(game: DiceGame, bot: Bot) -> None:
+    """Roll for the player to move and let ``bot`` decide; the game may end on the roll."""
+    if game.roll_face is None:
+        game.roll()
+    if game.over:
+        return
+    decision = decide_dice_reward_points(game, bot.choose_dice(game.view()))
+    game.play(decision.placement, decision.shape, decision.take, decision.rewards)

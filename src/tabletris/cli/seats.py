@@ -1,0 +1,79 @@
+"""Seat lists as the command line writes them: ``human,human=Ann,random,expert@0.5``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """One seat: ``kind`` is ``human`` or a bot name; ``name`` the player's; ``strength`` for bots."""
+
+    kind: str
+    name: str
+    strength: float | None = None
+
+    @property
+    def is_human(self) -> bool:
+        return self.kind == "human"
+
+
+def parse_seats(text: str, max_seats: int = 8) -> list[SeatSpec]:
+    """Seats from ``KIND[@STRENGTH][=NAME]`` items; ValueError naming the item at fault."""
+    items = [s.strip() for s in text.split(",")]
+    if not items or any(not s for s in items):
+        raise ValueError(f"--seats: expected a comma-separated list like human,random, got {text!r}")
+    if len(items) > max_seats:
+        raise ValueError(f"--seats: at most {max_seats} seats, got {len(items)}")
+    seats: list[SeatSpec] = []
+    counts: dict[str, int] = {}
+    for item in items:
+        kind, _, name = item.partition("=")
+        strength: float | None = None
+        if "@" in kind:
+            kind, _, level = kind.partition("@")
+            try:
+                strength = float(level)
+            except ValueError:
+                raise ValueError(f"--seats: {item!r}: strength {level!r} is not a number") from None
+        kind = kind.strip()
+        if not kind:
+            raise ValueError(f"--seats: {item!r} names no player kind")
+        counts[kind] = counts.get(kind, 0) + 1
+        if not name:
+            base = "Player" if kind == "human" else kind.split(":")[0].capitalize()
+            name = f"{base} {len(seats) + 1}"
+        seats.append(SeatSpec(kind, name.strip(), strength))
+    names = [s.name for s in seats]
+    if len(set(names)) != len(names):
+        raise ValueError(f"--seats: two seats have the same name ({', '.join(names)})")
+    return seats
+
+
+def parse_rules(items: list[str] | None, preset: str | None = None) -> dict[str, object]:
+    """A rules object from ``--preset`` and ``--rules key=value`` (values in JSON, else strings)."""
+    import json
+
+    rules: dict[str, object] = {}
+    if preset:
+        rules["preset"] = preset
+    for item in items or []:
+        item = item.strip()
+        if item.startswith("{"):
+            try:
+                extra = json.loads(item)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"--rules: {item!r} is not a JSON object: {e.msg}") from None
+            if not isinstance(extra, dict):
+                raise ValueError(f"--rules: {item!r} is not a JSON object")
+            rules.update(extra)
+            continue
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--rules: expected key=value, got {item!r}")
+        try:
+            parsed: object = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = value
+        rules[key.strip()] = parsed
+    return rules

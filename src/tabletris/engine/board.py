@@ -1,0 +1,440 @@
+"""The board: stones on a grid held as a bitboard, legal placements, push and pop.
+
+Cell ``(x, y)`` is bit ``y * stride + x`` of a Python int, with ``stride = width + 1``: the spare
+column at ``x = width`` is never a legal anchor, so shifting a set of positions one step left or
+right can never wrap into the next row. Move generation works on whole sets of positions at once
+(one int per orientation), which is what makes it cheap in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal, NamedTuple
+
+from tabletris.engine.shapes import (
+    Cell,
+    Orientation,
+    OrientationMode,
+    Shape,
+    find_orientation,
+)
+
+Access = Literal["drop", "slide", "free"]
+ACCESS_MODES: tuple[Access, ...] = ("drop", "slide", "free")
+
+ENTRY_ROWS = 4
+"""Rows of open air above the top edge where a piece enters; as tall as the tallest piece."""
+
+
+class IllegalPlacement(ValueError):
+    """A placement that breaks a rule; ``reason`` is the rule, ``str()`` the full sentence."""
+
+    def __init__(self, shape: Shape | str, cells: Sequence[Cell], reason: str) -> None:
+        self.shape = str(shape)
+        self.cells = [list(c) for c in cells]
+        self.reason = reason
+        super().__init__(f"{self.shape} {reason} at {format_cells(cells)}")
+
+
+def format_cells(cells: Iterable[Sequence[int]]) -> str:
+    """Cells the way records write them: ``[[4,7],[5,7]]``."""
+    return "[" + ",".join(f"[{c[0]},{c[1]}]" for c in cells) + "]"
+
+
+@dataclass(frozen=True, slots=True)
+class Stone:
+    """One placed piece: its shape, cells, who placed it (None for garbage) and its number."""
+
+    shape: Shape
+    cells: tuple[Cell, ...]
+    owner: int | None
+    number: int
+
+    @property
+    def lowest_row(self) -> int:
+        return min(y for _, y in self.cells)
+
+
+class Placement(NamedTuple):
+    """A piece of ``shape`` in ``orientation`` with its bounding box's lower-left at ``(x, y)``."""
+
+    shape: Shape
+    orientation: Orientation
+    x: int
+    y: int
+
+    @property
+    def cells(self) -> tuple[Cell, ...]:
+        return self.orientation.at(self.x, self.y)
+
+    def __str__(self) -> str:
+        return f"{self.shape.value} {format_cells(self.cells)}"
+
+
+class Geometry:
+    """Masks for one board size, computed once and shared by every board of that size."""
+
+    def __init__(self, width: int, height: int) -> None:
+        if not (1 <= width <= 64 and 1 <= height <= 200):
+            raise ValueError(f"board size {width}x{height} is out of range (1-64 x 1-200)")
+        self.width = width
+        self.height = height
+        self.stride = stride = width + 1
+        self.rows_ext = height + ENTRY_ROWS
+        row = (1 << width) - 1
+        self.row_masks = [row << (y * stride) for y in range(height)]
+        self.full = sum(self.row_masks)
+        self.full_ext = sum(row << (y * stride) for y in range(self.rows_ext))
+        self.above = self.full_ext & ~self.full
+        self.bottom_row = row
+
+    def bit(self, x: int, y: int) -> int:
+        return 1 << (y * self.stride + x)
+
+    def mask(self, cells: Iterable[Cell]) -> int:
+        stride = self.stride
+        m = 0
+        for x, y in cells:
+            m |= 1 << (y * stride + x)
+        return m
+
+    def cell(self, index: int) -> Cell:
+        y, x = divmod(index, self.stride)
+        return (x, y)
+
+    def anchors(self, orientation: Orientation) -> OrientationMasks:
+        return _orientation_masks(self.width, self.height, orientation)
+
+
+class OrientationMasks(NamedTuple):
+    """Per orientation: bit offsets of its cells, and which anchors keep it on the board."""
+
+    offsets: tuple[int, ...]
+    shape_mask: int
+    valid_ext: int
+    """Anchors where the piece lies within the board or the open air above it."""
+    in_bounds: int
+    """Anchors where the piece lies entirely on the board."""
+    entry: int
+    """Anchors where the piece is entirely above the top edge: where sliding starts."""
+
+
+@cache
+def geometry(width: int, height: int) -> Geometry:
+    return Geometry(width, height)
+
+
+@cache
+def _orientation_masks(width: int, height: int, o: Orientation) -> OrientationMasks:
+    g = geometry(width, height)
+    offsets = tuple(dy * g.stride + dx for dx, dy in o.cells)
+    valid_ext = in_bounds = entry = 0
+    for y in range(g.rows_ext - o.height + 1):
+        for x in range(width - o.width + 1):
+            b = 1 << (y * g.stride + x)
+            valid_ext |= b
+            if y + o.height <= height:
+                in_bounds |= b
+            if y >= height:
+                entry |= b
+    shape_mask = sum(1 << off for off in offsets)
+    return OrientationMasks(offsets, shape_mask, valid_ext, in_bounds, entry)
+
+
+def _fill(seed: int, room: int, shift: int, steps: int) -> int:
+    """Every position reached from ``seed`` by repeated steps of ``shift`` bits inside ``room``.
+
+    A Kogge-Stone occluded fill: log2(steps) rounds instead of one round per step. A positive
+    shift moves up or right, a negative one down or left.
+    """
+    g = seed & room
+    p = room
+    s = shift
+    span = 1
+    if s > 0:
+        while span < steps:
+            g |= p & (g << s)
+            p &= p << s
+            s <<= 1
+            span <<= 1
+    else:
+        s = -s
+        while span < steps:
+            g |= p & (g >> s)
+            p &= p >> s
+            s <<= 1
+            span <<= 1
+    return g
+
+
+class Board:
+    """A ``width`` x ``height`` grid of stones with legal-move generation, push and pop."""
+
+    def __init__(self, width: int = 10, height: int = 20) -> None:
+        self.geometry = geometry(width, height)
+        self.width = width
+        self.height = height
+        self.occupied = 0
+        self.stones: dict[int, Stone] = {}
+        self._grid: list[int | None] = [None] * (self.geometry.stride * height)
+        self._stack: list[int] = []
+        self._next_number = 1
+
+    # ----------------------------------------------------------------- queries
+
+    def copy(self) -> Board:
+        other = Board.__new__(Board)
+        other.geometry = self.geometry
+        other.width = self.width
+        other.height = self.height
+        other.occupied = self.occupied
+        other.stones = dict(self.stones)
+        other._grid = list(self._grid)
+        other._stack = list(self._stack)
+        other._next_number = self._next_number
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return (
+            self.width == other.width
+            and self.height == other.height
+            and self.occupied == other.occupied
+            and self.stones == other.stones
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.width, self.height, self.occupied))
+
+    def in_bounds(self, cell: Cell) -> bool:
+        x, y = cell
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def is_filled(self, cell: Cell) -> bool:
+        x, y = cell
+        return bool(self.occupied >> (y * self.geometry.stride + x) & 1)
+
+    def stone_at(self, cell: Cell) -> Stone | None:
+        x, y = cell
+        number = self._grid[y * self.geometry.stride + x]
+        return None if number is None else self.stones[number]
+
+    def complete_rows(self) -> list[int]:
+        occ = self.occupied
+        return [y for y, m in enumerate(self.geometry.row_masks) if occ & m == m]
+
+    def complete_rows_mask(self) -> int:
+        """Complete rows as a bit set of row indices, for cheap before/after comparisons."""
+        occ = self.occupied
+        result = 0
+        for y, m in enumerate(self.geometry.row_masks):
+            if occ & m == m:
+                result |= 1 << y
+        return result
+
+    def column_heights(self) -> list[int]:
+        """For each column, one more than its highest filled row (0 when empty)."""
+        heights = []
+        stride = self.geometry.stride
+        for x in range(self.width):
+            h = 0
+            for y in range(self.height - 1, -1, -1):
+                if self.occupied >> (y * stride + x) & 1:
+                    h = y + 1
+                    break
+            heights.append(h)
+        return heights
+
+    def rows(self) -> list[str]:
+        """The board top row first, ``.`` for empty, the stone's shape letter for a filled cell."""
+        out = []
+        for y in range(self.height - 1, -1, -1):
+            line = []
+            for x in range(self.width):
+                stone = self.stone_at((x, y))
+                line.append("." if stone is None else stone.shape.value)
+            out.append("".join(line))
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.rows())
+
+    # -------------------------------------------------------- move generation
+
+    def _positions(self, o: Orientation, access: Access) -> int:
+        """The set of anchors (as a bitboard) where ``o`` may legally be placed."""
+        g = self.geometry
+        m = _orientation_masks(self.width, self.height, o)
+        empty = g.full_ext & ~self.occupied
+        fits = m.valid_ext
+        for off in m.offsets:
+            fits &= empty >> off
+        stride = g.stride
+        if access == "free":
+            return fits & m.in_bounds & self._resting(m)
+        rows = g.rows_ext
+        reach = _fill(m.entry & fits, fits, -stride, rows)
+        if access == "drop":
+            # Where a straight fall stops: reachable, and the position below does not fit.
+            return reach & ~(fits << stride) & m.in_bounds
+        if access != "slide":
+            raise ValueError(f"unknown access mode {access!r}: expected drop, slide or free")
+        width = self.width
+        while True:
+            grown = _fill(reach, fits, 1, width)
+            grown = _fill(grown, fits, -1, width)
+            grown = _fill(grown, fits, -stride, rows)
+            if grown == reach:
+                break
+            reach = grown
+        return reach & m.in_bounds & self._resting(m)
+
+    def _resting(self, m: OrientationMasks) -> int:
+        support = (self.occupied << self.geometry.stride) | self.geometry.bottom_row
+        rest = 0
+        for off in m.offsets:
+            rest |= support >> off
+        return rest
+
+    def placements(
+        self, shape: Shape, orientation: OrientationMode = "rotate", access: Access = "slide"
+    ) -> list[Placement]:
+        """Every legal placement of ``shape``: each orientation, each position."""
+        result: list[Placement] = []
+        stride = self.geometry.stride
+        for o in shape.orientations(orientation):
+            positions = self._positions(o, access)
+            while positions:
+                low = positions & -positions
+                index = low.bit_length() - 1
+                y, x = divmod(index, stride)
+                result.append(Placement(shape, o, x, y))
+                positions ^= low
+        return result
+
+    def has_placement(
+        self, shape: Shape, orientation: OrientationMode = "rotate", access: Access = "slide"
+    ) -> bool:
+        return any(self._positions(o, access) for o in shape.orientations(orientation))
+
+    def placement_mask(self, placement: Placement) -> int:
+        m = _orientation_masks(self.width, self.height, placement.orientation)
+        return m.shape_mask << (placement.y * self.geometry.stride + placement.x)
+
+    def validate(
+        self,
+        shape: Shape,
+        cells: Sequence[Sequence[int]],
+        orientation: OrientationMode = "rotate",
+        access: Access = "slide",
+    ) -> Placement:
+        """The placement that ``cells`` describe, or ``IllegalPlacement`` saying which rule fails."""
+        try:
+            pts: list[Cell] = [(int(c[0]), int(c[1])) for c in cells]
+            if any(len(c) != 2 for c in cells):
+                raise ValueError
+        except (TypeError, ValueError, IndexError):
+            raise IllegalPlacement(shape, [], f"needs cells as [x, y] pairs, got {cells!r}") from None
+        if len(set(pts)) != shape.size or len(pts) != shape.size:
+            raise IllegalPlacement(shape, pts, f"needs {shape.size} distinct cells")
+        found = find_orientation(shape, pts, orientation)
+        if found is None:
+            if orientation == "rotate" and find_orientation(shape, pts, "free") is not None:
+                raise IllegalPlacement(shape, pts, "would have to be mirrored (orientation rotate)")
+            raise IllegalPlacement(shape, pts, f"is not the shape of a {shape.value}")
+        for c in pts:
+            if not self.in_bounds(c):
+                raise IllegalPlacement(shape, pts, "is out of bounds")
+        for c in pts:
+            stone = self.stone_at(c)
+            if stone is not None:
+                raise IllegalPlacement(
+                    shape, pts, f"overlaps stone {stone.number} ({stone.shape.value})"
+                )
+        x = min(c[0] for c in pts)
+        y = min(c[1] for c in pts)
+        placement = Placement(shape, found, x, y)
+        if access == "free" or access == "slide":
+            resting = any(
+                yy == 0 or self.is_filled((xx, yy - 1)) for xx, yy in pts
+            )
+            if not resting:
+                raise IllegalPlacement(shape, pts, "does not rest")
+            if access == "free":
+                return placement
+        bit = 1 << (y * self.geometry.stride + x)
+        if not self._positions(found, access) & bit:
+            if access == "slide":
+                raise IllegalPlacement(shape, pts, "cannot be reached from the top (access slide)")
+            raise IllegalPlacement(shape, pts, "is not where a straight drop lands (access drop)")
+        return placement
+
+    # ---------------------------------------------------------------- changes
+
+    def push(self, placement: Placement, owner: int | None = None) -> Stone:
+        """Put a piece on the board without checking it; ``pop`` takes it back."""
+        stone = Stone(placement.shape, placement.cells, owner, self._next_number)
+        self._next_number += 1
+        self.add(stone)
+        self._stack.append(stone.number)
+        return stone
+
+    def pop(self) -> Stone:
+        """Undo the last ``push``."""
+        number = self._stack.pop()
+        stone = self.stones[number]
+        self.remove(stone)
+        self._next_number -= 1
+        return stone
+
+    def add(self, stone: Stone) -> None:
+        """Put a stone on the board as it is (garbage, a restored stone); no rule is checked."""
+        stride = self.geometry.stride
+        for x, y in stone.cells:
+            i = y * stride + x
+            if self._grid[i] is not None:
+                raise IllegalPlacement(stone.shape, stone.cells, f"overlaps at ({x},{y})")
+        for x, y in stone.cells:
+            i = y * stride + x
+            self._grid[i] = stone.number
+            self.occupied |= 1 << i
+        self.stones[stone.number] = stone
+        self._next_number = max(self._next_number, stone.number + 1)
+
+    def new_stone(self, shape: Shape, cells: tuple[Cell, ...], owner: int | None) -> Stone:
+        """Add a stone with the next number (garbage, a taken stone placed again)."""
+        stone = Stone(shape, cells, owner, self._next_number)
+        self.add(stone)
+        return stone
+
+    def remove(self, stone: Stone) -> None:
+        stride = self.geometry.stride
+        for x, y in stone.cells:
+            i = y * stride + x
+            self._grid[i] = None
+            self.occupied &= ~(1 << i)
+        del self.stones[stone.number]
+
+    def clear_rows(self, rows: Iterable[int]) -> None:
+        """Remove ``rows``; everything above falls by the number of rows removed below it."""
+        gone = sorted(set(rows))
+        if not gone:
+            return
+        stones = list(self.stones.values())
+        self.occupied = 0
+        self.stones = {}
+        self._grid = [None] * len(self._grid)
+        gone_set = set(gone)
+        for stone in stones:
+            cells = tuple(
+                (x, y - sum(1 for r in gone if r < y)) for x, y in stone.cells if y not in gone_set
+            )
+            if cells:
+                self.add(Stone(stone.shape, cells, stone.owner, stone.number))
+        self._stack = [n for n in self._stack if n in self.stones]
+
+    def iter_stones(self) -> Iterator[Stone]:
+        return iter(self.stones.values())

@@ -1,0 +1,746 @@
+"""The dice game (rules.md section 2): a shared board, a die that names the piece, rows that stay.
+
+``DiceGame`` is a pure state machine driven by two calls per turn: ``roll()`` (chance, drawn from
+the game's own seeded generator, or given by a record) and ``play()`` (the player's decision).
+A roll that leaves no legal placement ends the game at once, so front ends never decide that
+themselves. Every change is checked before anything moves: an illegal ``play`` raises
+``IllegalMove`` and leaves the game exactly as it was.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tabletris.engine.board import (
+    ACCESS_MODES,
+    Access,
+    Board,
+    IllegalPlacement,
+    Placement,
+    Stone,
+    format_cells,
+)
+from tabletris.engine.errors import IllegalMove
+from tabletris.engine.options import RulesError, build_options, options_to_dict, options_to_spec
+from tabletris.engine.shapes import (
+    ORIENTATION_MODES,
+    Cell,
+    OrientationMode,
+    Shape,
+    find_orientation,
+)
+
+CHOICE = "*"
+DEFAULT_DIE: tuple[str, ...] = ("I", "O", "T", "S", "L", CHOICE)
+MAX_PLAYERS = 8
+
+DICE_PRESETS: dict[str, dict[str, Any]] = {
+    "standard": {},
+    "long": {"height": 30},
+    "clear-rows": {"clear_rows": True, "target": 20},
+    "penalty": {"stuck_penalty": True},
+    "choose": {"row_reward": "choose"},
+    "garbage": {"garbage": 6},
+    "classic": {
+        "orientation": "rotate",
+        "access": "drop",
+        "die": ("I", "O", "T", "S", "Z", "J", "L"),
+    },
+}
+"""Named rule sets. ``standard``, ``long`` and ``clear-rows`` are required by the record format."""
+
+RULE_HELP: dict[str, str] = {
+    "width": "Board width in cells.",
+    "height": "Board height in cells (the 'long board' house rule: e.g. 30).",
+    "die": "The die's faces; '*' lets the player name any shape on the die.",
+    "supply": "Stones of each shape per player in the shared supply.",
+    "orientation": "'free': pieces may be turned over (S=Z, J=L); 'rotate': rotations only.",
+    "access": "'slide': a piece must slide in from the top; 'drop': straight down; 'free': anywhere it rests.",
+    "stuck_penalty": "The player who cannot place loses 1 point.",
+    "rescore_reopened": "A row reopened by a removal scores again when completed again.",
+    "clear_rows": "Completed rows are removed and the rows above fall; first to the target wins.",
+    "target": "Points that end the game when clear_rows is on.",
+    "row_reward": "'point': each completed row scores 1; 'choose': a point or remove an opponent's stone.",
+    "garbage": "Stones placed at random (a number) or at listed cells before the game.",
+    "take": "With an empty supply, take a stone of the shape from the lowest rows ('lowest') or anywhere ('any').",
+    "unlimited_supply": "Never run out of stones (null: only when clear_rows is on).",
+    "first_player": "The seat that starts (a match's later games start with the previous loser).",
+}
+
+
+@dataclass(frozen=True)
+class DiceRules:
+    """Every option of the dice game; defaults are rules.md's, interpretations included."""
+
+    preset: str = "standard"
+    width: int = 10
+    height: int = 20
+    die: tuple[str, ...] = DEFAULT_DIE
+    supply: int = 5
+    orientation: str = "free"
+    access: str = "slide"
+    stuck_penalty: bool = False
+    rescore_reopened: bool = False
+    clear_rows: bool = False
+    target: int = 20
+    row_reward: str = "point"
+    garbage: int | tuple[Any, ...] = 0
+    take: str = "lowest"
+    unlimited_supply: bool | None = None
+    first_player: int = 0
+
+    def __post_init__(self) -> None:
+        if not (4 <= self.width <= 40):
+            raise RulesError(f"rules.width: {self.width} is out of range (4-40)")
+        if not (4 <= self.height <= 100):
+            raise RulesError(f"rules.height: {self.height} is out of range (4-100)")
+        if not self.die:
+            raise RulesError("rules.die: the die needs at least one face")
+        for face in self.die:
+            if face != CHOICE and (face not in Shape.__members__ or face == "M"):
+                raise RulesError(f"rules.die: unknown face {face!r}: expected a tetromino letter or '*'")
+        if not self.shapes:
+            raise RulesError("rules.die: the die needs at least one shape face besides '*'")
+        if self.supply < 0:
+            raise RulesError(f"rules.supply: {self.supply} is negative")
+        if self.orientation not in ORIENTATION_MODES:
+            raise RulesError(f"rules.orientation: {self.orientation!r}: expected 'free' or 'rotate'")
+        if self.access not in ACCESS_MODES:
+            raise RulesError(f"rules.access: {self.access!r}: expected 'slide', 'drop' or 'free'")
+        if self.row_reward not in ("point", "choose"):
+            raise RulesError(f"rules.row_reward: {self.row_reward!r}: expected 'point' or 'choose'")
+        if self.take not in ("lowest", "any"):
+            raise RulesError(f"rules.take: {self.take!r}: expected 'lowest' or 'any'")
+        if self.target < 1:
+            raise RulesError(f"rules.target: {self.target} must be at least 1")
+        if isinstance(self.garbage, int) and self.garbage < 0:
+            raise RulesError(f"rules.garbage: {self.garbage} is negative")
+        if self.first_player < 0:
+            raise RulesError(f"rules.first_player: {self.first_player} is negative")
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any] | None = None) -> DiceRules:
+        return build_options(cls, DICE_PRESETS, raw)
+
+    @classmethod
+    def preset_named(cls, name: str) -> DiceRules:
+        return cls.from_dict({"preset": name})
+
+    def to_dict(self) -> dict[str, Any]:
+        return options_to_dict(self)
+
+    @property
+    def shapes(self) -> tuple[Shape, ...]:
+        """The shapes on the die, each once, in die order: what ``*`` may name."""
+        seen: list[Shape] = []
+        for face in self.die:
+            if face != CHOICE and Shape(face) not in seen:
+                seen.append(Shape(face))
+        return tuple(seen)
+
+    @property
+    def limited_supply(self) -> bool:
+        return not (self.clear_rows if self.unlimited_supply is None else self.unlimited_supply)
+
+    @property
+    def orientation_mode(self) -> OrientationMode:
+        return "free" if self.orientation == "free" else "rotate"
+
+    @property
+    def access_mode(self) -> Access:
+        return "drop" if self.access == "drop" else "free" if self.access == "free" else "slide"
+
+
+Reward = str | tuple[Cell, ...]
+"""``"point"``, or the cells of an opponent's stone to remove."""
+
+
+@dataclass(frozen=True)
+class DiceMove:
+    """One turn as the record writes it (record-format.md, ``moves``)."""
+
+    player: int
+    roll: str
+    shape: Shape | None = None
+    take: tuple[Cell, ...] | None = None
+    place: tuple[Cell, ...] | None = None
+    rewards: tuple[Reward, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"player": self.player, "roll": self.roll}
+        if self.shape is not None:
+            d["shape"] = self.shape.value
+        if self.take is not None:
+            d["take"] = [list(c) for c in self.take]
+        if self.place is not None:
+            d["place"] = [list(c) for c in self.place]
+        if self.rewards is not None:
+            d["rewards"] = [
+                r if isinstance(r, str) else {"remove": [list(c) for c in r]} for r in self.rewards
+            ]
+        return d
+
+
+@dataclass
+class _Snapshot:
+    board: Board
+    scores: list[int]
+    rows_completed: list[int]
+    supply: dict[Shape, int]
+    scored_rows: int
+    turn: int
+    to_move: int
+    roll: str | None
+    over: bool
+    stuck: int | None
+    rng_state: Any
+    moves: int
+
+
+@dataclass
+class TurnOption:
+    """A complete decision for the pending roll, as a bot or a front end enumerates them."""
+
+    shape: Shape
+    take: Stone | None
+    placement: Placement
+    scoring_rows: list[int] = field(default_factory=list)
+
+
+def _cells(value: Any) -> tuple[Cell, ...]:
+    if isinstance(value, Placement):
+        return value.cells
+    if isinstance(value, Stone):
+        return value.cells
+    return tuple((int(c[0]), int(c[1])) for c in value)
+
+
+class DiceGame:
+    """One game of dice Tetris: board, scores, supply, whose turn, and the moves so far."""
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        rules: DiceRules | Mapping[str, Any] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if not (1 <= len(players) <= MAX_PLAYERS):
+            raise RulesError(f"players: the dice game takes 1 to {MAX_PLAYERS} players, got {len(players)}")
+        for name in players:
+            if not isinstance(name, str) or not name.strip():
+                raise RulesError(f"players: every player needs a name, got {name!r}")
+        self.players = list(players)
+        self.rules = rules if isinstance(rules, DiceRules) else DiceRules.from_dict(rules)
+        self.rules_spec: dict[str, Any] = (
+            dict(rules) if isinstance(rules, Mapping) else options_to_spec(self.rules, DICE_PRESETS)
+        )
+        if self.rules.first_player >= len(players):
+            raise RulesError(
+                f"rules.first_player: seat {self.rules.first_player} does not exist with {len(players)} players"
+            )
+        self.seed = seed if seed is not None else secrets.randbits(32)
+        self.rng = random.Random(self.seed)
+        self.board = Board(self.rules.width, self.rules.height)
+        n = len(players)
+        self.scores = [0] * n
+        self.rows_completed = [0] * n
+        self.supply: dict[Shape, int] = {s: self.rules.supply * n for s in self.rules.shapes}
+        self.scored_rows = 0
+        self.turn = 0
+        self.to_move = self.rules.first_player
+        self.roll_face: str | None = None
+        self.over = False
+        self.stuck: int | None = None
+        self.moves: list[DiceMove] = []
+        self.garbage: list[Stone] = []
+        self._snapshots: list[_Snapshot] = []
+        self._cache: dict[tuple[Shape, int | None], list[Placement]] = {}
+        self._place_garbage()
+
+    # ------------------------------------------------------------------ setup
+
+    def _place_garbage(self) -> None:
+        spec = self.rules.garbage
+        mode = self.rules.orientation_mode
+        if isinstance(spec, int):
+            for _ in range(spec):
+                shapes = [s for s in self.rules.shapes if self._in_supply(s)]
+                if not shapes:
+                    break
+                shape = self.rng.choice(shapes)
+                o = self.rng.choice(shape.orientations(mode))
+                spots = [
+                    (x, y)
+                    for y in range(self.board.height - o.height + 1)
+                    for x in range(self.board.width - o.width + 1)
+                    if not any(self.board.is_filled(c) for c in o.at(x, y))
+                ]
+                if not spots:
+                    break
+                x, y = self.rng.choice(spots)
+                self._add_garbage(shape, o.at(x, y))
+        else:
+            for i, item in enumerate(spec):
+                where = f"rules.garbage[{i}]"
+                if not isinstance(item, dict) or set(item) != {"shape", "cells"}:
+                    raise RulesError(f"{where}: expected {{\"shape\": S, \"cells\": [[x, y], ...]}}")
+                try:
+                    shape = Shape.parse(item["shape"])
+                    cells = _cells(item["cells"])
+                except (ValueError, TypeError, IndexError, AttributeError) as e:
+                    raise RulesError(f"{where}: {e}") from None
+                if shape not in self.supply:
+                    raise RulesError(f"{where}: {shape.value} is not a shape of this game's die")
+                if len(cells) != 4 or find_orientation(shape, cells, mode) is None:
+                    raise RulesError(f"{where}: {format_cells(cells)} is not the shape of a {shape.value}")
+                for c in cells:
+                    if not self.board.in_bounds(c):
+                        raise RulesError(f"{where}: {format_cells(cells)} is out of bounds")
+                    if self.board.is_filled(c):
+                        raise RulesError(f"{where}: {format_cells(cells)} overlaps another garbage stone")
+                if not self._in_supply(shape):
+                    raise RulesError(f"{where}: the supply has no {shape.value} left")
+                self._add_garbage(shape, cells)
+        # Rows the garbage completes belong to nobody and never score.
+        self.scored_rows = self.board.complete_rows_mask()
+
+    def _add_garbage(self, shape: Shape, cells: tuple[Cell, ...]) -> None:
+        self.garbage.append(self.board.new_stone(shape, tuple(cells), None))
+        if self.rules.limited_supply:
+            self.supply[shape] -= 1
+
+    # ---------------------------------------------------------------- queries
+
+    @property
+    def player_count(self) -> int:
+        return len(self.players)
+
+    @property
+    def player_name(self) -> str:
+        return self.players[self.to_move]
+
+    def _in_supply(self, shape: Shape) -> bool:
+        return not self.rules.limited_supply or self.supply.get(shape, 0) > 0
+
+    def shapes_for_roll(self, face: str | None = None) -> tuple[Shape, ...]:
+        """The shapes a player may place for ``face`` (the pending roll by default)."""
+        face = face if face is not None else self.roll_face
+        if face is None:
+            return ()
+        return self.rules.shapes if face == CHOICE else (Shape(face),)
+
+    def take_candidates(self, shape: Shape) -> list[Stone]:
+        """Stones the player may take off the board for ``shape``; empty when the supply has one."""
+        if self._in_supply(shape):
+            return []
+        stones = [s for s in self.board.stones.values() if s.shape is shape]
+        if self.rules.take == "lowest" and stones:
+            low = min(s.lowest_row for s in stones)
+            stones = [s for s in stones if s.lowest_row == low]
+        return sorted(stones, key=lambda s: s.number)
+
+    def take_options(self, shape: Shape) -> list[Stone | None]:
+        """``[None]`` when the supply has the shape, else the stones that may be taken."""
+        if self._in_supply(shape):
+            return [None]
+        return list(self.take_candidates(shape))
+
+    def legal_placements(self, shape: Shape, take: Stone | None = None) -> list[Placement]:
+        """Every legal placement of ``shape``, after ``take`` is lifted off the board if given."""
+        key = (shape, None if take is None else take.number)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        board = self.board
+        if take is not None:
+            board.remove(take)
+        try:
+            result = board.placements(shape, self.rules.orientation_mode, self.rules.access_mode)
+        finally:
+            if take is not None:
+                board.add(take)
+        self._cache[key] = result
+        return result
+
+    def can_place(self, shape: Shape) -> bool:
+        return any(self.legal_placements(shape, take) for take in self.take_options(shape))
+
+    def turn_options(self) -> list[TurnOption]:
+        """Every (shape, take, placement) the pending roll allows, rewards aside."""
+        result = []
+        for shape in self.shapes_for_roll():
+            for take in self.take_options(shape):
+                for p in self.legal_placements(shape, take):
+                    result.append(TurnOption(shape, take, p))
+        return result
+
+    def rewardable_stones(self) -> list[Stone]:
+        """Stones the player to move may remove as a ``choose`` reward: another player's."""
+        me = self.to_move
+        return [s for s in self.board.stones.values() if s.owner is not None and s.owner != me]
+
+    def scoring_rows_after(self, placement: Placement, take: Stone | None = None) -> list[int]:
+        """The rows ``placement`` would score (rows once scored do not score again)."""
+        board = self.board
+        if take is not None:
+            board.remove(take)
+        before = board.complete_rows_mask()
+        board.push(placement, self.to_move)
+        after = board.complete_rows_mask()
+        board.pop()
+        if take is not None:
+            board.add(take)
+        return _rows_of(self._scoring(after & ~before))
+
+    def _scoring(self, new_rows: int) -> int:
+        if self.rules.rescore_reopened or self.rules.clear_rows:
+            return new_rows
+        return new_rows & ~self.scored_rows
+
+    def winners(self) -> list[int]:
+        """Seats with the most points once the game is over (shared on a tie), else empty."""
+        if not self.over:
+            return []
+        best = max(self.scores)
+        return [i for i, s in enumerate(self.scores) if s == best]
+
+    def losers(self) -> list[int]:
+        if not self.over:
+            return []
+        worst = min(self.scores)
+        return [i for i, s in enumerate(self.scores) if s == worst]
+
+    # ---------------------------------------------------------------- actions
+
+    def roll(self, face: str | None = None) -> str:
+        """Roll the die (or take ``face`` from a record). Ends the game if nothing can be placed."""
+        if self.over:
+            raise IllegalMove("the game is over")
+        if self.roll_face is not None:
+            raise IllegalMove(f"the die already shows {self.roll_face}: place a piece first")
+        before = self._snapshot()
+        drawn = self.rng.choice(self.rules.die)
+        if face is None:
+            face = drawn
+        elif face not in self.rules.die:
+            raise IllegalMove(f"{face!r} is not a face of the die ({' '.join(self.rules.die)})")
+        self.roll_face = face
+        if not any(self.can_place(shape) for shape in self.shapes_for_roll()):
+            self._end_stuck(before)
+        return face
+
+    def _end_stuck(self, before_roll: _Snapshot) -> None:
+        player = self.to_move
+        assert self.roll_face is not None
+        self.moves.append(DiceMove(player, self.roll_face))
+        self._snapshots.append(before_roll)
+        if self.rules.stuck_penalty:
+            self.scores[player] -= 1
+        self.stuck = player
+        self.over = True
+        self.turn += 1
+
+    def play(
+        self,
+        place: Sequence[Sequence[int]] | Placement,
+        shape: Shape | str | None = None,
+        take: Sequence[Sequence[int]] | Stone | None = None,
+        rewards: Sequence[Any] | None = None,
+    ) -> DiceMove:
+        """Place the piece for the pending roll; ``IllegalMove`` leaves the game untouched."""
+        if self.over:
+            raise IllegalMove("the game is over")
+        face = self.roll_face
+        if face is None:
+            raise IllegalMove("roll the die first")
+        chosen = self._chosen_shape(face, shape)
+        snapshot = self._snapshot()
+        try:
+            move = self._apply(face, chosen, place, take, rewards)
+        except (IllegalMove, IllegalPlacement) as e:
+            self._restore(snapshot)
+            raise IllegalMove(str(e)) from None
+        except (TypeError, ValueError, IndexError) as e:
+            self._restore(snapshot)
+            raise IllegalMove(f"malformed move: {e}") from None
+        self._snapshots.append(snapshot)
+        self.moves.append(move)
+        return move
+
+    def _chosen_shape(self, face: str, shape: Shape | str | None) -> Shape:
+        if face == CHOICE:
+            if shape is None:
+                names = " ".join(s.value for s in self.rules.shapes)
+                raise IllegalMove(f"the die shows *: name one of {names}")
+            try:
+                chosen = Shape.parse(str(shape))
+            except ValueError as e:
+                raise IllegalMove(str(e)) from None
+            if chosen not in self.rules.shapes:
+                names = " ".join(s.value for s in self.rules.shapes)
+                raise IllegalMove(f"* names one of {names}, not {chosen.value}")
+            return chosen
+        rolled = Shape(face)
+        if shape is not None and str(shape).upper() != rolled.value:
+            raise IllegalMove(f"the die shows {rolled.value}, not {shape}")
+        return rolled
+
+    def _apply(
+        self,
+        face: str,
+        shape: Shape,
+        place: Sequence[Sequence[int]] | Placement,
+        take: Sequence[Sequence[int]] | Stone | None,
+        rewards: Sequence[Any] | None,
+    ) -> DiceMove:
+        player = self.to_move
+        board = self.board
+        rules = self.rules
+        taken: Stone | None = None
+        candidates = self.take_candidates(shape)
+        if self._in_supply(shape):
+            if take is not None:
+                raise IllegalMove(f"the supply still has {shape.value}: there is nothing to take")
+        else:
+            if take is None:
+                options = ", ".join(format_cells(s.cells) for s in candidates) or "none on the board"
+                raise IllegalMove(
+                    f"the supply has no {shape.value} left: take one from the lowest rows ({options})"
+                )
+            wanted = set(_cells(take))
+            taken = next((s for s in candidates if set(s.cells) == wanted), None)
+            if taken is None:
+                raise IllegalMove(
+                    f"cannot take {format_cells(_cells(take))}: not one of the lowest {shape.value} stones"
+                )
+            board.remove(taken)
+        if isinstance(place, Placement):
+            if place.shape is not shape:
+                raise IllegalMove(f"the die shows {shape.value}, not {place.shape.value}")
+            cells: Sequence[Sequence[int]] = place.cells
+        else:
+            cells = place
+        placement = board.validate(shape, cells, rules.orientation_mode, rules.access_mode)
+        before = board.complete_rows_mask()
+        board.push(placement, player)
+        if taken is None and rules.limited_supply:
+            self.supply[shape] -= 1
+        new_rows = board.complete_rows_mask() & ~before
+        scoring = self._scoring(new_rows)
+        self.scored_rows |= new_rows
+        count = bin(scoring).count("1")
+        if rules.clear_rows:
+            board.clear_rows(_rows_of(new_rows))
+            self.scored_rows = board.complete_rows_mask()
+        given = self._apply_rewards(count, rewards)
+        points = count if given is None else sum(1 for r in given if r == "point")
+        self.scores[player] += points
+        self.rows_completed[player] += count
+        self._cache.clear()
+        self.roll_face = None
+        self.turn += 1
+        self.to_move = (player + 1) % len(self.players)
+        if rules.clear_rows and self.scores[player] >= rules.target:
+            self.over = True
+        return DiceMove(
+            player,
+            face,
+            shape if face == CHOICE else None,
+            None if taken is None else taken.cells,
+            placement.cells if not isinstance(place, Placement) else place.cells,
+            given,
+        )
+
+    def _apply_rewards(self, count: int, rewards: Sequence[Any] | None) -> tuple[Reward, ...] | None:
+        if self.rules.row_reward == "point":
+            if rewards is not None:
+                raise IllegalMove("rewards are only chosen with row_reward: choose")
+            return None
+        rewards = list(rewards or [])
+        if len(rewards) != count:
+            raise IllegalMove(
+                f"{count} row{'s' if count != 1 else ''} scored: rewards needs {count} "
+                f"entr{'ies' if count != 1 else 'y'} (point or remove), got {len(rewards)}"
+            )
+        result: list[Reward] = []
+        for reward in rewards:
+            if reward == "point":
+                result.append("point")
+                continue
+            target = reward.get("remove") if isinstance(reward, dict) else reward
+            if isinstance(target, Stone):
+                target = target.cells
+            try:
+                cells = _cells(target)
+            except (TypeError, ValueError, IndexError):
+                raise IllegalMove(f"a reward is 'point' or {{'remove': cells}}, got {reward!r}") from None
+            stone = self.board.stone_at(cells[0]) if cells and self.board.in_bounds(cells[0]) else None
+            if stone is None or set(stone.cells) != set(cells):
+                raise IllegalMove(f"cannot remove {format_cells(cells)}: no stone has exactly those cells")
+            if stone.owner is None or stone.owner == self.to_move:
+                raise IllegalMove(
+                    f"cannot remove {format_cells(cells)}: only a stone another player placed"
+                )
+            self.board.remove(stone)
+            if self.rules.limited_supply and stone.shape in self.supply:
+                self.supply[stone.shape] += 1
+            result.append(stone.cells)
+        return tuple(result)
+
+    # ------------------------------------------------------------------- undo
+
+    def _snapshot(self) -> _Snapshot:
+        return _Snapshot(
+            self.board.copy(),
+            list(self.scores),
+            list(self.rows_completed),
+            dict(self.supply),
+            self.scored_rows,
+            self.turn,
+            self.to_move,
+            self.roll_face,
+            self.over,
+            self.stuck,
+            self.rng.getstate(),
+            len(self.moves),
+        )
+
+    def _restore(self, s: _Snapshot) -> None:
+        self.board = s.board
+        self.scores = s.scores
+        self.rows_completed = s.rows_completed
+        self.supply = s.supply
+        self.scored_rows = s.scored_rows
+        self.turn = s.turn
+        self.to_move = s.to_move
+        self.roll_face = s.roll
+        self.over = s.over
+        self.stuck = s.stuck
+        self.rng.setstate(s.rng_state)
+        del self.moves[s.moves :]
+        self._cache.clear()
+
+    def undo(self) -> DiceMove:
+        """Take back the last placement: the game returns to that turn with the same roll showing.
+
+        A game that ended because a roll could not be placed is reopened too, back to the last
+        placement before it.
+        """
+        while self.moves:
+            move = self.moves[-1]
+            snapshot = self._snapshots.pop()
+            self._restore(snapshot)
+            if move.place is None:
+                continue  # the roll that ended the game: back to before it, then one more
+            return move
+        raise IllegalMove("there is no move to undo")
+
+    def view(self) -> DiceGame:
+        """A copy for a player or bot: the same position, with a generator that knows nothing.
+
+        The copy can be played on (lookahead, rolls drawn for it) without touching this game, and
+        it cannot reveal this game's future rolls.
+        """
+        other = DiceGame.__new__(DiceGame)
+        other.__dict__.update(self.__dict__)
+        other.rng = random.Random()
+        other.board = self.board.copy()
+        other.scores = list(self.scores)
+        other.rows_completed = list(self.rows_completed)
+        other.supply = dict(self.supply)
+        other.moves = list(self.moves)
+        other.garbage = list(self.garbage)
+        other._snapshots = []
+        other._cache = {}
+        other.seed = 0
+        return other
+
+    # ---------------------------------------------------------------- records
+
+    def to_record(self) -> dict[str, Any]:
+        """This game as a record-format v1 document (see ``tabletris.engine.records``)."""
+        from tabletris.engine.records import dice_record
+
+        return dice_record(self)
+
+    def summary(self) -> dict[str, Any]:
+        """The replay summary of record-format.md."""
+        return {
+            "game": "dice",
+            "over": self.over,
+            "turn": self.turn,
+            "players": [{"name": n, "score": s} for n, s in zip(self.players, self.scores, strict=True)],
+            "winners": [self.players[i] for i in self.winners()],
+            "rows": self.board.rows(),
+        }
+
+
+def _rows_of(mask: int) -> list[int]:
+    rows = []
+    y = 0
+    while mask:
+        if mask & 1:
+            rows.append(y)
+        mask >>= 1
+        y += 1
+    return rows
+
+
+class DiceMatch:
+    """A series of games: game 1 starts with seat 0, each later one with the last game's loser."""
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        rules: DiceRules | Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        loser_starts: bool = True,
+    ) -> None:
+        self.players = list(players)
+        self.rules = rules if isinstance(rules, DiceRules) else DiceRules.from_dict(rules)
+        self.seed = seed if seed is not None else secrets.randbits(32)
+        self.loser_starts = loser_starts
+        self._seeds = random.Random(self.seed)
+        self.games: list[DiceGame] = []
+
+    def next_starter(self) -> int:
+        """Seat 0 (or the rules' first player) first; then the loser of the game before.
+
+        Among tied losers, the first after the previous starter in seat order
+        (rules.md [interpretation]); with ``loser_starts`` off, the seat after the last starter.
+        """
+        if not self.games:
+            return self.rules.first_player
+        last = self.games[-1]
+        if not last.over:
+            raise IllegalMove("the current game of the match is not over")
+        n = len(self.players)
+        previous = last.rules.first_player
+        if not self.loser_starts:
+            return (previous + 1) % n
+        losers = set(last.losers())
+        for step in range(1, n + 1):
+            seat = (previous + step) % n
+            if seat in losers:
+                return seat
+        return previous
+
+    def new_game(self) -> DiceGame:
+        from dataclasses import replace
+
+        rules = replace(self.rules, first_player=self.next_starter())
+        game = DiceGame(self.players, rules, seed=self._seeds.getrandbits(32))
+        self.games.append(game)
+        return game
+
+    def totals(self) -> list[int]:
+        """Games won per seat (a shared win counts for each winner)."""
+        wins = [0] * len(self.players)
+        for game in self.games:
+            for seat in game.winners():
+                wins[seat] += 1
+        return wins

@@ -1,0 +1,103 @@
+"""Rules options shared by both games: presets, overrides and their validation.
+
+A game's rules are a frozen dataclass. A record or a command line gives them as a JSON object:
+``{"preset": NAME}`` and/or individual options that override the preset. Every option is checked
+here, once, with an error that names the option and says what was expected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+from collections.abc import Mapping
+from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
+
+T = TypeVar("T")
+
+
+class RulesError(ValueError):
+    """Rules that cannot be used: an unknown preset or option, or a value of the wrong kind."""
+
+
+def _check(name: str, value: Any, hint: Any) -> Any:
+    """``value`` converted to ``hint`` (lists to tuples), or a RulesError naming the option."""
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):
+        errors = []
+        for arm in get_args(hint):
+            try:
+                return _check(name, value, arm)
+            except RulesError as e:
+                errors.append(str(e))
+        raise RulesError(errors[-1])
+    if hint is type(None):
+        if value is None:
+            return None
+        raise RulesError(f"rules.{name}: expected null, got {json.dumps(value)}")
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        raise RulesError(f"rules.{name}: expected true or false, got {json.dumps(value)}")
+    if hint is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise RulesError(f"rules.{name}: expected an integer, got {json.dumps(value)}")
+    if hint is str:
+        if isinstance(value, str):
+            return value
+        raise RulesError(f"rules.{name}: expected a string, got {json.dumps(value)}")
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise RulesError(f"rules.{name}: expected a list, got {json.dumps(value)}")
+        (item, *_rest) = get_args(hint)
+        return tuple(_check(name, v, item) for v in value)
+    if origin is dict or hint is dict or origin is Mapping:
+        if isinstance(value, dict):
+            return value
+        raise RulesError(f"rules.{name}: expected an object, got {json.dumps(value)}")
+    return value  # Any and value types validated by the game itself
+
+
+def build_options(cls: type[T], presets: Mapping[str, Mapping[str, Any]], raw: Mapping[str, Any] | None) -> T:
+    """The rules ``raw`` describes: its preset (default ``standard``) with its overrides applied."""
+    raw = dict(raw or {})
+    preset = raw.pop("preset", "standard")
+    if not isinstance(preset, str) or preset not in presets:
+        raise RulesError(
+            f"rules.preset: unknown preset {json.dumps(preset)}: expected one of {', '.join(presets)}"
+        )
+    values: dict[str, Any] = dict(presets[preset])
+    hints = get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    for key, value in raw.items():
+        if key not in names:
+            raise RulesError(f"rules.{key}: unknown option (known: {', '.join(sorted(names))})")
+        values[key] = _check(key, value, hints[key])
+    values["preset"] = preset
+    return cls(**values)
+
+
+def options_to_dict(options: Any) -> dict[str, Any]:
+    """Every option as JSON-ready data (tuples as lists)."""
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, tuple | list):
+            return [plain(x) for x in v]
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        return v
+
+    return {f.name: plain(getattr(options, f.name)) for f in dataclasses.fields(options)}
+
+
+def options_to_spec(options: Any, presets: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The shortest ``rules`` object for a record: the preset and what differs from it."""
+    preset = getattr(options, "preset", "standard")
+    base = options_to_dict(type(options)(**{"preset": preset, **presets[preset]}))
+    mine = options_to_dict(options)
+    spec: dict[str, Any] = {"preset": preset}
+    for key, value in mine.items():
+        if key != "preset" and base[key] != value:
+            spec[key] = value
+    return spec

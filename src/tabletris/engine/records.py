@@ -1,0 +1,201 @@
+"""Game records, format ``tabletris/1`` (record-format.md): read, check, replay and write.
+
+A record is plain JSON data. Reading checks its shape first (a malformed document names the key
+at fault), then replays it move by move through the engine, so a record that breaks a rule is
+rejected with the move number, the player and the rule, exactly as the engine words it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from tabletris.engine.dice import DiceGame, DiceRules
+from tabletris.engine.errors import IllegalMove, RecordError
+from tabletris.engine.options import RulesError
+
+FORMAT = "tabletris/1"
+GAMES = ("dice", "tower")
+
+DICE_MOVE_KEYS = ("player", "roll", "shape", "take", "place", "rewards")
+
+
+def load(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
+    """A record document from a path, a JSON text or a mapping; RecordError if it is not JSON."""
+    if isinstance(source, Mapping):
+        return dict(source)
+    text = source
+    if isinstance(source, Path):
+        try:
+            text = source.read_text(encoding="utf-8")
+        except OSError as e:
+            raise RecordError(f"cannot read {source}: {e.strerror}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"not a JSON document: {e.msg} at line {e.lineno} column {e.colno}") from None
+    if not isinstance(doc, dict):
+        raise RecordError("key '': a record is a JSON object")
+    return doc
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    """A record as text: one key per line at the top, each move or round on one line."""
+    lines = ["{"]
+    items = list(doc.items())
+    for i, (key, value) in enumerate(items):
+        comma = "," if i < len(items) - 1 else ""
+        if key in ("moves", "rounds", "towers", "deck") and isinstance(value, list) and value:
+            inner = ",\n".join("    " + json.dumps(v, separators=(", ", ": ")) for v in value)
+            lines.append(f'  "{key}": [\n{inner}\n  ]{comma}')
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, separators=(', ', ': '))}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------- checks
+
+
+def _fail(key: str, why: str) -> RecordError:
+    return RecordError(f"key '{key}': {why}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_cells(value: Any, key: str) -> list[list[int]]:
+    if not isinstance(value, list) or not all(
+        isinstance(c, list) and len(c) == 2 and all(_is_int(n) for n in c) for c in value
+    ):
+        raise _fail(key, "expected a list of [x, y] cells with integer x and y")
+    return value
+
+
+def check_common(doc: Mapping[str, Any]) -> str:
+    """Checks the keys both games share; returns the game."""
+    if doc.get("format") != FORMAT:
+        raise _fail("format", f"expected \"{FORMAT}\", got {json.dumps(doc.get('format'))}")
+    game = doc.get("game")
+    if game not in GAMES:
+        raise _fail("game", f"expected \"dice\" or \"tower\", got {json.dumps(game)}")
+    players = doc.get("players")
+    if not isinstance(players, list) or not players:
+        raise _fail("players", "expected a non-empty list of names")
+    for i, name in enumerate(players):
+        if not isinstance(name, str) or not name.strip():
+            raise _fail(f"players[{i}]", "expected a non-empty name")
+    if "rules" in doc and not isinstance(doc["rules"], dict):
+        raise _fail("rules", "expected an object")
+    if "seed" in doc and not _is_int(doc["seed"]):
+        raise _fail("seed", "expected an integer")
+    return str(game)
+
+
+def _check_dice_moves(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    allowed = {"format", "game", "players", "rules", "seed", "moves"}
+    for key in doc:
+        if key not in allowed:
+            raise _fail(key, "unknown key for a dice record")
+    moves = doc.get("moves", [])
+    if not isinstance(moves, list):
+        raise _fail("moves", "expected a list of turns")
+    for i, move in enumerate(moves):
+        where = f"moves[{i}]"
+        if not isinstance(move, dict):
+            raise _fail(where, "expected an object")
+        for key in move:
+            if key not in DICE_MOVE_KEYS:
+                raise _fail(f"{where}.{key}", "unknown key in a turn")
+        if "player" in move and not _is_int(move["player"]):
+            raise _fail(f"{where}.player", "expected a seat number")
+        if not isinstance(move.get("roll"), str):
+            raise _fail(f"{where}.roll", "expected the die face as a string")
+        if "shape" in move and not isinstance(move["shape"], str):
+            raise _fail(f"{where}.shape", "expected a shape letter")
+        for key in ("take", "place"):
+            if key in move:
+                check_cells(move[key], f"{where}.{key}")
+        if "rewards" in move:
+            rewards = move["rewards"]
+            if not isinstance(rewards, list):
+                raise _fail(f"{where}.rewards", "expected a list")
+            for j, r in enumerate(rewards):
+                if r == "point":
+                    continue
+                if not isinstance(r, dict) or set(r) != {"remove"}:
+                    raise _fail(f"{where}.rewards[{j}]", 'expected "point" or {"remove": cells}')
+                check_cells(r["remove"], f"{where}.rewards[{j}].remove")
+    return moves
+
+
+# --------------------------------------------------------------------- replay
+
+
+def replay(source: str | Path | Mapping[str, Any]) -> Any:
+    """The game a record describes, replayed through the engine (a DiceGame or a TowerGame)."""
+    doc = load(source)
+    game = check_common(doc)
+    return REPLAYERS[game](doc)
+
+
+def _new_dice_game(doc: Mapping[str, Any]) -> DiceGame:
+    try:
+        game = DiceGame(doc["players"], doc.get("rules"), seed=doc.get("seed"))
+    except RulesError as e:
+        raise RecordError(str(e)) from None
+    return game
+
+
+def replay_dice(doc: Mapping[str, Any]) -> DiceGame:
+    moves = _check_dice_moves(doc)
+    game = _new_dice_game(doc)
+    for number, move in enumerate(moves, 1):
+        name = game.players[game.to_move] if not game.over else "-"
+        where = f"move {number} ({name})"
+        if game.over:
+            raise RecordError(f"move {number}: the game is already over")
+        if "player" in move and move["player"] != game.to_move:
+            raise RecordError(f"{where}: it is seat {game.to_move}'s turn, not seat {move['player']}'s")
+        try:
+            game.roll(move["roll"])
+        except IllegalMove as e:
+            raise RecordError(f"{where}: {e}") from None
+        if game.over:
+            if "place" in move or "take" in move or "rewards" in move:
+                shapes = " ".join(s.value for s in game.shapes_for_roll(move["roll"]))
+                raise RecordError(f"{where}: {shapes} cannot be placed anywhere: the game ends here")
+            continue
+        if "place" not in move:
+            raise RecordError(
+                f"{where}: the roll {move['roll']} can be placed, so the turn needs 'place'"
+            )
+        try:
+            game.play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"))
+        except IllegalMove as e:
+            raise RecordError(f"{where}: {e}") from None
+    return game
+
+
+def dice_record(game: DiceGame) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "game": "dice",
+        "players": list(game.players),
+        "rules": game.rules_spec,
+        "seed": game.seed,
+        "moves": [m.to_dict() for m in game.moves],
+    }
+
+
+REPLAYERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {"dice": replay_dice}
+
+
+def rules_for(game: str, raw: Mapping[str, Any] | None) -> Any:
+    """Rules of ``game`` from a rules object (used by front ends to check options early)."""
+    if game == "dice":
+        return DiceRules.from_dict(raw)
+    raise RulesError(f"unknown game {game!r}")

@@ -1,0 +1,1 @@
+"""tabletris.tui"""
