@@ -1,0 +1,67 @@
+"""``tabletris play GAME``: the full-screen app when the terminal allows, else the line mode."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tabletris.cli.seats import parse_rules, parse_seats
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def play(
+        game: Annotated[str, typer.Argument(help="dice or tower")] = "dice",
+        seats: Annotated[
+            str,
+            typer.Option(help="Comma-separated seats: human, human=Ann, random, expert@0.8=Robo ..."),
+        ] = "human,random",
+        seed: Annotated[int | None, typer.Option(help="Seed for the die or the deck.")] = None,
+        preset: Annotated[str | None, typer.Option(help="Named rule set, e.g. standard, long, clear-rows.")] = None,
+        rules: Annotated[
+            list[str] | None, typer.Option("--rules", help="Rule option as key=value or a JSON object; repeatable.")
+        ] = None,
+        save: Annotated[Path | None, typer.Option(help="Write the game record here when the game ends.")] = None,
+        plain: Annotated[bool, typer.Option("--plain", help="Line-based mode instead of the full-screen app.")] = False,
+        color: Annotated[bool, typer.Option("--color/--no-color", help="Colour the board.")] = True,
+    ) -> None:
+        """Play a game at this terminal against people (hot-seat) and bots."""
+        if game not in ("dice", "tower"):
+            _fail(f"unknown game {game!r}: expected dice or tower")
+        try:
+            seat_specs = parse_seats(seats, max_seats=8 if game == "dice" else 4)
+            rules_obj = parse_rules(rules, preset)
+        except ValueError as e:
+            _fail(str(e))
+            return
+        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+        if not plain and interactive and _tui_available():
+            from tabletris.tui.launch import launch
+
+            launch(game, seat_specs, rules_obj, seed, save)
+            return
+        if game == "dice":
+            from tabletris.cli.line_dice import play_dice
+
+            code = play_dice(seat_specs, rules_obj, seed, save, color=color)
+        else:
+            from tabletris.cli.line_tower import play_tower
+
+            code = play_tower(seat_specs, rules_obj, seed, save, color=color)
+        raise typer.Exit(code)
+
+
+def _tui_available() -> bool:
+    try:
+        import tabletris.tui.launch  # noqa: F401
+    except ModuleNotFoundError:
+        return False
+    return True
