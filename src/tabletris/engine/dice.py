@@ -422,12 +422,13 @@ class DiceGame:
             raise IllegalMove("the game is over")
         if self.roll_face is not None:
             raise IllegalMove(f"the die already shows {self.roll_face}: place a piece first")
+        if face is not None and face not in self.rules.die:
+            # Checked before drawing: a rejected roll must not move the generator either.
+            raise IllegalMove(f"{face!r} is not a face of the die ({' '.join(self.rules.die)})")
         before = self._snapshot()
         drawn = self.rng.choice(self.rules.die)
         if face is None:
             face = drawn
-        elif face not in self.rules.die:
-            raise IllegalMove(f"{face!r} is not a face of the die ({' '.join(self.rules.die)})")
         self.roll_face = face
         if not any(self.can_place(shape) for shape in self.shapes_for_roll()):
             self._end_stuck(before)
