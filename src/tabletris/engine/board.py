@@ -8,6 +8,7 @@ right can never wrap into the next row. Move generation works on whole sets of p
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -333,10 +334,11 @@ class Board:
     ) -> Placement:
         """The placement that ``cells`` describe, or ``IllegalPlacement`` saying which rule fails."""
         try:
-            pts: list[Cell] = [(int(c[0]), int(c[1])) for c in cells]
+            # operator.index, not int(): 0.5 or "1" must be rejected, not silently rounded.
+            pts: list[Cell] = [(operator.index(c[0]), operator.index(c[1])) for c in cells]
             if any(len(c) != 2 for c in cells):
                 raise ValueError
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, KeyError):
             raise IllegalPlacement(shape, [], f"needs cells as [x, y] pairs, got {cells!r}") from None
         if len(set(pts)) != shape.size or len(pts) != shape.size:
             raise IllegalPlacement(shape, pts, f"needs {shape.size} distinct cells")
