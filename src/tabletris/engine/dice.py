@@ -9,6 +9,7 @@ themselves. Every change is checked before anything moves: an illegal ``play`` r
 
 from __future__ import annotations
 
+import operator
 import random
 import secrets
 from collections.abc import Mapping, Sequence
@@ -216,7 +217,11 @@ def _cells(value: Any) -> tuple[Cell, ...]:
         return value.cells
     if isinstance(value, Stone):
         return value.cells
-    return tuple((int(c[0]), int(c[1])) for c in value)
+    # operator.index, not int(): a cell named 0.5 or "1" is malformed, never rounded.
+    cells = tuple((operator.index(c[0]), operator.index(c[1])) for c in value)
+    if any(len(c) != 2 for c in value):
+        raise ValueError(f"cells are [x, y] pairs, got {value!r}")
+    return cells
 
 
 class DiceGame:
