@@ -26,12 +26,13 @@ def load(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     """A record document from a path, a JSON text or a mapping; RecordError if it is not JSON."""
     if isinstance(source, Mapping):
         return dict(source)
-    text = source
     if isinstance(source, Path):
         try:
             text = source.read_text(encoding="utf-8")
         except OSError as e:
             raise RecordError(f"cannot read {source}: {e.strerror}") from None
+    else:
+        text = source
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:

@@ -1,0 +1,396 @@
+"""The dice game at a plain terminal: one line of input per decision, bots in between.
+
+Everything a rule decides comes from the engine (legal placements, takes, rewards, the end); this
+module only shows the position and turns typed lines into engine calls. Bad input is answered with
+the reason and asked again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from tabletris.bots.base import Bot, decide_dice_reward_points, make_bot
+from tabletris.cli.render import board_text, scoreboard, shape_style
+from tabletris.cli.seats import SeatSpec
+from tabletris.engine import records
+from tabletris.engine.board import IllegalPlacement, Placement, Stone, format_cells
+from tabletris.engine.dice import CHOICE, DiceGame
+from tabletris.engine.errors import IllegalMove
+from tabletris.engine.options import RulesError
+from tabletris.engine.shapes import Orientation, Shape
+
+HELP = """\
+Place the rolled piece:
+  O C        orientation number O (see the pictures) with its left edge in column C
+  O C Y      the same, with its bottom row at Y (when the piece fits at several heights)
+  x,y x,y x,y x,y   the four cells themselves (also JSON: [[0,0],[1,0],[2,0],[1,1]])
+Other commands:
+  list       show the board and the legal places again
+  undo       take back the last move of a person (hot-seat)
+  help       this text
+  quit       stop the game (the record is saved with --save)"""
+
+
+class QuitGame(Exception):
+    """The player typed quit or the input ended."""
+
+
+class LineDiceGame:
+    """One game played at the terminal; ``ask`` reads a line (stdin by default)."""
+
+    def __init__(
+        self,
+        game: DiceGame,
+        seats: Sequence[SeatSpec],
+        bots: dict[int, Bot],
+        console: Console,
+        color: bool = True,
+        ask: Callable[[str], str] = input,
+    ) -> None:
+        self.game = game
+        self.seats = list(seats)
+        self.bots = bots
+        self.console = console
+        self.color = color
+        self._ask = ask
+
+    # --------------------------------------------------------------- display
+
+    def ask(self, prompt: str) -> str:
+        try:
+            line = self._ask(prompt)
+        except EOFError:
+            raise QuitGame("input ended") from None
+        line = line.strip()
+        if line.lower() in ("quit", "exit", "q"):
+            raise QuitGame("quit")
+        return line
+
+    def show(self, marks: dict[tuple[int, int], str] | None = None) -> None:
+        g = self.game
+        self.console.print(board_text(g.board.rows(), color=self.color, marks=marks))
+        supply = "unlimited" if not g.rules.limited_supply else "  ".join(
+            f"{s.value}:{n}" for s, n in g.supply.items()
+        )
+        self.console.print(Text(f"supply {supply}", style="dim"))
+        self.console.print(scoreboard(g.players, g.scores, to_move=None if g.over else g.to_move))
+
+    def say(self, message: str, style: str = "") -> None:
+        self.console.print(Text(message, style=style))
+
+    # ------------------------------------------------------------------ loop
+
+    def run(self) -> None:
+        g = self.game
+        self.show()
+        while not g.over:
+            player = g.to_move
+            name = g.players[player]
+            face = g.roll_face if g.roll_face is not None else g.roll()
+            self.say(f"\n{name} rolls {face}", style="bold")
+            if g.over:
+                shapes = " ".join(s.value for s in g.shapes_for_roll(face))
+                self.say(f"{shapes} cannot be placed anywhere: the game ends.", style="bold red")
+                break
+            bot = self.bots.get(player)
+            score_before = g.scores[player]
+            if bot is not None:
+                decision = decide_dice_reward_points(g, bot.choose_dice(g.view()))
+                move = g.play(decision.placement, decision.shape, decision.take, decision.rewards)
+                self.say(f"{name} places {move.shape or face} at {format_cells(move.place or ())}")
+                self._report_move(player, score_before)
+                self.show()
+            elif self.human_turn(player):
+                self._report_move(player, score_before)
+                self.show()
+        self.finish()
+
+    def _report_move(self, player: int, score_before: int) -> None:
+        move = self.game.moves[-1]
+        name = self.game.players[player]
+        gained = self.game.scores[player] - score_before
+        if gained:
+            self.say(f"{name} scores {gained} point{'s' if gained != 1 else ''}!", style="bold green")
+        for reward in move.rewards or ():
+            if not isinstance(reward, str):
+                self.say(f"{name} removes the stone at {format_cells(reward)}")
+
+    def finish(self) -> None:
+        g = self.game
+        self.say("\nGame over.", style="bold")
+        self.show()
+        winners = [g.players[i] for i in g.winners()]
+        self.say(("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners), style="bold green")
+
+    # ---------------------------------------------------------- human turns
+
+    def human_turn(self, player: int) -> bool:
+        """Ask the human to move; False when an undo changed whose turn it is."""
+        g = self.game
+        while True:
+            shape = self.ask_shape()
+            if shape is None:
+                return False
+            take = self.ask_take(shape)
+            if take is False:
+                continue
+            placements = g.legal_placements(shape, take if isinstance(take, Stone) else None)
+            self.show_orientations(shape, placements)
+            while True:
+                line = self.ask(f"{g.players[player]}, place {shape.value} (O C, cells, list, undo, help): ")
+                if not line:
+                    continue
+                cmd = line.lower()
+                if cmd == "help":
+                    self.say(HELP)
+                    continue
+                if cmd == "list":
+                    self.show()
+                    self.show_orientations(shape, placements)
+                    continue
+                if cmd == "undo":
+                    if self.undo():
+                        return False
+                    continue
+                try:
+                    placement = self.parse_placement(line, shape, placements, take if isinstance(take, Stone) else None)
+                except ValueError as e:
+                    self.say(f"✗ {e}", style="red")
+                    continue
+                rewards = self.ask_rewards(placement, take if isinstance(take, Stone) else None)
+                try:
+                    g.play(placement, shape, take if isinstance(take, Stone) else None, rewards)
+                except IllegalMove as e:
+                    self.say(f"✗ {e}", style="red")
+                    continue
+                return True
+
+    def ask_shape(self) -> Shape | None:
+        g = self.game
+        if g.roll_face != CHOICE:
+            return Shape(g.roll_face or "")
+        options = [s for s in g.shapes_for_roll() if g.can_place(s)]
+        names = " ".join(s.value for s in options)
+        while True:
+            line = self.ask(f"The die shows *: name a shape ({names}): ")
+            if line.lower() == "undo":
+                if self.undo():
+                    return None
+                continue
+            if line.lower() == "help":
+                self.say("Name any shape on the die; only shapes that can be placed are offered.")
+                continue
+            try:
+                shape = Shape.parse(line)
+            except ValueError as e:
+                self.say(f"✗ {e}", style="red")
+                continue
+            if shape not in options:
+                self.say(f"✗ {shape.value} is not one of {names}", style="red")
+                continue
+            return shape
+
+    def ask_take(self, shape: Shape) -> Stone | None | bool:
+        """The stone to take off the board when the supply is out; False to choose again."""
+        g = self.game
+        options = [s for s in g.take_options(shape) if s is not None and g.legal_placements(shape, s)]
+        if not g.take_candidates(shape) and g.take_options(shape) == [None]:
+            return None
+        if not options:
+            self.say(f"✗ no {shape.value} can be taken so that it fits again", style="red")
+            return False
+        self.say(f"The supply has no {shape.value} left: take one from the lowest rows.")
+        if len(options) == 1:
+            self.say(f"Taking the {shape.value} at {format_cells(options[0].cells)}.")
+            return options[0]
+        for i, stone in enumerate(options, 1):
+            self.say(f"  {i}: {format_cells(stone.cells)}")
+        while True:
+            line = self.ask(f"Which {shape.value} do you take (1-{len(options)})? ")
+            if line.isdigit() and 1 <= int(line) <= len(options):
+                return options[int(line) - 1]
+            self.say(f"✗ type a number from 1 to {len(options)}", style="red")
+
+    def ask_rewards(self, placement: Placement, take: Stone | None) -> list[Any] | None:
+        g = self.game
+        if g.rules.row_reward != "choose":
+            return None
+        rows = g.scoring_rows_after(placement, take)
+        rewards: list[Any] = []
+        removed: set[int] = set()
+        for row in rows:
+            stones = [s for s in g.rewardable_stones() if s.number not in removed]
+            if take is not None:
+                stones = [s for s in stones if s.number != take.number]
+            if not stones:
+                rewards.append("point")
+                continue
+            self.say(f"Row {row} is complete: take the point, or remove another player's stone:")
+            for i, stone in enumerate(stones, 1):
+                self.say(f"  {i}: {g.players[stone.owner or 0]}'s {stone.shape.value} at {format_cells(stone.cells)}")
+            while True:
+                line = self.ask("point or a stone number: ").lower()
+                if line in ("p", "point", ""):
+                    rewards.append("point")
+                    break
+                if line.isdigit() and 1 <= int(line) <= len(stones):
+                    stone = stones[int(line) - 1]
+                    removed.add(stone.number)
+                    rewards.append({"remove": [list(c) for c in stone.cells]})
+                    break
+                self.say(f"✗ type point or a number from 1 to {len(stones)}", style="red")
+        return rewards
+
+    def show_orientations(self, shape: Shape, placements: Sequence[Placement]) -> None:
+        orientations = list(shape.orientations(self.game.rules.orientation_mode))
+        columns: dict[int, set[int]] = {}
+        for p in placements:
+            columns.setdefault(orientations.index(p.orientation), set()).add(p.x)
+        pictures = [self._picture(o) for o in orientations]
+        height = max(len(p) for p in pictures)
+        text = Text()
+        for i, _ in enumerate(orientations):
+            text.append(f"{i:<7}", style="bold")
+        text.append("\n")
+        for line in range(height):
+            for pic in pictures:
+                row = pic[line] if line < len(pic) else ""
+                for ch in row:
+                    text.append(ch, style=shape_style(shape.value) if ch == "#" and self.color else "")
+                text.append(" " * (7 - len(row)))
+            text.append("\n")
+        self.console.print(text)
+        for i, _ in enumerate(orientations):
+            cols = sorted(columns.get(i, ()))
+            where = " ".join(str(c) for c in cols) if cols else "none"
+            self.say(f"  orientation {i}: columns {where}")
+
+    @staticmethod
+    def _picture(o: Orientation) -> list[str]:
+        cells = set(o.cells)
+        return [
+            "".join("#" if (x, y) in cells else "." for x in range(o.width))
+            for y in range(o.height - 1, -1, -1)
+        ]
+
+    def parse_placement(
+        self, line: str, shape: Shape, placements: Sequence[Placement], take: Stone | None = None
+    ) -> Placement:
+        """A placement from ``O C [Y]`` or from cells; ValueError with the engine's reason otherwise."""
+        orientations = list(shape.orientations(self.game.rules.orientation_mode))
+        parts = line.split()
+        if all(p.lstrip("-").isdigit() for p in parts) and len(parts) in (2, 3):
+            o_index, x = int(parts[0]), int(parts[1])
+            if not 0 <= o_index < len(orientations):
+                raise ValueError(f"orientation {o_index} does not exist: 0 to {len(orientations) - 1}")
+            o = orientations[o_index]
+            fits = [p for p in placements if p.orientation is o and p.x == x]
+            if len(parts) == 3:
+                fits = [p for p in fits if p.y == int(parts[2])]
+            if not fits:
+                legal = sorted({p.x for p in placements if p.orientation is o})
+                raise ValueError(
+                    f"orientation {o_index} has no legal place in column {x}"
+                    + (f" (columns: {' '.join(map(str, legal))})" if legal else "")
+                )
+            if len(fits) > 1:
+                heights = " ".join(str(p.y) for p in fits)
+                raise ValueError(f"it fits at several heights in column {x}: add one of {heights}")
+            return fits[0]
+        cells = _parse_cells(line)
+        if cells is None:
+            raise ValueError(f"cannot read {line!r}: type help for the syntax")
+        wanted = {(x, y) for x, y in cells}
+        for p in placements:
+            if set(p.cells) == wanted:
+                return p
+        board = self.game.board.copy()
+        if take is not None:
+            board.remove(take)
+        rules = self.game.rules
+        try:
+            return board.validate(shape, cells, rules.orientation_mode, rules.access_mode)
+        except IllegalPlacement as e:
+            raise ValueError(str(e)) from None
+
+    def undo(self) -> bool:
+        """Take back moves until a person's move is undone; False if there is none."""
+        g = self.game
+        humans = {i for i, s in enumerate(self.seats) if s.is_human}
+        if not any(m.player in humans and m.place is not None for m in g.moves):
+            self.say("✗ there is no move of a person to undo", style="red")
+            return False
+        while True:
+            move = g.undo()
+            if move.player in humans:
+                break
+        self.say(f"Undone: {g.players[move.player]} plays the {move.roll} again.", style="yellow")
+        self.show()
+        return True
+
+
+def _parse_cells(line: str) -> list[list[int]] | None:
+    text = line.strip()
+    if text.startswith("["):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            return None
+        if isinstance(value, list) and all(
+            isinstance(c, list) and len(c) == 2 and all(isinstance(n, int) for n in c) for c in value
+        ):
+            return value
+        return None
+    pairs = re.findall(r"(-?\d+)\s*,\s*(-?\d+)", text)
+    if not pairs:
+        return None
+    return [[int(a), int(b)] for a, b in pairs]
+
+
+def make_seat_bots(seats: Sequence[SeatSpec], seed: int) -> dict[int, Bot]:
+    """A bot for every non-human seat, each seeded from the game seed and its seat."""
+    return {
+        i: make_bot(s.kind, seed=seed * 31 + i, strength=s.strength)
+        for i, s in enumerate(seats)
+        if not s.is_human
+    }
+
+
+def play_dice(
+    seats: Sequence[SeatSpec],
+    rules: dict[str, Any],
+    seed: int | None,
+    save: Path | None,
+    color: bool = True,
+    ask: Callable[[str], str] = input,
+    console: Console | None = None,
+) -> int:
+    """Play one dice game; the exit code (0 played, 2 bad options)."""
+    console = console or Console(no_color=not color, highlight=False)
+    try:
+        game = DiceGame([s.name for s in seats], rules or None, seed=seed)
+        bots = make_seat_bots(seats, game.seed)
+    except (RulesError, ValueError) as e:
+        console.print(Text(f"error: {e}", style="red"))
+        return 2
+    names = ", ".join(f"{s.name} ({s.kind})" for s in seats)
+    console.print(Text(f"Dice Tetris — {names} — seed {game.seed}", style="bold"))
+    line_game = LineDiceGame(game, seats, bots, console, color=color, ask=ask)
+    try:
+        line_game.run()
+    except QuitGame as e:
+        console.print(Text(f"\nStopped ({e}).", style="yellow"))
+    except KeyboardInterrupt:
+        console.print(Text("\nStopped.", style="yellow"))
+    if save is not None:
+        save.write_text(records.dumps(game.to_record()), encoding="utf-8")
+        console.print(Text(f"Record saved to {save}", style="dim"))
+    return 0
+

@@ -1,0 +1,75 @@
+"""Boards and scoreboards as Rich renderables, shared by the line-based front ends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+
+from tabletris.engine.shapes import COLOURS, Shape
+
+# Rich colour names for the guideline colours (purple and orange are not ANSI basics).
+RICH_COLOURS: dict[str, str] = {
+    "cyan": "bright_cyan",
+    "yellow": "bright_yellow",
+    "purple": "magenta",
+    "green": "bright_green",
+    "red": "bright_red",
+    "blue": "blue",
+    "orange": "dark_orange",
+    "grey": "grey62",
+}
+
+
+def shape_style(letter: str) -> str:
+    try:
+        return "bold " + RICH_COLOURS[COLOURS[Shape(letter.upper())]]
+    except ValueError:
+        return ""
+
+
+def board_text(
+    rows: Sequence[str],
+    color: bool = True,
+    marks: dict[tuple[int, int], str] | None = None,
+    numbered: bool = True,
+) -> Text:
+    """A board from its row strings (top row first) with row and column numbers.
+
+    ``marks`` overlays characters at cells (x, y), e.g. a ghost piece or icons.
+    """
+    height = len(rows)
+    width = len(rows[0]) if rows else 0
+    text = Text()
+    for i, row in enumerate(rows):
+        y = height - 1 - i
+        if numbered:
+            text.append(f"{y:>2} ", style="dim")
+        for x, ch in enumerate(row):
+            mark = (marks or {}).get((x, y))
+            if mark is not None:
+                text.append(mark + " ", style="bold white on grey23" if color else "")
+            elif ch == ".":
+                text.append(". ", style="grey35" if color else "")
+            else:
+                text.append(ch + " ", style=shape_style(ch) if color else "")
+        text.append("\n")
+    if numbered:
+        text.append("   " + "".join(f"{x % 10} " for x in range(width)), style="dim")
+        text.append("\n")
+    return text
+
+
+def scoreboard(names: Sequence[str], scores: Sequence[int], winners: Sequence[str] = (), to_move: int | None = None) -> Table:
+    table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2))
+    table.add_column("player")
+    table.add_column("score", justify="right")
+    for i, (name, score) in enumerate(zip(names, scores, strict=True)):
+        label = name
+        if to_move == i:
+            label = f"▶ {name}"
+        if name in winners:
+            label += " ★"
+        table.add_row(label, str(score))
+    return table
