@@ -1,0 +1,45 @@
+"""Shared fixtures for the engine and dice tests; reusable helpers live in ``tests/helpers.py``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+# Make ``import helpers`` work from every test module, whatever directory pytest runs from.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from helpers import board_from_rows
+from tabletris.engine.board import Board
+from tabletris.engine.dice import DiceGame
+
+
+@pytest.fixture
+def empty_board() -> Board:
+    """The dice game's standard 10x20 board, empty."""
+    return Board(10, 20)
+
+
+@pytest.fixture
+def overhang_board() -> Board:
+    """A 6x5 board with a shelf at row 2 over columns 0-4: the space under it opens on column 5.
+
+    A vertical I can go down column 5 and anything narrow enough can slide left under the shelf;
+    a horizontal I cannot pass the one-cell gap, so the space under the shelf is closed to it.
+    """
+    return board_from_rows(
+        [
+            "......",
+            "......",
+            "#####.",
+            "......",
+            "......",
+        ]
+    )
+
+
+@pytest.fixture
+def two_player_game() -> DiceGame:
+    """A standard two-player dice game with a fixed seed."""
+    return DiceGame(["Ann", "Bob"], seed=7)

@@ -1,0 +1,179 @@
+"""Test helpers shared by the engine and dice tests.
+
+They are written independently of the engine's bitboard code on purpose: a reference that shared
+the engine's tricks would share its bugs. Boards are drawn as pictures (top row first, as
+``Board.rows()`` prints them), reachability is a plain breadth-first search over positions, and
+random games are driven through the public ``DiceGame`` API only.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+
+from tabletris.engine.board import Board, Stone
+from tabletris.engine.dice import CHOICE, DiceGame
+from tabletris.engine.shapes import Cell, Orientation, Shape
+
+EMPTY = "."
+FILLED = "#"
+
+
+def board_from_rows(
+    rows: Sequence[str], owners: Mapping[str, int | None] | None = None
+) -> Board:
+    """A board drawn as a picture, top row first, every row the same width.
+
+    ``.`` is empty and ``#`` a one-cell stone (shape M, no owner: plain filler). A letter is a
+    cell of a stone of that shape; the edge-connected cells with the same character form one
+    stone (use lower case for a second stone of the same shape touching the first:
+    ``i`` is an I stone too). ``owners`` maps a character to the seat that placed its stones
+    (default: nobody, like garbage).
+    """
+    if not rows or len({len(r) for r in rows}) != 1:
+        raise ValueError("board_from_rows: give at least one row, all of the same width")
+    height = len(rows)
+    width = len(rows[0])
+    board = Board(width, height)
+    grid: dict[Cell, str] = {}
+    for i, line in enumerate(rows):
+        y = height - 1 - i
+        for x, ch in enumerate(line):
+            if ch != EMPTY:
+                grid[(x, y)] = ch
+    owners = owners or {}
+    seen: set[Cell] = set()
+    for cell in sorted(grid, key=lambda c: (c[1], c[0])):
+        if cell in seen:
+            continue
+        ch = grid[cell]
+        if ch == FILLED:
+            seen.add(cell)
+            board.new_stone(Shape.M, (cell,), owners.get(ch))
+            continue
+        group = _component(grid, cell)
+        seen |= group
+        shape = Shape.parse(ch)
+        if len(group) != shape.size:
+            raise ValueError(f"board_from_rows: {ch!r} group at {sorted(group)} is not {shape.size} cells")
+        board.new_stone(shape, tuple(sorted(group)), owners.get(ch))
+    return board
+
+
+def _component(grid: Mapping[Cell, str], start: Cell) -> set[Cell]:
+    ch = grid[start]
+    group = {start}
+    todo = [start]
+    while todo:
+        x, y = todo.pop()
+        for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if n not in group and grid.get(n) == ch:
+                group.add(n)
+                todo.append(n)
+    return group
+
+
+def filled_cells(board: Board) -> set[Cell]:
+    """The filled cells, read cell by cell through the public per-cell query."""
+    return {(x, y) for x in range(board.width) for y in range(board.height) if board.is_filled((x, y))}
+
+
+def rests(cells: Iterable[Cell], filled: set[Cell]) -> bool:
+    """rules.md 'Resting': some cell on row 0 or directly above a filled cell."""
+    return any(y == 0 or (x, y - 1) in filled for x, y in cells)
+
+
+def reference_positions(
+    width: int, height: int, filled: set[Cell], orientation: Orientation, access: str
+) -> set[tuple[int, int]]:
+    """Legal anchors (lower-left of the bounding box) of ``orientation``, by the plain rules.
+
+    Positions live in the board plus open air above it; a piece enters wholly above the top
+    edge. ``drop`` falls straight down from there, ``slide`` moves one cell left, right or down
+    at a time through empty cells (breadth-first search), ``free`` is every resting fit.
+    """
+    top = height + 4  # enough open air above the board for the tallest piece
+
+    def fits(x: int, y: int) -> bool:
+        for dx, dy in orientation.cells:
+            cx, cy = x + dx, y + dy
+            if not (0 <= cx < width and 0 <= cy < top) or (cx, cy) in filled:
+                return False
+        return True
+
+    def on_board(x: int, y: int) -> bool:
+        return y + orientation.height <= height
+
+    result: set[tuple[int, int]] = set()
+    if access == "free":
+        for x in range(width):
+            for y in range(height):
+                if fits(x, y) and on_board(x, y) and rests(orientation.at(x, y), filled):
+                    result.add((x, y))
+        return result
+    starts = [(x, height) for x in range(width) if fits(x, height)]
+    if access == "drop":
+        for x, y in starts:
+            while y > 0 and fits(x, y - 1):
+                y -= 1
+            if on_board(x, y):
+                result.add((x, y))
+        return result
+    assert access == "slide", access
+    seen = set(starts)
+    queue = deque(starts)
+    while queue:
+        x, y = queue.popleft()
+        for nx, ny in ((x - 1, y), (x + 1, y), (x, y - 1)):
+            if (nx, ny) not in seen and fits(nx, ny):
+                seen.add((nx, ny))
+                queue.append((nx, ny))
+    return {
+        (x, y) for x, y in seen if on_board(x, y) and rests(orientation.at(x, y), filled)
+    }
+
+
+def play_random_turn(game: DiceGame, rng: random.Random) -> bool:
+    """Roll and play one uniformly chosen legal option; False once the game is over."""
+    if game.over:
+        return False
+    game.roll()
+    if game.over:
+        return False
+    options = game.turn_options()
+    assert options, "a roll that did not end the game must have a legal option"
+    option = rng.choice(options)
+    rewards: list[object] | None = None
+    if game.rules.row_reward == "choose":
+        rows = game.scoring_rows_after(option.placement, option.take)
+        taken = option.take.number if option.take else None
+        # Stones of other players, still there after the take; cleared rows would move them.
+        targets = [s for s in game.rewardable_stones() if s.number != taken]
+        rewards = []
+        for _ in rows:
+            if targets and not game.rules.clear_rows and rng.random() < 0.5:
+                victim = targets.pop(rng.randrange(len(targets)))
+                rewards.append({"remove": [list(c) for c in victim.cells]})
+            else:
+                rewards.append("point")
+    game.play(
+        option.placement,
+        shape=option.shape if game.roll_face == CHOICE else None,
+        take=option.take,
+        rewards=rewards,
+    )
+    return True
+
+
+def play_random_game(game: DiceGame, rng: random.Random, max_turns: int = 400) -> DiceGame:
+    """Random legal turns until the game ends (or ``max_turns``)."""
+    for _ in range(max_turns):
+        if not play_random_turn(game, rng):
+            break
+    return game
+
+
+def stone_cells(stones: Iterable[Stone]) -> list[list[Cell]]:
+    """Stones as sorted cell lists, for order-free comparisons."""
+    return sorted(sorted(s.cells) for s in stones)
