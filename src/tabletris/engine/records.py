@@ -15,6 +15,7 @@ from typing import Any
 from tabletris.engine.dice import DiceGame, DiceRules
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
+from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
 
 FORMAT = "tabletris/1"
 GAMES = ("dice", "tower")
@@ -192,11 +193,127 @@ def dice_record(game: DiceGame) -> dict[str, Any]:
     }
 
 
-REPLAYERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {"dice": replay_dice}
+# ---------------------------------------------------------------- tower game
+
+TOWER_KEYS = ("format", "game", "players", "rules", "seed", "towers", "deck", "rounds")
+
+
+def _check_tower_rounds(doc: Mapping[str, Any]) -> list[list[TowerAction | None]]:
+    """The ``rounds`` of a tower record as actions; RecordError naming the malformed key."""
+    for key in doc:
+        if key not in TOWER_KEYS:
+            raise _fail(key, "unknown key for a tower record")
+    if "towers" in doc and not isinstance(doc["towers"], list):
+        raise _fail("towers", "expected a list with one layout per player")
+    if "deck" in doc:
+        deck = doc["deck"]
+        if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+            raise _fail("deck", "expected a list of shape letters")
+    rounds = doc.get("rounds", [])
+    if not isinstance(rounds, list):
+        raise _fail("rounds", "expected a list of rounds")
+    players = len(doc["players"])
+    result: list[list[TowerAction | None]] = []
+    for r, entry in enumerate(rounds):
+        where = f"rounds[{r}]"
+        if not isinstance(entry, list):
+            raise _fail(where, "expected a list with one action per player")
+        if len(entry) != players:
+            raise _fail(where, f"expected {players} actions (one per player), got {len(entry)}")
+        actions: list[TowerAction | None] = []
+        for seat, raw in enumerate(entry):
+            if raw is None:
+                actions.append(None)
+                continue
+            try:
+                actions.append(TowerAction.from_dict(raw, f"{where}[{seat}]"))
+            except ValueError as e:
+                text = str(e)
+                key, _, why = text.partition(": ")
+                raise _fail(key, why) from None
+        result.append(actions)
+    return result
+
+
+def replay_tower(doc: Mapping[str, Any]) -> TowerGame:
+    """Replay a tower record round by round; RecordError ``round R (NAME): rule`` on a broken rule.
+
+    Seats the engine decided for (a forced hold, a seat that is out) must say so in the record:
+    ``{"hold": true}`` and ``null``; anything else is an error naming the round and the player.
+    """
+    rounds = _check_tower_rounds(doc)
+    try:
+        game = TowerGame(
+            doc["players"], doc.get("rules"), seed=doc.get("seed"), towers=doc.get("towers"), deck=doc.get("deck")
+        )
+    except RulesError as e:
+        raise RecordError(str(e)) from None
+    for number, actions in enumerate(rounds, 1):
+        if len(game.rounds) >= number:
+            # Nobody had a choice (forced holds, seats out): the engine played this round itself.
+            _check_automatic_round(game, number, actions)
+            continue
+        if game.over:
+            raise RecordError(f"round {number}: the game is already over")
+        card = game.play_card.value if game.play_card is not None else "-"
+        waiting = game.waiting_for()
+        for seat, action in enumerate(actions):  # the engine's decisions first: known at round start
+            if seat in waiting:
+                continue
+            where = f"round {number} ({game.players[seat]})"
+            if game.towers[seat].out:
+                if action is not None:
+                    raise RecordError(f"{where}: the player is out, so the entry must be null")
+            elif action is None or not action.hold:
+                raise RecordError(
+                    f"{where}: no legal drop for {card}, so the player must hold ({{\"hold\": true}})"
+                )
+        for seat in waiting:
+            action = actions[seat]
+            where = f"round {number} ({game.players[seat]})"
+            if action is None:
+                raise RecordError(f"{where}: the player is not out, so the entry needs an action")
+            try:
+                game.submit(seat, action)
+            except IllegalMove as e:
+                text = str(e)
+                prefix = f"{game.players[seat]}: "
+                raise RecordError(f"{where}: {text[len(prefix):] if text.startswith(prefix) else text}") from None
+        if len(game.rounds) < number:
+            raise RecordError(f"round {number}: the round did not complete")
+    return game
+
+
+def _check_automatic_round(game: TowerGame, number: int, actions: list[TowerAction | None]) -> None:
+    """A round the engine resolved by itself must be recorded exactly as it was played."""
+    played = game.rounds[number - 1]
+    for seat, (want, got) in enumerate(zip(played, actions, strict=True)):
+        if want != got:
+            expected = "null (out)" if want is None else '{"hold": true} (no legal drop)'
+            raise RecordError(f"round {number} ({game.players[seat]}): the engine decides this round: expected {expected}")
+
+
+def tower_record(game: TowerGame) -> dict[str, Any]:
+    """``game`` as a record: layouts, the 27 cards in draw order and every resolved round."""
+    return {
+        "format": FORMAT,
+        "game": "tower",
+        "players": list(game.players),
+        "rules": game.rules_spec,
+        "seed": game.seed,
+        "towers": list(game.layout_specs),
+        "deck": [c.value for c in game.deck],
+        "rounds": [[None if a is None else a.to_dict() for a in r] for r in game.rounds],
+    }
+
+
+REPLAYERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {"dice": replay_dice, "tower": replay_tower}
 
 
 def rules_for(game: str, raw: Mapping[str, Any] | None) -> Any:
     """Rules of ``game`` from a rules object (used by front ends to check options early)."""
     if game == "dice":
         return DiceRules.from_dict(raw)
+    if game == "tower":
+        return TowerRules.from_dict(raw)
     raise RulesError(f"unknown game {game!r}")

@@ -1,0 +1,978 @@
+"""The tower game (rules.md section 3): private 8x15 towers, one card for everybody, simultaneous rounds.
+
+``TowerGame`` is a state machine driven by ``submit(seat, action)``. Each seat's action is checked
+against that seat's tower when it is submitted (``IllegalMove`` with the rule, nothing changes) and
+kept private; the round resolves when every active seat has submitted, always in seat order, so
+the outcome never depends on who submitted first.
+
+Decisions the engine takes itself, so front ends never have to:
+
+- **Forced hold / out.** When a card comes to PLAY, a seat with no legal drop for it holds
+  automatically if its hold is unused, and is otherwise out (its tower freezes, it keeps its
+  score, its record entry is ``null``). Minos never help (they only raise columns), so "no legal
+  drop" is judged without them. A round in which nobody is left to choose resolves by itself.
+- **Layouts.** Without ``towers``, the seats get different physical towers: the four towers are
+  shuffled by the game's generator and each seat takes the next one, with the end (``a``/``b``)
+  drawn too. The choice is written into the record's ``towers``.
+- **Deck.** Without ``deck``, the 28 cards are shuffled by the game's generator and the last one
+  is removed unseen; the record's ``deck`` lists the other 27 in draw order.
+- **Advanced achievements.** With ``achievements: null`` (the ``advanced`` preset), the cards are
+  drawn from the game's generator and written into the record's ``rules``.
+
+Order of draws from ``random.Random(seed)``: layouts (if not given), deck (if not given),
+achievements (if drawn).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from tabletris.engine.achievements import ACHIEVEMENTS, AchievementCard, RoundFacts
+from tabletris.engine.board import Board, IllegalPlacement, Placement, format_cells, geometry
+from tabletris.engine.errors import IllegalMove
+from tabletris.engine.options import RulesError, build_options, options_to_dict, options_to_spec
+from tabletris.engine.shapes import TETROMINOES, Cell, Shape
+
+MAX_PLAYERS = 4
+CARDS_PER_SHAPE = 4
+DECK_SIZE = CARDS_PER_SHAPE * len(TETROMINOES) - 1  # one card is removed unseen
+LAYOUT_NAMES: tuple[str, ...] = ("1a", "1b", "2a", "2b", "3a", "3b", "4a", "4b")
+MINO = Shape.M
+_MINO_FORM = Shape.M.orientations("rotate")[0]
+
+TOWER_PRESETS: dict[str, dict[str, Any]] = {
+    "standard": {},
+    "advanced": {"achievements": None},
+}
+"""Named rule sets: ``standard`` plays only ``six-lines``; ``advanced`` draws two cards."""
+
+RULE_HELP: dict[str, str] = {
+    "width": "Tower width in cells (the product: 8).",
+    "height": "Tower height in cells; the top edge is the skyline (the product: 15).",
+    "minos_in_box": "Minos in the box; each player takes start_minos of them at setup.",
+    "start_minos": "Minos each player starts with.",
+    "achievements": "Achievement card ids in play; null draws draw_achievements cards from the seed.",
+    "draw_achievements": "How many achievement cards are drawn when achievements is null.",
+    "seven_on_a_side": "'one-wall': all seven shapes touch the same wall; 'both-walls': each shape touches either wall.",
+    "four_pairs": "'matching': 4 disjoint touching same-shape pairs; 'pairs': any 4 touching same-shape pairs.",
+    "towers": "A layout per seat: a name (1a ... 4b) or {bonus: [{cell, shape}], diamonds: [cells]}.",
+}
+
+
+@dataclass(frozen=True)
+class TowerRules:
+    """Every option of the tower game; the defaults are rules.md's standard game."""
+
+    preset: str = "standard"
+    width: int = 8
+    height: int = 15
+    minos_in_box: int = 24
+    start_minos: int = 1
+    achievements: tuple[str, ...] | None = ("six-lines",)
+    draw_achievements: int = 2
+    seven_on_a_side: str = "one-wall"
+    four_pairs: str = "matching"
+    towers: tuple[Any, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not (4 <= self.width <= 20):
+            raise RulesError(f"rules.width: {self.width} is out of range (4-20)")
+        if not (4 <= self.height <= 40):
+            raise RulesError(f"rules.height: {self.height} is out of range (4-40)")
+        if self.minos_in_box < 0:
+            raise RulesError(f"rules.minos_in_box: {self.minos_in_box} is negative")
+        if self.start_minos < 0:
+            raise RulesError(f"rules.start_minos: {self.start_minos} is negative")
+        if self.achievements is not None:
+            for card in self.achievements:
+                if card not in ACHIEVEMENTS:
+                    raise RulesError(
+                        f"rules.achievements: unknown card {card!r}: expected one of {', '.join(ACHIEVEMENTS)}"
+                    )
+            if len(set(self.achievements)) != len(self.achievements):
+                raise RulesError("rules.achievements: a card is named twice")
+        if not (0 <= self.draw_achievements <= len(ACHIEVEMENTS)):
+            raise RulesError(
+                f"rules.draw_achievements: {self.draw_achievements} is out of range (0-{len(ACHIEVEMENTS)})"
+            )
+        if self.seven_on_a_side not in ("one-wall", "both-walls"):
+            raise RulesError(
+                f"rules.seven_on_a_side: {self.seven_on_a_side!r}: expected 'one-wall' or 'both-walls'"
+            )
+        if self.four_pairs not in ("matching", "pairs"):
+            raise RulesError(f"rules.four_pairs: {self.four_pairs!r}: expected 'matching' or 'pairs'")
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any] | None = None) -> TowerRules:
+        return build_options(cls, TOWER_PRESETS, raw)
+
+    @classmethod
+    def preset_named(cls, name: str) -> TowerRules:
+        return cls.from_dict({"preset": name})
+
+    def to_dict(self) -> dict[str, Any]:
+        return options_to_dict(self)
+
+
+# ------------------------------------------------------------------ layouts
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The icons printed on one tower end: bonus icons (cell -> shape) and diamonds.
+
+    ``name`` is the library name (``1a`` ...) or None for a custom layout.
+    """
+
+    bonus: Mapping[Cell, Shape]
+    diamonds: frozenset[Cell]
+    name: str | None = None
+
+    def to_spec(self) -> str | dict[str, Any]:
+        """How a record writes this layout: its name, or the full icon lists."""
+        if self.name is not None:
+            return self.name
+        return self.to_dict()
+
+    def to_dict(self) -> dict[str, Any]:
+        bonus = sorted(self.bonus.items(), key=lambda kv: (kv[0][1], kv[0][0]))
+        return {
+            "bonus": [{"cell": [x, y], "shape": s.value} for (x, y), s in bonus],
+            "diamonds": [[x, y] for x, y in sorted(self.diamonds, key=lambda c: (c[1], c[0]))],
+        }
+
+    def clipped(self, width: int, height: int) -> Layout:
+        """The icons that fit a ``width`` x ``height`` tower, as a custom layout (other sizes)."""
+        inside = lambda c: 0 <= c[0] < width and 0 <= c[1] < height  # noqa: E731
+        return Layout(
+            {c: s for c, s in self.bonus.items() if inside(c)},
+            frozenset(c for c in self.diamonds if inside(c)),
+        )
+
+
+@cache
+def library_layout(name: str) -> Layout:
+    """One of the eight shipped layouts, read from ``engine/layouts/NAME.json``."""
+    if name not in LAYOUT_NAMES:
+        raise RulesError(f"unknown layout {name!r}: expected one of {' '.join(LAYOUT_NAMES)}")
+    text = resources.files("tabletris.engine").joinpath("layouts", f"{name}.json").read_text("utf-8")
+    data = json.loads(text)
+    layout = parse_layout({"bonus": data["bonus"], "diamonds": data["diamonds"]}, f"layout {name}", 8, 15)
+    return Layout(layout.bonus, layout.diamonds, name)
+
+
+def parse_layout(spec: Any, where: str, width: int, height: int) -> Layout:
+    """A layout from a record's ``towers`` entry; RulesError naming the entry and the fault."""
+    if isinstance(spec, str):
+        layout = library_layout(spec) if spec in LAYOUT_NAMES else None
+        if layout is None:
+            raise RulesError(f"{where}: unknown layout {spec!r}: expected one of {' '.join(LAYOUT_NAMES)} or an object")
+        _check_fits(layout, where, width, height)
+        return layout
+    if not isinstance(spec, Mapping):
+        raise RulesError(f"{where}: expected a layout name or {{\"bonus\": [...], \"diamonds\": [...]}}")
+    unknown = set(spec) - {"bonus", "diamonds", "name"}
+    if unknown:
+        raise RulesError(f"{where}.{sorted(unknown)[0]}: unknown key in a layout (known: bonus, diamonds)")
+    bonus: dict[Cell, Shape] = {}
+    raw_bonus = spec.get("bonus", [])
+    if not isinstance(raw_bonus, list):
+        raise RulesError(f"{where}.bonus: expected a list of {{\"cell\": [x, y], \"shape\": S}}")
+    for i, item in enumerate(raw_bonus):
+        at = f"{where}.bonus[{i}]"
+        if not isinstance(item, Mapping) or set(item) != {"cell", "shape"}:
+            raise RulesError(f"{at}: expected {{\"cell\": [x, y], \"shape\": S}}")
+        cell = _cell(item["cell"], f"{at}.cell", width, height)
+        shape_text = item["shape"]
+        if not isinstance(shape_text, str):
+            raise RulesError(f"{at}.shape: expected a tetromino letter")
+        try:
+            shape = Shape.parse(shape_text)
+        except ValueError as e:
+            raise RulesError(f"{at}.shape: {e}") from None
+        if not shape.is_tetromino:
+            raise RulesError(f"{at}.shape: a bonus icon shows a tetromino, not M")
+        if cell in bonus:
+            raise RulesError(f"{at}: two bonus icons at {list(cell)}")
+        bonus[cell] = shape
+    raw_diamonds = spec.get("diamonds", [])
+    if not isinstance(raw_diamonds, list):
+        raise RulesError(f"{where}.diamonds: expected a list of [x, y] cells")
+    diamonds: set[Cell] = set()
+    for i, item in enumerate(raw_diamonds):
+        cell = _cell(item, f"{where}.diamonds[{i}]", width, height)
+        if cell in diamonds:
+            raise RulesError(f"{where}.diamonds[{i}]: two diamonds at {list(cell)}")
+        if cell in bonus:
+            raise RulesError(f"{where}.diamonds[{i}]: {list(cell)} already has a bonus icon")
+        diamonds.add(cell)
+    return Layout(bonus, frozenset(diamonds))
+
+
+def _cell(value: Any, where: str, width: int, height: int) -> Cell:
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        raise RulesError(f"{where}: expected a cell [x, y] with integer x and y")
+    x, y = int(value[0]), int(value[1])
+    if not (0 <= x < width and 0 <= y < height):
+        raise RulesError(f"{where}: [{x}, {y}] is outside the {width}x{height} tower")
+    return (x, y)
+
+
+def _check_fits(layout: Layout, where: str, width: int, height: int) -> None:
+    for x, y in [*layout.bonus, *layout.diamonds]:
+        if not (0 <= x < width and 0 <= y < height):
+            raise RulesError(f"{where}: layout {layout.name} has an icon at [{x}, {y}], outside the {width}x{height} tower")
+
+
+# ------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True)
+class TowerAction:
+    """One seat's decision for a round: minos (columns, in order) then the piece, or hold.
+
+    ``place`` lists the four cells where the PLAY piece lands. ``hold`` skips the piece (once per
+    game, no minos that round).
+    """
+
+    minos: tuple[int, ...] = ()
+    place: tuple[Cell, ...] | None = None
+    hold: bool = False
+
+    @classmethod
+    def drop(cls, placement: Placement | Sequence[Sequence[int]], minos: Sequence[int] = ()) -> TowerAction:
+        """A drop of the PLAY piece at ``placement`` (or its cells), after ``minos``."""
+        cells = placement.cells if isinstance(placement, Placement) else tuple((int(c[0]), int(c[1])) for c in placement)
+        return cls(tuple(minos), cells, False)
+
+    @classmethod
+    def holding(cls) -> TowerAction:
+        return cls(hold=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record's form: ``{"minos": [...], "place": [...]}`` or ``{"hold": true}``."""
+        if self.hold:
+            return {"hold": True}
+        d: dict[str, Any] = {}
+        if self.minos:
+            d["minos"] = list(self.minos)
+        if self.place is not None:
+            d["place"] = [list(c) for c in self.place]
+        return d
+
+    @classmethod
+    def from_dict(cls, raw: Any, where: str = "action") -> TowerAction:
+        """An action from its record form; ValueError naming the key at fault."""
+        if not isinstance(raw, Mapping):
+            raise ValueError(f"{where}: expected an object like {{\"place\": [[x, y], ...]}} or {{\"hold\": true}}")
+        for key in raw:
+            if key not in ("minos", "place", "hold"):
+                raise ValueError(f"{where}.{key}: unknown key in an action (known: minos, place, hold)")
+        hold = raw.get("hold", False)
+        if not isinstance(hold, bool):
+            raise ValueError(f"{where}.hold: expected true or false")
+        minos = raw.get("minos", [])
+        if not isinstance(minos, list) or not all(isinstance(m, int) and not isinstance(m, bool) for m in minos):
+            raise ValueError(f"{where}.minos: expected a list of column numbers")
+        place = raw.get("place")
+        cells: tuple[Cell, ...] | None = None
+        if place is not None:
+            if not isinstance(place, list) or not all(
+                isinstance(c, list) and len(c) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in c)
+                for c in place
+            ):
+                raise ValueError(f"{where}.place: expected a list of [x, y] cells with integer x and y")
+            cells = tuple((c[0], c[1]) for c in place)
+        if hold and (minos or cells is not None):
+            raise ValueError(f"{where}: a hold has no minos and no place")
+        if not hold and cells is None:
+            raise ValueError(f"{where}: expected 'place' (the piece's cells) or \"hold\": true")
+        return cls(tuple(minos), cells, hold)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A validated action with the placements it makes, ready to apply at resolution."""
+
+    action: TowerAction
+    minos: tuple[Placement, ...]
+    piece: Placement | None
+    forced: bool = False
+
+
+# --------------------------------------------------------------------- tower
+
+
+class Tower:
+    """One player's tower: board (minos are stones of shape M), layout, minos, hold, out, bonus."""
+
+    __slots__ = (
+        "_bonus_masks",
+        "_diamond_mask",
+        "_touch_cache",
+        "board",
+        "bonus",
+        "column_masks",
+        "held",
+        "layout",
+        "left",
+        "minos",
+        "out",
+        "right",
+    )
+
+    def __init__(self, width: int, height: int, layout: Layout, minos: int = 1) -> None:
+        self.board = Board(width, height)
+        self.layout = layout
+        self.minos = minos
+        self.held: Shape | None = None
+        self.out = False
+        self.bonus = 0
+        self.left: set[Shape] = set()
+        self.right: set[Shape] = set()
+        g = self.board.geometry
+        masks: dict[Shape, int] = {}
+        for cell, shape in layout.bonus.items():
+            masks[shape] = masks.get(shape, 0) | g.mask([cell])
+        self._bonus_masks = masks
+        self._diamond_mask = g.mask(layout.diamonds)
+        self.column_masks = _column_masks(width, height)
+        self._touch_cache: tuple[int, list[tuple[int, int]]] | None = None
+
+    def copy(self) -> Tower:
+        other = Tower.__new__(Tower)
+        other.board = self.board.copy()
+        other.layout = self.layout
+        other.minos = self.minos
+        other.held = self.held
+        other.out = self.out
+        other.bonus = self.bonus
+        other.left = set(self.left)
+        other.right = set(self.right)
+        other._bonus_masks = self._bonus_masks
+        other._diamond_mask = self._diamond_mask
+        other.column_masks = self.column_masks
+        other._touch_cache = self._touch_cache
+        return other
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def hold_used(self) -> bool:
+        return self.held is not None
+
+    @property
+    def lines(self) -> int:
+        """Complete rows (rows stay in the tower game: they are never cleared)."""
+        occ = self.board.occupied
+        return sum(1 for m in self.board.geometry.row_masks if occ & m == m)
+
+    def column_height(self, x: int) -> int:
+        """Where a mino dropped in column ``x`` lands: one above the column's highest filled cell."""
+        col = self.board.occupied & self.column_masks[x]
+        if not col:
+            return 0
+        return (col.bit_length() - 1) // self.board.geometry.stride + 1
+
+    def diamonds_covered(self) -> int:
+        """Diamond icons covered by any piece, minos included (for ``four-diamonds``)."""
+        return (self.board.occupied & self._diamond_mask).bit_count()
+
+    def wall_shapes(self) -> tuple[set[Shape], set[Shape]]:
+        """The tetromino shapes with a cell on the left wall, and on the right wall."""
+        return self.left, self.right
+
+    def touching(self) -> list[tuple[int, int]]:
+        """Pairs of tetromino stones (by number) that touch edge to edge; minos are left out."""
+        board = self.board
+        if self._touch_cache is not None and self._touch_cache[0] == len(board.stones):
+            return self._touch_cache[1]
+        pairs: set[tuple[int, int]] = set()
+        w, h = board.width, board.height
+        for stone in board.stones.values():
+            if stone.shape is MINO:
+                continue
+            for x, y in stone.cells:
+                for nx, ny in ((x + 1, y), (x, y + 1)):
+                    if nx < w and ny < h:
+                        other = board.stone_at((nx, ny))
+                        if other is not None and other.number != stone.number and other.shape is not MINO:
+                            pairs.add((min(stone.number, other.number), max(stone.number, other.number)))
+        result = sorted(pairs)
+        self._touch_cache = (len(board.stones), result)
+        return result
+
+    def icon_at(self, cell: Cell) -> str | None:
+        """``'*'`` for a diamond, the bonus shape's letter, or None."""
+        if cell in self.layout.diamonds:
+            return "*"
+        shape = self.layout.bonus.get(cell)
+        return None if shape is None else shape.value
+
+    def covered_bonus_cells(self) -> list[Cell]:
+        """Bonus icons covered by a tetromino of the icon's shape."""
+        result = []
+        for cell, shape in self.layout.bonus.items():
+            stone = self.board.stone_at(cell)
+            if stone is not None and stone.shape is shape:
+                result.append(cell)
+        return result
+
+    def legal_drops(self, shape: Shape) -> list[Placement]:
+        """Every straight drop of ``shape`` (rotations only) that ends below the skyline."""
+        return self.board.placements(shape, "rotate", "drop")
+
+    def has_drop(self, shape: Shape) -> bool:
+        return self.board.has_placement(shape, "rotate", "drop")
+
+    def rows(self) -> list[str]:
+        return self.board.rows()
+
+    # ------------------------------------------------------------ changes
+
+    def mino_placement(self, column: int) -> Placement:
+        """Where a mino dropped in ``column`` lands; IllegalMove if it cannot be dropped there."""
+        if not 0 <= column < self.board.width:
+            raise IllegalMove(f"column {column} is outside the tower (0-{self.board.width - 1})")
+        y = self.column_height(column)
+        if y >= self.board.height:
+            raise IllegalMove(f"column {column} is full: a mino there would end above the skyline")
+        return Placement(MINO, _MINO_FORM, column, y)
+
+    def prepare(self, shape: Shape, action: TowerAction) -> _Prepared:
+        """``action`` checked against this tower for PLAY piece ``shape``; the tower is unchanged."""
+        if self.out:
+            raise IllegalMove("is out: the tower is frozen")
+        if action.hold:
+            if action.minos or action.place is not None:
+                raise IllegalMove("a hold has no minos and no piece (no minos in a round you hold)")
+            if self.hold_used:
+                raise IllegalMove(f"has used the hold already ({self.held.value if self.held else ''}): once per game")
+            return _Prepared(action, (), None)
+        if action.place is None:
+            raise IllegalMove("an action drops the piece ('place') or holds")
+        if len(action.minos) > self.minos:
+            raise IllegalMove(
+                f"drops {len(action.minos)} mino{'s' if len(action.minos) != 1 else ''} but has {self.minos}"
+            )
+        board = self.board
+        pushed = 0
+        minos: list[Placement] = []
+        try:
+            for i, column in enumerate(action.minos):
+                try:
+                    p = self.mino_placement(column)
+                except IllegalMove as e:
+                    raise IllegalMove(f"mino {i + 1}: {e}") from None
+                board.push(p)
+                pushed += 1
+                minos.append(p)
+            cells = action.place
+            try:
+                above = any(int(c[1]) >= board.height for c in cells)
+            except (TypeError, ValueError, IndexError):
+                above = False
+            if above:
+                raise IllegalMove(f"{shape.value} would end above the skyline at {format_cells(cells)}")
+            try:
+                piece = board.validate(shape, cells, "rotate", "drop")
+            except IllegalPlacement as e:
+                raise IllegalMove(str(e)) from None
+        finally:
+            for _ in range(pushed):
+                board.pop()
+        return _Prepared(action, tuple(minos), piece)
+
+    def apply(self, prepared: _Prepared, owner: int | None = None) -> tuple[int, RoundFacts]:
+        """Make a prepared action; returns (diamonds the tetromino covers, facts for achievements)."""
+        if prepared.action.hold:
+            return 0, RoundFacts(None, 0)
+        piece = prepared.piece
+        assert piece is not None
+        board = self.board
+        before = board.complete_rows_mask()
+        for p in prepared.minos:
+            board.push(p, owner)
+        self.minos -= len(prepared.minos)
+        board.push(piece, owner)
+        mask = board.placement_mask(piece)
+        shape = piece.shape
+        self.bonus += (mask & self._bonus_masks.get(shape, 0)).bit_count()
+        diamonds = (mask & self._diamond_mask).bit_count()
+        xs = [x for x, _ in piece.cells]
+        if min(xs) == 0:
+            self.left.add(shape)
+        if max(xs) == board.width - 1:
+            self.right.add(shape)
+        new_rows = board.complete_rows_mask() & ~before
+        rows_by_piece = 0
+        if new_rows:
+            piece_rows = 0
+            for _, y in piece.cells:
+                piece_rows |= 1 << y
+            rows_by_piece = (new_rows & piece_rows).bit_count()
+        return diamonds, RoundFacts(shape, rows_by_piece)
+
+    def after(self, shape: Shape, action: TowerAction) -> Tower:
+        """A copy of this tower after ``action`` with PLAY piece ``shape`` (for lookahead).
+
+        Minos the piece would earn are not added: they come from the common supply at resolution.
+        """
+        prepared = self.prepare(shape, action)
+        other = self.copy()
+        if action.hold:
+            other.held = shape
+        else:
+            other.apply(prepared)
+        return other
+
+
+@cache
+def _column_masks(width: int, height: int) -> tuple[int, ...]:
+    g = geometry(width, height)
+    return tuple(sum(1 << (y * g.stride + x) for y in range(height)) for x in range(width))
+
+
+# ---------------------------------------------------------------------- game
+
+
+class TowerGame:
+    """One game of tower Tetris for 1-4 players.
+
+    Public state: ``players``, ``rules``, ``seed``, ``round`` (the number of the card in PLAY, or
+    of the last round played once over), ``over``, ``play_card``, ``next_card``, ``deck_left``
+    (cards not yet in PLAY, NEXT included), ``supply`` (minos in the box), ``towers[seat]``,
+    ``achievements`` (cards in play), ``rounds`` (resolved rounds: one action or None per seat).
+    """
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        rules: TowerRules | Mapping[str, Any] | None = None,
+        seed: int | None = None,
+        towers: Sequence[Any] | None = None,
+        deck: Sequence[Shape | str] | None = None,
+    ) -> None:
+        if not (1 <= len(players) <= MAX_PLAYERS):
+            raise RulesError(f"players: the tower game takes 1 to {MAX_PLAYERS} players, got {len(players)}")
+        for name in players:
+            if not isinstance(name, str) or not name.strip():
+                raise RulesError(f"players: every player needs a name, got {name!r}")
+        self.players = list(players)
+        n = len(players)
+        base = rules if isinstance(rules, TowerRules) else TowerRules.from_dict(rules)
+        self.seed = seed if seed is not None else secrets.randbits(32)
+        self.rng = random.Random(self.seed)
+        if base.start_minos * n > base.minos_in_box:
+            raise RulesError(
+                f"rules.minos_in_box: {base.minos_in_box} minos cannot give {n} players {base.start_minos} each"
+            )
+        layouts = self._setup_layouts(base, towers if towers is not None else base.towers)
+        self._cards: list[Shape] = self._setup_deck(deck)
+        if base.achievements is None:
+            drawn = tuple(self.rng.sample(list(ACHIEVEMENTS), base.draw_achievements))
+            base = replace(base, achievements=drawn)
+        self.rules = base
+        self.rules_spec: dict[str, Any] = options_to_spec(base, TOWER_PRESETS)
+        self.layout_specs: list[str | dict[str, Any]] = [lay.to_spec() for lay in layouts]
+        self.towers: list[Tower] = [Tower(base.width, base.height, lay, base.start_minos) for lay in layouts]
+        self.supply = base.minos_in_box - base.start_minos * n
+        self.achievements: list[AchievementCard] = [AchievementCard.new(c, n) for c in base.achievements or ()]
+        self.rounds: list[list[TowerAction | None]] = []
+        self.over = False
+        self._drawn = 0
+        self.play_card: Shape | None = None
+        self._pending: list[_Prepared | None] = [None] * n
+        self._submitted: list[bool] = [False] * n
+        self.viewer: int | None = None
+        self._public_submitted: list[bool] | None = None
+        self._start_round()
+
+    # ------------------------------------------------------------------ setup
+
+    def _setup_layouts(self, rules: TowerRules, towers: Sequence[Any] | None) -> list[Layout]:
+        n = len(self.players)
+        w, h = rules.width, rules.height
+        if towers is None:
+            order = self.rng.sample(range(1, 5), 4)
+            result = []
+            for seat in range(n):
+                name = f"{order[seat % 4]}{self.rng.choice('ab')}"
+                layout = library_layout(name)
+                if (w, h) != (8, 15):
+                    layout = layout.clipped(w, h)
+                result.append(layout)
+            return result
+        if isinstance(towers, str | bytes) or not isinstance(towers, Sequence):
+            raise RulesError("towers: expected a list with one layout per player")
+        if len(towers) != n:
+            raise RulesError(f"towers: expected one layout per player ({n}), got {len(towers)}")
+        return [parse_layout(spec, f"towers[{i}]", w, h) for i, spec in enumerate(towers)]
+
+    def _setup_deck(self, deck: Sequence[Shape | str] | None) -> list[Shape]:
+        if deck is None:
+            cards = [s for s in TETROMINOES for _ in range(CARDS_PER_SHAPE)]
+            self.rng.shuffle(cards)
+            cards.pop()  # removed unseen
+            return cards
+        if isinstance(deck, str | bytes) or not isinstance(deck, Sequence):
+            raise RulesError("deck: expected a list of 27 shape letters")
+        if len(deck) != DECK_SIZE:
+            raise RulesError(f"deck: expected {DECK_SIZE} cards (28 minus the one removed unseen), got {len(deck)}")
+        cards = []
+        for i, card in enumerate(deck):
+            if isinstance(card, Shape):
+                shape = card
+            else:
+                if not isinstance(card, str):
+                    raise RulesError(f"deck[{i}]: expected a shape letter, got {json.dumps(card)}")
+                try:
+                    shape = Shape.parse(card)
+                except ValueError as e:
+                    raise RulesError(f"deck[{i}]: {e}") from None
+            if not shape.is_tetromino:
+                raise RulesError(f"deck[{i}]: the cards show tetrominoes, not M")
+            cards.append(shape)
+        for shape in TETROMINOES:
+            if cards.count(shape) > CARDS_PER_SHAPE:
+                raise RulesError(f"deck: {cards.count(shape)} {shape.value} cards, the deck has {CARDS_PER_SHAPE}")
+        return cards
+
+    # ---------------------------------------------------------------- queries
+
+    @property
+    def player_count(self) -> int:
+        return len(self.players)
+
+    @property
+    def round(self) -> int:
+        """The number (from 1) of the round being played, or of the last one once over."""
+        return len(self.rounds) + (0 if self.over else 1)
+
+    @property
+    def next_card(self) -> Shape | None:
+        """The NEXT card, visible to everybody; None when PLAY holds the last card."""
+        return self._cards[self._drawn] if self._drawn < len(self._cards) else None
+
+    @property
+    def deck_left(self) -> int:
+        """Cards not yet moved to PLAY, NEXT included."""
+        return len(self._cards) - self._drawn
+
+    @property
+    def deck(self) -> list[Shape]:
+        """The cards in draw order: all 27 in a real game; in a view only those seen so far."""
+        if self.viewer is not None:
+            return list(self._cards[: self._drawn + 1])
+        return list(self._cards)
+
+    def cards_seen(self) -> dict[Shape, int]:
+        """Per shape, the cards seen so far: played, in PLAY and NEXT (public information)."""
+        seen = {s: 0 for s in TETROMINOES}
+        for card in self._cards[: min(self._drawn + 1, len(self._cards))]:
+            seen[card] += 1
+        return seen
+
+    def cards_unseen(self) -> dict[Shape, int]:
+        """Per shape, the cards not seen yet: still in the deck below NEXT, or removed unseen."""
+        return {s: CARDS_PER_SHAPE - k for s, k in self.cards_seen().items()}
+
+    def active_seats(self) -> list[int]:
+        """Seats that are not out."""
+        return [i for i, t in enumerate(self.towers) if not t.out]
+
+    def waiting_for(self) -> list[int]:
+        """Seats that still have to submit an action this round."""
+        if self.over:
+            return []
+        return [i for i, t in enumerate(self.towers) if not t.out and not self._submitted[i]]
+
+    def pending(self, seat: int) -> TowerAction | None:
+        """``seat``'s submitted (or engine-forced) action this round, None if none yet or out."""
+        self._seat(seat)
+        p = self._pending[seat]
+        return None if p is None else p.action
+
+    def forced(self, seat: int) -> bool:
+        """Whether the engine decided ``seat``'s action this round (a forced hold, or out)."""
+        self._seat(seat)
+        p = self._pending[seat]
+        return (p is not None and p.forced) or (self.towers[seat].out and not self.over)
+
+    def can_hold(self, seat: int) -> bool:
+        t = self.towers[self._seat(seat)]
+        return not self.over and not t.out and not t.hold_used
+
+    def legal_drops(self, seat: int, minos: Sequence[int] = ()) -> list[Placement]:
+        """The PLAY piece's legal drops in ``seat``'s tower after dropping ``minos`` (columns)."""
+        t = self.towers[self._seat(seat)]
+        if self.over or self.play_card is None or t.out:
+            return []
+        if len(minos) > t.minos:
+            raise IllegalMove(f"{self.players[seat]} has {t.minos} minos, not {len(minos)}")
+        board = t.board
+        pushed = 0
+        try:
+            for i, column in enumerate(minos):
+                try:
+                    board.push(t.mino_placement(column))
+                except IllegalMove as e:
+                    raise IllegalMove(f"mino {i + 1}: {e}") from None
+                pushed += 1
+            return t.legal_drops(self.play_card)
+        finally:
+            for _ in range(pushed):
+                board.pop()
+
+    def preview(self, seat: int, action: TowerAction) -> Tower:
+        """``seat``'s tower after ``action`` on a copy (IllegalMove if illegal); the game is unchanged."""
+        if self.over or self.play_card is None:
+            raise IllegalMove("the game is over")
+        try:
+            return self.towers[self._seat(seat)].after(self.play_card, action)
+        except IllegalMove as e:
+            raise IllegalMove(f"{self.players[seat]}: {e}") from None
+
+    def score(self, seat: int) -> dict[str, Any]:
+        """``seat``'s score: complete rows, their points, bonus, each achievement, total."""
+        t = self.towers[self._seat(seat)]
+        lines = t.lines
+        achievements = {c.id: c.points_for(seat) for c in self.achievements if c.space_of(seat) is not None}
+        total = 2 * lines + t.bonus + sum(achievements.values())
+        return {
+            "lines": lines,
+            "line_points": 2 * lines,
+            "bonus": t.bonus,
+            "achievements": achievements,
+            "total": total,
+        }
+
+    def scores(self) -> list[int]:
+        return [self.score(i)["total"] for i in range(len(self.players))]
+
+    def winners(self) -> list[int]:
+        """Seats with the highest total once over; a tie goes to more complete rows, then is shared."""
+        if not self.over:
+            return []
+        keys = [(s["total"], s["lines"]) for s in (self.score(i) for i in range(len(self.players)))]
+        best = max(keys)
+        return [i for i, k in enumerate(keys) if k == best]
+
+    def _seat(self, seat: int) -> int:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(self.players):
+            raise IllegalMove(f"seat {seat!r} does not exist (0-{len(self.players) - 1})")
+        return seat
+
+    # ---------------------------------------------------------------- actions
+
+    def submit(self, seat: int, action: TowerAction | Mapping[str, Any]) -> None:
+        """Submit ``seat``'s action for this round, privately; the round resolves when all are in.
+
+        A seat may submit again to change its mind until the round resolves. IllegalMove (with
+        the player's name and the rule) leaves the game unchanged.
+        """
+        self._seat(seat)
+        name = self.players[seat]
+        if self.over or self.play_card is None:
+            raise IllegalMove(f"{name}: the game is over")
+        tower = self.towers[seat]
+        if tower.out:
+            raise IllegalMove(f"{name} is out: the tower is frozen")
+        current = self._pending[seat]
+        if current is not None and current.forced:
+            raise IllegalMove(f"{name} has no legal drop for {self.play_card.value}: the engine holds for them")
+        if not isinstance(action, TowerAction):
+            try:
+                action = TowerAction.from_dict(action)
+            except ValueError as e:
+                raise IllegalMove(f"{name}: {e}") from None
+        try:
+            prepared = tower.prepare(self.play_card, action)
+        except IllegalMove as e:
+            raise IllegalMove(f"{name}: {e}") from None
+        self._pending[seat] = prepared
+        self._submitted[seat] = True
+        if not self.waiting_for():
+            self._resolve()
+
+    def _start_round(self) -> None:
+        """Move the top card to PLAY; force holds and outs; resolve if nobody is left to choose."""
+        while True:
+            if self._drawn >= len(self._cards):
+                self.over = True
+                self.play_card = None
+                return
+            self.play_card = self._cards[self._drawn]
+            self._drawn += 1
+            n = len(self.players)
+            self._pending = [None] * n
+            self._submitted = [False] * n
+            for seat, tower in enumerate(self.towers):
+                if tower.out:
+                    continue
+                if not tower.has_drop(self.play_card):
+                    if tower.hold_used:
+                        tower.out = True
+                    else:
+                        self._pending[seat] = _Prepared(TowerAction(hold=True), (), None, forced=True)
+                        self._submitted[seat] = True
+            if not self.active_seats():
+                self.over = True
+                return
+            if self.waiting_for():
+                return
+            self._resolve(start_next=False)
+
+    def _resolve(self, start_next: bool = True) -> None:
+        """Apply every seat's action in seat order, hand out minos, check achievements."""
+        shape = self.play_card
+        assert shape is not None
+        actions: list[TowerAction | None] = []
+        earned: list[int] = []
+        facts: list[RoundFacts | None] = []
+        for seat, tower in enumerate(self.towers):
+            prepared = self._pending[seat]
+            if tower.out or prepared is None:
+                actions.append(None)
+                earned.append(0)
+                facts.append(None)
+                continue
+            actions.append(prepared.action)
+            if prepared.action.hold:
+                tower.held = shape
+                earned.append(0)
+                facts.append(RoundFacts(None, 0))
+                continue
+            diamonds, fact = tower.apply(prepared, seat)
+            earned.append(diamonds)
+            facts.append(fact)
+        for seat, want in enumerate(earned):  # seat order when the supply runs short
+            give = min(want, self.supply)
+            self.supply -= give
+            self.towers[seat].minos += give
+        self.rounds.append(actions)
+        number = len(self.rounds)
+        for card in self.achievements:
+            condition = card.spec.condition
+            meeting = [
+                seat
+                for seat, fact in enumerate(facts)
+                if fact is not None and seat not in card.met and condition(self.towers[seat], fact, self.rules)
+            ]
+            if meeting:
+                card.award(meeting, number)
+        self._pending = [None] * len(self.players)
+        self._submitted = [False] * len(self.players)
+        if start_next:
+            self._start_round()
+
+    # ------------------------------------------------------------------ views
+
+    def view(self, seat: int | None = None) -> TowerGame:
+        """A copy for ``seat`` (or a spectator): public state and that seat's own pending action.
+
+        Other seats' pending actions are dropped, the seed and generator are blanked, and the
+        cards below NEXT are replaced by a guess drawn from the unseen cards (a fixed generator
+        seeded by round and seat), so lookahead works but reveals nothing of the real deck.
+        """
+        other = TowerGame.__new__(TowerGame)
+        other.__dict__.update(self.__dict__)
+        other.viewer = -1 if seat is None else self._seat(seat)
+        other.seed = 0
+        other.rng = random.Random(0)
+        other.towers = [t.copy() for t in self.towers]
+        other.achievements = [c.copy() for c in self.achievements]
+        other.rounds = [list(r) for r in self.rounds]
+        known = self._cards[: self._drawn + 1]
+        pool: list[Shape] = []
+        for shape, k in self.cards_unseen().items():
+            pool.extend([shape] * k)
+        guess = random.Random(f"view:{self.round}:{seat}")
+        guess.shuffle(pool)
+        other._cards = list(known) + pool[: max(0, len(self._cards) - len(known))]
+        other._pending = [
+            p if (i == seat or (p is not None and p.forced)) else None for i, p in enumerate(self._pending)
+        ]
+        other._submitted = [p is not None for p in other._pending]
+        other._public_submitted = [self.submitted(i) for i in range(len(self.players))]
+        return other
+
+    def submitted(self, seat: int) -> bool:
+        """Whether ``seat`` has an action in for this round (public: not what the action is)."""
+        self._seat(seat)
+        if self._public_submitted is not None:
+            return self._public_submitted[seat]
+        return self._submitted[seat]
+
+    # ---------------------------------------------------------------- records
+
+    def to_record(self) -> dict[str, Any]:
+        """This game as a record-format v1 document (see ``tabletris.engine.records``)."""
+        from tabletris.engine.records import tower_record
+
+        return tower_record(self)
+
+    def summary(self) -> dict[str, Any]:
+        """The replay summary of record-format.md."""
+        winners = self.winners()
+        players = []
+        for seat, name in enumerate(self.players):
+            s = self.score(seat)
+            t = self.towers[seat]
+            players.append(
+                {
+                    "name": name,
+                    "score": s["total"],
+                    "lines": s["lines"],
+                    "bonus": s["bonus"],
+                    "achievements": s["achievements"],
+                    "out": t.out,
+                    "minos": t.minos,
+                    "held": t.hold_used,
+                    "rows": t.rows(),
+                }
+            )
+        return {
+            "game": "tower",
+            "over": self.over,
+            "round": self.round,
+            "players": players,
+            "winners": [self.players[i] for i in winners],
+        }
+
+    def public_state(self) -> dict[str, Any]:
+        """Everything every player may see, as JSON-ready data (front ends, bots, the server)."""
+        return {
+            "round": self.round,
+            "over": self.over,
+            "play": None if self.play_card is None else self.play_card.value,
+            "next": None if self.next_card is None else self.next_card.value,
+            "deck_left": self.deck_left,
+            "cards_seen": {s.value: k for s, k in self.cards_seen().items()},
+            "supply": self.supply,
+            "achievements": [c.to_dict() for c in self.achievements],
+            "waiting_for": self.waiting_for(),
+            "towers": [
+                {
+                    "layout": self.layout_specs[i],
+                    "rows": t.rows(),
+                    "minos": t.minos,
+                    "held": None if t.held is None else t.held.value,
+                    "out": t.out,
+                    "score": self.score(i),
+                }
+                for i, t in enumerate(self.towers)
+            ],
+        }
+
