@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from tabletris.bots.base import Bot, DiceDecision, register
 from tabletris.engine.dice import DiceGame
+from tabletris.engine.tower import TowerAction, TowerGame
+
+MINO_CHANCE = 0.25
+"""How often the bot drops some of its minos before the piece (so random games exercise minos)."""
 
 
 @register("random")
@@ -19,3 +23,36 @@ class RandomBot(Bot):
                 "point" for _ in game.scoring_rows_after(o.placement, o.take)
             )
         return DiceDecision(o.shape, o.placement, o.take, rewards)
+
+    def choose_tower(self, view: TowerGame) -> TowerAction:
+        """A uniformly random legal action for the viewing seat: a drop, or the hold if unused.
+
+        Sometimes (``MINO_CHANCE``) it first drops a random number of its minos in random columns
+        that still have room; if those minos leave no legal drop it plays without them.
+        """
+        seat = view.viewer
+        if seat is None or seat < 0:
+            raise ValueError("choose_tower needs a seat's view (TowerGame.view(seat))")
+        tower = view.towers[seat]
+        rng = self.rng
+        minos: list[int] = []
+        if tower.minos and rng.random() < MINO_CHANCE:
+            heights = [tower.column_height(x) for x in range(tower.board.width)]
+            for _ in range(rng.randint(1, tower.minos)):
+                open_columns = [x for x, h in enumerate(heights) if h < tower.board.height]
+                if not open_columns:
+                    break
+                column = rng.choice(open_columns)
+                heights[column] += 1
+                minos.append(column)
+        drops = view.legal_drops(seat, minos) if minos else []
+        if not drops:
+            minos = []
+            drops = view.legal_drops(seat)
+        choices = len(drops) + (1 if view.can_hold(seat) else 0)
+        if choices == 0:
+            raise ValueError("no legal action: the engine holds or outs such a seat itself")
+        pick = rng.randrange(choices)
+        if pick == len(drops):
+            return TowerAction.holding()
+        return TowerAction.drop(drops[pick], minos)
