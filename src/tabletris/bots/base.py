@@ -76,7 +76,18 @@ def bot_names() -> list[str]:
 
 
 def _load_builtin_bots() -> None:
-    import tabletris.bots.random_bot  # noqa: F401  (registers itself)
+    # Each module registers its bots when imported.
+    import importlib
+
+    for module in BUILTIN_BOT_MODULES:
+        importlib.import_module(module)
+
+
+BUILTIN_BOT_MODULES = (
+    "tabletris.bots.random_bot",
+    "tabletris.bots.greedy",
+    "tabletris.bots.expert",
+)
 
 
 def dice_view(game: DiceGame) -> DiceGame:

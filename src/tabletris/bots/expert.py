@@ -1,0 +1,166 @@
+"""The ``expert`` bot: lookahead over the real chance model of each game.
+
+Dice game: every legal option is measured at once (rows scored, board shape); the most promising
+ones are then played on a copy of the view, and the next player's roll is looked at face by face
+(``*`` as their best shape, the supply and the stone they must take when it is empty): how many
+rows they could score with it, or whether they cannot place and the game ends there, with whom
+ahead. The value of an option is the expected score difference after that roll, with a bonus for
+the game ending while ahead, minus the board-shape cost. Under ``row_reward: choose`` each scored
+row is weighed as a point against removing each opponent stone; a removal wins when it takes away
+more of the next player's rows than the point is worth.
+
+``strength`` (0-1, default 1): the chance of playing the bot's own choice (otherwise a uniformly
+random legal option), and the lookahead width (4 + 28*strength options looked at in depth).
+``budget`` (seconds): a safety cap on one decision; left unset, decisions do not depend on the
+clock, so simulations are reproducible.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from tabletris.bots.base import Bot, DiceDecision, register
+from tabletris.bots.dice_eval import immediate, outlook
+from tabletris.bots.greedy import decision_for, legal_options, plays_random, strength_of
+from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights, board_cost
+from tabletris.engine.dice import DiceGame, TurnOption
+from tabletris.engine.errors import IllegalMove
+
+
+@dataclass(frozen=True)
+class DiceParams:
+    """The expert's dice tuning: all values in points of score."""
+
+    win_bonus: float = 4.0
+    """Worth of the game ending with this player ahead (the goal is winning, not points)."""
+    threat: float = 1.0
+    """Weight of the rows the next player can score with their roll."""
+    shape: float = 0.5
+    """Weight of the board-shape cost after the option."""
+    weights: Weights = DEFAULT_WEIGHTS
+
+
+def _final_value(scores: list[int], me: int, params: DiceParams) -> float:
+    others = [s for i, s in enumerate(scores) if i != me]
+    if not others:
+        return float(scores[me])
+    best_other = max(others)
+    diff = scores[me] - best_other
+    if diff > 0:
+        return diff + params.win_bonus
+    if diff == 0:
+        return diff + params.win_bonus / 2
+    return diff - params.win_bonus
+
+
+def _diff(scores: list[int], me: int) -> float:
+    others = [s for i, s in enumerate(scores) if i != me]
+    return float(scores[me] - max(others)) if others else float(scores[me])
+
+
+def position_value(game: DiceGame, me: int, params: DiceParams) -> float:
+    """Expected value for ``me`` of a position where the next roll is pending."""
+    if game.over:
+        return _final_value(game.scores, me, params)
+    look = outlook(game)
+    q = game.to_move
+    rules = game.rules
+    total = 0.0
+    for p, rows in look.faces:
+        scores = list(game.scores)
+        if rows < 0:
+            if rules.stuck_penalty:
+                scores[q] -= 1
+            total += p * _final_value(scores, me, params)
+            continue
+        if q == me:
+            scores[q] += rows
+            total += p * _diff(scores, me)
+            continue
+        scores[q] += rows
+        if rules.clear_rows and scores[q] >= rules.target:
+            total += p * _final_value(scores, me, params)
+            continue
+        total += p * (_diff(game.scores, me) - params.threat * rows)
+    return total - params.shape * board_cost(game.board, params.weights)
+
+
+@register("expert")
+class ExpertBot(Bot):
+    """Two-ply expectimax over the die for the dice game (see the module docstring)."""
+
+    params = DiceParams()
+
+    def width(self) -> int:
+        return 4 + round(28 * strength_of(self))
+
+    def choose_dice(self, game: DiceGame) -> DiceDecision:
+        options = legal_options(game)
+        if plays_random(self):
+            return decision_for(game, self.rng.choice(options))
+        if len(options) == 1:
+            return self._with_rewards(game, options[0])[0]
+        start = time.perf_counter()
+        params = self.params
+        ranked = []
+        for i, option in enumerate(options):
+            m = immediate(game, option, params.weights)
+            ranked.append((m.points - params.shape * m.cost, i, option))
+        ranked.sort(key=lambda t: (-t[0], t[1]))
+        best: DiceDecision | None = None
+        best_value = float("-inf")
+        for _, _, option in ranked[: self.width()]:
+            decision, value = self._with_rewards(game, option)
+            if value > best_value:
+                best, best_value = decision, value
+            if self.budget is not None and time.perf_counter() - start > 0.8 * self.budget:
+                break
+        assert best is not None
+        return best
+
+    def _after(self, game: DiceGame, option: TurnOption, rewards: tuple[Any, ...] | None) -> DiceGame:
+        child = game.view()
+        child.play(option.placement, option.shape, option.take, rewards)
+        return child
+
+    def _with_rewards(self, game: DiceGame, option: TurnOption) -> tuple[DiceDecision, float]:
+        """The decision for ``option`` with its best rewards, and its value."""
+        me = game.to_move
+        params = self.params
+        if game.rules.row_reward != "choose":
+            child = self._after(game, option, None)
+            return decision_for(game, option), position_value(child, me, params)
+        count = len(game.scoring_rows_after(option.placement, option.take))
+        rewards: list[Any] = ["point"] * count
+        child = self._after(game, option, tuple(rewards))
+        value = position_value(child, me, params)
+        for k in range(count):
+            # Each reward in turn: keep the point, or remove the opponent stone that hurts most.
+            best_k: Any = "point"
+            for stone in _removable_after(game, option):
+                trial = rewards[:k] + [{"remove": [list(c) for c in stone]}] + rewards[k + 1 :]
+                try:
+                    c = self._after(game, option, tuple(trial))
+                except IllegalMove:  # a stone an earlier removal already took: not a choice
+                    continue
+                v = position_value(c, me, params)
+                if v > value:
+                    value, best_k = v, trial[k]
+            rewards[k] = best_k
+        return decision_for(game, option, tuple(rewards)), value
+
+
+def _removable_after(game: DiceGame, option: TurnOption) -> list[tuple[tuple[int, int], ...]]:
+    """Cells of each stone a ``choose`` reward could remove once ``option`` is on the board."""
+    probe = game.view()
+    board = probe.board
+    if option.take is not None:
+        board.remove(option.take)
+    before = board.complete_rows_mask()
+    board.push(option.placement, probe.to_move)
+    if probe.rules.clear_rows:
+        new = board.complete_rows_mask() & ~before
+        board.clear_rows([y for y in range(board.height) if new >> y & 1])
+    return [s.cells for s in probe.rewardable_stones()]

@@ -1,0 +1,61 @@
+"""The ``greedy`` bot: the best immediate score, ties broken by the board-shape heuristic.
+
+It looks at nothing beyond the move it makes: the rows the option scores now (dice) or the points
+the drop earns now (tower), then the cleanest board. It is the baseline the ``expert`` must beat.
+
+``strength`` (0-1, default 1): the chance of playing the bot's own choice; otherwise it plays a
+uniformly random legal option. 0 is the ``random`` bot, 1 is pure greedy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabletris.bots.base import Bot, DiceDecision, register
+from tabletris.bots.dice_eval import immediate
+from tabletris.engine.dice import DiceGame, TurnOption
+
+
+def strength_of(bot: Bot) -> float:
+    """The bot's strength clamped to 0-1 (None means full strength)."""
+    s = 1.0 if bot.strength is None else float(bot.strength)
+    return min(1.0, max(0.0, s))
+
+
+def plays_random(bot: Bot) -> bool:
+    """Whether this decision is a random one, drawn from the bot's own seeded generator."""
+    s = strength_of(bot)
+    return s < 1.0 and bot.rng.random() >= s
+
+
+def decision_for(game: DiceGame, option: TurnOption, rewards: tuple[Any, ...] | None = None) -> DiceDecision:
+    """A ``DiceDecision`` for ``option``; under ``row_reward: choose`` every row is taken as a point
+    unless ``rewards`` says otherwise."""
+    if rewards is None and game.rules.row_reward == "choose":
+        rewards = ("point",) * len(game.scoring_rows_after(option.placement, option.take))
+    return DiceDecision(option.shape, option.placement, option.take, rewards)
+
+
+def legal_options(game: DiceGame) -> list[TurnOption]:
+    options = game.turn_options()
+    if not options:
+        raise ValueError("no legal placement for the pending roll: the game should have ended")
+    return options
+
+
+@register("greedy")
+class GreedyBot(Bot):
+    """Most rows now; among equals, the lowest board-shape cost; among those, the first found."""
+
+    def choose_dice(self, game: DiceGame) -> DiceDecision:
+        options = legal_options(game)
+        if plays_random(self):
+            return decision_for(game, self.rng.choice(options))
+        best = options[0]
+        best_key = (-1, 0.0)
+        for option in options:
+            m = immediate(game, option)
+            key = (m.points, -m.cost)
+            if key > best_key:
+                best, best_key = option, key
+        return decision_for(game, best)
