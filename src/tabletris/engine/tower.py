@@ -45,6 +45,8 @@ CARDS_PER_SHAPE = 4
 DECK_SIZE = CARDS_PER_SHAPE * len(TETROMINOES) - 1  # one card is removed unseen
 LAYOUT_NAMES: tuple[str, ...] = ("1a", "1b", "2a", "2b", "3a", "3b", "4a", "4b")
 MINO = Shape.M
+_BLANK_RNG = random.Random(0)
+"""A view's generator: it knows nothing about the real game's deck or seed."""
 _MINO_FORM = Shape.M.orientations("rotate")[0]
 
 TOWER_PRESETS: dict[str, dict[str, Any]] = {
@@ -394,23 +396,28 @@ class Tower:
         return self.left, self.right
 
     def touching(self) -> list[tuple[int, int]]:
-        """Pairs of tetromino stones (by number) that touch edge to edge; minos are left out."""
+        """Pairs of tetromino stones (by number) that touch edge to edge; minos are left out.
+
+        Computed when an achievement asks, and then only for the stones added since the last call.
+        """
         board = self.board
-        if self._touch_cache is not None and self._touch_cache[0] == len(board.stones):
-            return self._touch_cache[1]
-        pairs: set[tuple[int, int]] = set()
+        last, known = self._touch_cache if self._touch_cache is not None else (0, [])
+        newest = max(board.stones, default=0)
+        if newest == last:
+            return known
+        pairs = set(known)
         w, h = board.width, board.height
-        for stone in board.stones.values():
-            if stone.shape is MINO:
+        for number, stone in board.stones.items():
+            if number <= last or stone.shape is MINO:
                 continue
             for x, y in stone.cells:
-                for nx, ny in ((x + 1, y), (x, y + 1)):
-                    if nx < w and ny < h:
+                for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                    if 0 <= nx < w and 0 <= ny < h:
                         other = board.stone_at((nx, ny))
-                        if other is not None and other.number != stone.number and other.shape is not MINO:
-                            pairs.add((min(stone.number, other.number), max(stone.number, other.number)))
+                        if other is not None and other.number != number and other.shape is not MINO:
+                            pairs.add((min(number, other.number), max(number, other.number)))
         result = sorted(pairs)
-        self._touch_cache = (len(board.stones), result)
+        self._touch_cache = (newest, result)
         return result
 
     def icon_at(self, cell: Cell) -> str | None:
@@ -580,6 +587,7 @@ class TowerGame:
             )
         layouts = self._setup_layouts(base, towers if towers is not None else base.towers)
         self._cards: list[Shape] = self._setup_deck(deck)
+        self._deck_size = len(self._cards)
         if base.achievements is None:
             drawn = tuple(self.rng.sample(list(ACHIEVEMENTS), base.draw_achievements))
             base = replace(base, achievements=drawn)
@@ -663,12 +671,16 @@ class TowerGame:
     @property
     def next_card(self) -> Shape | None:
         """The NEXT card, visible to everybody; None when PLAY holds the last card."""
-        return self._cards[self._drawn] if self._drawn < len(self._cards) else None
+        if self._drawn >= self._deck_size:
+            return None
+        if self._drawn >= len(self._cards):
+            self._guess_rest()
+        return self._cards[self._drawn]
 
     @property
     def deck_left(self) -> int:
         """Cards not yet moved to PLAY, NEXT included."""
-        return len(self._cards) - self._drawn
+        return self._deck_size - self._drawn
 
     @property
     def deck(self) -> list[Shape]:
@@ -809,10 +821,12 @@ class TowerGame:
     def _start_round(self) -> None:
         """Move the top card to PLAY; force holds and outs; resolve if nobody is left to choose."""
         while True:
-            if self._drawn >= len(self._cards):
+            if self._drawn >= self._deck_size:
                 self.over = True
                 self.play_card = None
                 return
+            if self._drawn >= len(self._cards):
+                self._guess_rest()
             self.play_card = self._cards[self._drawn]
             self._drawn += 1
             n = len(self.players)
@@ -890,23 +904,29 @@ class TowerGame:
         other.__dict__.update(self.__dict__)
         other.viewer = -1 if seat is None else self._seat(seat)
         other.seed = 0
-        other.rng = random.Random(0)
+        other.rng = _BLANK_RNG
         other.towers = [t.copy() for t in self.towers]
         other.achievements = [c.copy() for c in self.achievements]
         other.rounds = [list(r) for r in self.rounds]
-        known = self._cards[: self._drawn + 1]
-        pool: list[Shape] = []
-        for shape, k in self.cards_unseen().items():
-            pool.extend([shape] * k)
-        guess = random.Random(f"view:{self.round}:{seat}")
-        guess.shuffle(pool)
-        other._cards = list(known) + pool[: max(0, len(self._cards) - len(known))]
+        other._cards = self._cards[: self._drawn + 1]  # the rest is guessed when a lookahead needs it
         other._pending = [
             p if (i == seat or (p is not None and p.forced)) else None for i, p in enumerate(self._pending)
         ]
         other._submitted = [p is not None for p in other._pending]
         other._public_submitted = [self.submitted(i) for i in range(len(self.players))]
         return other
+
+    def _guess_rest(self) -> None:
+        """In a view: fill the unknown cards below NEXT with a shuffle of the unseen ones.
+
+        The generator is seeded by the view's round and viewer only, so a lookahead is
+        repeatable and carries no information about the real deck.
+        """
+        pool: list[Shape] = []
+        for shape, k in self.cards_unseen().items():
+            pool.extend([shape] * k)
+        random.Random(self._drawn * 8 + (self.viewer or 0) + 1).shuffle(pool)
+        self._cards = self._cards + pool[: self._deck_size - len(self._cards)]
 
     def submitted(self, seat: int) -> bool:
         """Whether ``seat`` has an action in for this round (public: not what the action is)."""
