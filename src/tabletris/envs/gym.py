@@ -1,0 +1,151 @@
+"""Single-agent Gymnasium environments: one seat is the learner, the other seats are bots.
+
+``gymnasium.make("tabletris/Dice-v0", players=2, seat=0, opponents="random")`` (registered on
+``import tabletris``). Every other seat is played by a bot from ``make_bot`` (a name, or one name
+per other seat); the bots are seeded from the environment's seed, so ``reset(seed=...)`` replays
+the same game for the same actions. Observations and actions are the PettingZoo environments'
+encoding (``dice_codec``/``tower_codec``): a dict of ``observation`` and ``action_mask``.
+The reward of a step is the change of the learner's score over the step, the other seats'
+turns included (a stuck penalty counts when it falls on the learner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from tabletris.bots.base import Bot, make_bot, play_dice_turn
+from tabletris.engine.dice import DiceGame, DiceRules
+from tabletris.envs.dice_codec import DiceChoice, DiceCodec
+from tabletris.envs.dice_v0 import IllegalPolicy, player_names
+
+
+def opponent_names(opponents: str | Sequence[str], others: int) -> list[str]:
+    """One bot name per other seat, from a single name or a list of exactly that many."""
+    if isinstance(opponents, str):
+        return [opponents] * others
+    names = list(opponents)
+    if len(names) != others:
+        raise ValueError(f"opponents: {others} other seat(s) need {others} bot name(s), got {len(names)}")
+    return names
+
+
+def make_opponents(names: Sequence[str], rng: np.random.Generator) -> list[Bot]:
+    return [make_bot(name, seed=int(rng.integers(2**32))) for name in names]
+
+
+class DiceEnv(gym.Env[Any, Any]):
+    """The dice game for one learning seat; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        players: int | Sequence[str] = 2,
+        seat: int = 0,
+        opponents: str | Sequence[str] = "random",
+        rules: DiceRules | Mapping[str, Any] | str | None = None,
+        render_mode: str | None = None,
+        max_turns: int | None = None,
+        illegal_action: IllegalPolicy = "replace",
+        illegal_reward: float = 0.0,
+    ) -> None:
+        if isinstance(rules, str):
+            rules = {"preset": rules}
+        self.rules = rules if isinstance(rules, DiceRules) else DiceRules.from_dict(rules)
+        self.players = player_names(players)
+        DiceGame(self.players, self.rules, seed=0)  # bad players or rules fail here, clearly
+        if not 0 <= seat < len(self.players):
+            raise ValueError(f"seat: {seat} does not exist with {len(self.players)} players")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode: {render_mode!r}: expected 'ansi' or None")
+        if illegal_action not in ("raise", "replace"):
+            raise ValueError(f"illegal_action: {illegal_action!r}: expected 'raise' or 'replace'")
+        self.seat = seat
+        self.opponent_names = opponent_names(opponents, len(self.players) - 1)
+        make_bot(self.opponent_names[0]) if self.opponent_names else None  # unknown names fail now
+        self.render_mode = render_mode
+        self.max_turns = max_turns
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.codec = DiceCodec(self.rules, len(self.players))
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(self.codec.obs_low, self.codec.obs_high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.codec.n_actions,), dtype=np.int8),
+            }
+        )
+        self.action_space = spaces.Discrete(self.codec.n_actions)
+        self.game: DiceGame | None = None
+        self.bots: dict[int, Bot] = {}
+        self._choices: dict[int, DiceChoice] = {}
+
+    def _game(self) -> DiceGame:
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        return self.game
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        game = self._game()
+        return {"observation": self.codec.observe(game, self.seat), "action_mask": self.codec.mask(self._choices)}
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        game = self._game()
+        return {"scores": list(game.scores), "turn": game.turn, **extra}
+
+    def _others_play(self) -> None:
+        """Bots move (the die rolled for each) until the learner has a roll to place, or the end."""
+        game = self._game()
+        while not game.over:
+            if game.roll_face is None:
+                game.roll()
+                continue
+            if game.to_move == self.seat:
+                break
+            play_dice_turn(game, self.bots[game.to_move])
+        self._choices = self.codec.choices(game)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        game_seed = int(rng.integers(2**32))
+        self.game = DiceGame(self.players, self.rules, seed=game_seed)
+        others = [s for s in range(len(self.players)) if s != self.seat]
+        self.bots = dict(zip(others, make_opponents(self.opponent_names, rng), strict=True))
+        self._others_play()
+        return self._obs(), self._info()
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        game = self._game()
+        if game.over:
+            return self._obs(), 0.0, True, False, self._info()
+        extra: dict[str, Any] = {}
+        penalty = 0.0
+        choice = self._choices.get(int(action))
+        if choice is None:
+            what = self.codec.describe(int(action))
+            if self.illegal_action == "raise":
+                raise ValueError(f"{what} is not a legal move for roll {game.roll_face}")
+            choice = self._choices[min(self._choices)]
+            extra["illegal_action"] = what
+            penalty = self.illegal_reward
+        before = game.scores[self.seat]
+        rewards = None
+        if game.rules.row_reward == "choose":
+            rewards = ["point"] * len(game.scoring_rows_after(choice.placement, choice.take))
+        game.play(choice.placement, choice.shape, choice.take, rewards)
+        self._others_play()
+        reward = float(game.scores[self.seat] - before) + penalty
+        truncated = not game.over and self.max_turns is not None and game.turn >= self.max_turns
+        return self._obs(), reward, game.over, truncated, self._info(**extra)
+
+    def render(self) -> str | None:
+        if self.game is None:
+            return None
+        return "\n".join(self.game.board.rows()) + f"\nscores: {self.game.scores}"
