@@ -1,0 +1,114 @@
+"""``?``: the rules of the game being played, the rules options in force, and the keys.
+
+The option list is generated from the engine's rules object and ``RULE_HELP``, so a new option
+shows up here without touching this file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+DICE_RULES = """\
+## The dice game
+
+A shared board (10×20 by default). On your turn the die is rolled and names the piece you place
+(★ = you name any shape on the die). The piece must **rest** (a cell on the bottom row or right
+above a stone) and, with access *slide*, be able to slide in from the top through empty cells.
+Every row your piece completes scores 1 point; a row scores once per game. When the supply has
+no stone of the shape, you take one of that shape off the board, from the lowest rows, and place
+it again. The game ends when a rolled shape fits nowhere; most points wins, ties share the win.
+"""
+
+TOWER_RULES = """\
+## The tower game
+
+Everyone has a private 8×15 tower. Each round the PLAY card names the piece everybody drops at the
+same time (rotations only, straight down; nothing may stick out above the skyline). Before it you
+may drop any of your minos, one at a time, in columns of your choice; or you may **hold** once per
+game and skip the piece. A tetromino covering a ◇ diamond earns a mino. A player with no legal
+drop must hold (if the hold is unused) or is **out**. Scoring: 2 points per complete row, 1 per
+bonus icon covered by a tetromino of the icon's shape, plus achievement cards (first to meet a
+card's condition takes its highest free space). The game ends after 27 cards or when all are out;
+ties are broken by more complete rows.
+"""
+
+DICE_KEYS = """\
+## Keys
+
+| key | does |
+| --- | --- |
+| ← → ↑ ↓ | move the ghost piece |
+| r / e | rotate clockwise / back |
+| f | flip (when orientation is free) |
+| space | drop the ghost to where it fits in its column |
+| ] / [ | jump to the next / previous place it fits |
+| c | change the shape (die shows ★) |
+| t | take another stone (supply empty) |
+| enter, click on the green ghost | place |
+| click a cell | move the ghost there |
+| u | undo back to your last move |
+| ? | this help · n new game · q quit |
+
+Green ghost: legal. Red ghost: not legal, the reason is shown beside the board.
+"""
+
+TOWER_KEYS = """\
+## Keys
+
+| key | does |
+| --- | --- |
+| ← → | move the piece (or the mino) |
+| r / e | rotate clockwise / back |
+| m | mino mode: drop a mino in the column (enter) |
+| h | hold (once per game) |
+| enter | drop the PLAY piece (or the mino in mino mode) |
+| backspace | take back a mino planned this round |
+| space | pass the table to the next player (hot-seat) |
+| ? | this help · n new game · q quit |
+"""
+
+
+def rules_table(rules: Any, help_texts: dict[str, str]) -> str:
+    """The options in force as a Markdown table, each with the engine's one-line explanation."""
+    lines = ["## Rules options in force", "", "| option | value | meaning |", "| --- | --- | --- |"]
+    for f in dataclasses.fields(rules):
+        value = getattr(rules, f.name)
+        shown = json.dumps(list(value) if isinstance(value, tuple) else value)
+        meaning = help_texts.get(f.name, "")
+        lines.append(f"| {f.name} | `{shown}` | {meaning.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+class HelpScreen(ModalScreen[None]):
+    """Rules, options and keys; any of escape, q or ? closes it."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("q", "close", "Close", show=False),
+        Binding("question_mark", "close", "Close", show=False),
+    ]
+
+    def __init__(self, game_name: str, rules: Any = None, help_texts: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.game_name = game_name
+        self.rules = rules
+        self.help_texts = help_texts or {}
+
+    def compose(self) -> ComposeResult:
+        parts = [DICE_RULES + "\n" + DICE_KEYS] if self.game_name == "dice" else [TOWER_RULES + "\n" + TOWER_KEYS]
+        if self.rules is not None:
+            parts.append(rules_table(self.rules, self.help_texts))
+        parts.append("*escape closes this help*")
+        with VerticalScroll(id="help-box"):
+            yield Markdown("\n".join(parts), id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,315 @@
+"""The new-game screen: game, preset, every rules option with its explanation, seats, seed.
+
+The option form is generated from the engine's rules dataclass (``DiceRules``/``TowerRules``): a
+switch for a yes/no option, a list for an option whose values ``RULE_HELP`` names in quotes (each
+checked with the engine before it is offered), a text field (JSON or plain text) for the rest.
+Whatever is entered is checked by ``from_dict``; its error text is shown as is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import re
+from typing import Any, get_type_hints
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
+
+from tabletris.bots.base import bot_names
+from tabletris.cli.seats import SeatSpec
+from tabletris.engine.options import RulesError, options_to_dict
+from tabletris.tui.setup import GAMES, MAX_SEATS, Setup, rules_model
+
+NO_SEAT = "-"
+
+
+def option_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
+    """The values a string option takes, read from its help text and kept if the engine accepts them."""
+    found = re.findall(r"'([a-z][a-z-]*)'", help_text)
+    choices: list[str] = []
+    for value in found:
+        if value in choices:
+            continue
+        try:
+            cls.from_dict({name: value})
+        except (RulesError, ValueError, TypeError):
+            continue
+        choices.append(value)
+    return choices
+
+
+def show_value(value: Any) -> str:
+    """An option's value as the text field shows it: JSON, except plain strings."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, tuple):
+        value = list(value)
+    return json.dumps(value)
+
+
+def parse_value(text: str) -> Any:
+    """Text from a field: JSON when it parses (numbers, lists, null), else the text itself."""
+    text = text.strip()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+class NewGameScreen(Screen[None]):
+    """Edit a ``Setup`` and start it; the last setup used is where it begins."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start"),
+        Binding("f5", "start", "Start", show=False),
+        Binding("escape", "back", "Back"),
+        Binding("f1", "app.help", "Help"),
+        Binding("ctrl+q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, setup: Setup) -> None:
+        super().__init__()
+        self.setup = dataclasses.replace(setup, seats=list(setup.seats), rules=dict(setup.rules))
+        if self.setup.game not in GAMES:
+            self.setup.game = "dice"
+        self.model_error = ""
+
+    # -------------------------------------------------------------- layout
+
+    def _model(self) -> tuple[type[Any] | None, dict[str, Any], dict[str, str]]:
+        try:
+            cls, presets, help_texts = rules_model(self.setup.game)
+        except RulesError as e:
+            self.model_error = str(e)
+            return None, {}, {}
+        self.model_error = ""
+        return cls, dict(presets), dict(help_texts)
+
+    def compose(self) -> ComposeResult:
+        cls, presets, help_texts = self._model()
+        preset = str(self.setup.rules.get("preset", "standard"))
+        if preset not in presets:
+            preset = "standard"
+        with Horizontal(id="setup-main"):
+            with VerticalScroll(id="setup-left"):
+                yield Static("[b]New game[/b]  [dim]ctrl+s starts · F1 help[/dim]")
+                with Horizontal(classes="field-row"):
+                    yield Label("game", classes="field-label")
+                    yield Select([(g, g) for g in GAMES], value=self.setup.game, allow_blank=False, id="game")
+                if presets:
+                    with Horizontal(classes="field-row"):
+                        yield Label("preset", classes="field-label")
+                        yield Select([(p, p) for p in presets], value=preset, allow_blank=False, id="preset")
+                with Horizontal(classes="field-row"):
+                    yield Label("seed", classes="field-label")
+                    yield Input(
+                        "" if self.setup.seed is None else str(self.setup.seed),
+                        placeholder="random",
+                        type="integer",
+                        id="seed",
+                    )
+                with Horizontal(classes="field-row"):
+                    yield Label("save to", classes="field-label")
+                    yield Input(
+                        "" if self.setup.save is None else str(self.setup.save),
+                        placeholder="record file (optional)",
+                        id="save",
+                    )
+                yield Static("[b]Seats[/b]  [dim]kind · name · strength[/dim]")
+                kinds = [("—", NO_SEAT), ("human", "human")] + [(b, b) for b in bot_names()]
+                known = {k for _, k in kinds}
+                for i in range(MAX_SEATS[self.setup.game]):
+                    spec = self.setup.seats[i] if i < len(self.setup.seats) else None
+                    kind = spec.kind if spec is not None else NO_SEAT
+                    if kind not in known:
+                        kinds.append((kind, kind))
+                        known.add(kind)
+                    with Horizontal(classes="seat-row"):
+                        yield Select(list(kinds), value=kind, allow_blank=False, id=f"seat-kind-{i}", classes="seat-kind")
+                        yield Input(spec.name if spec else "", placeholder=f"Player {i + 1}", id=f"seat-name-{i}", classes="seat-name")
+                        yield Input(
+                            "" if spec is None or spec.strength is None else str(spec.strength),
+                            placeholder="—",
+                            type="number",
+                            id=f"seat-strength-{i}",
+                            classes="seat-strength",
+                        )
+                yield Static(id="setup-error")
+                with Horizontal(id="setup-buttons"):
+                    yield Button("Start", variant="success", id="start")
+            with VerticalScroll(id="setup-rules"):
+                if cls is None:
+                    yield Static(self.model_error, id="model-error")
+                else:
+                    yield from self._rule_rows(cls, preset, help_texts)
+        yield Footer()
+
+    def _rule_rows(self, cls: type[Any], preset: str, help_texts: dict[str, str]) -> ComposeResult:
+        try:
+            current = cls.from_dict(self.setup.rules)
+        except (RulesError, ValueError, TypeError):
+            current = cls.from_dict({"preset": preset})
+        hints = get_type_hints(cls)
+        for f in dataclasses.fields(current):
+            if f.name == "preset":
+                continue
+            value = getattr(current, f.name)
+            help_text = help_texts.get(f.name, "")
+            with Horizontal(classes="rule-row"):
+                yield Label(f.name, classes="rule-name")
+                widget_id = f"rule-{f.name}"
+                if hints.get(f.name) is bool:
+                    yield Switch(value=bool(value), id=widget_id, classes="rule-input")
+                else:
+                    choices = option_choices(cls, f.name, help_text) if isinstance(value, str) else []
+                    if value in choices:
+                        yield Select([(c, c) for c in choices], value=value, allow_blank=False, id=widget_id, classes="rule-input")
+                    else:
+                        yield Input(show_value(value), id=widget_id, classes="rule-input")
+                yield Static(help_text, classes="field-help")
+        self.border_title = "rules"
+
+    def on_mount(self) -> None:
+        self.query_one("#setup-rules").border_title = f"{self.setup.game} rules"
+        self.validate()
+
+    # -------------------------------------------------------------- reading
+
+    def read_rules(self) -> dict[str, Any]:
+        """The rules object the form describes: the preset and the options that differ from it."""
+        cls, presets, _help = self._model()
+        if cls is None:
+            return {}
+        preset = str(self.query_one("#preset", Select).value) if presets else "standard"
+        base = options_to_dict(cls.from_dict({"preset": preset}))
+        rules: dict[str, Any] = {"preset": preset}
+        for name, default in base.items():
+            if name == "preset":
+                continue
+            matches = self.query(f"#rule-{name}")
+            if not matches:
+                continue
+            widget = matches.first()
+            if isinstance(widget, Switch):
+                value: Any = widget.value
+            elif isinstance(widget, Select):
+                value = widget.value
+            elif isinstance(widget, Input):
+                value = parse_value(widget.value)
+            else:
+                continue
+            if value != default:
+                rules[name] = value
+        return rules
+
+    def read_seats(self) -> list[SeatSpec]:
+        """The seats in use; ValueError naming the seat at fault."""
+        seats: list[SeatSpec] = []
+        for i in range(MAX_SEATS[self.setup.game]):
+            kind = str(self.query_one(f"#seat-kind-{i}", Select).value)
+            if kind == NO_SEAT:
+                continue
+            name = self.query_one(f"#seat-name-{i}", Input).value.strip()
+            if not name:
+                base = "Player" if kind == "human" else kind.capitalize()
+                name = f"{base} {len(seats) + 1}"
+            strength_text = self.query_one(f"#seat-strength-{i}", Input).value.strip()
+            strength = None
+            if strength_text:
+                try:
+                    strength = float(strength_text)
+                except ValueError:
+                    raise ValueError(f"seat {i + 1}: strength {strength_text!r} is not a number") from None
+            seats.append(SeatSpec(kind, name, strength))
+        if not seats:
+            raise ValueError("seats: the game needs at least one seat")
+        names = [s.name for s in seats]
+        if len(set(names)) != len(names):
+            raise ValueError(f"seats: two seats have the same name ({', '.join(names)})")
+        return seats
+
+    def read_setup(self) -> Setup:
+        """The whole form as a Setup; ValueError/RulesError saying which field is wrong."""
+        from pathlib import Path
+
+        from tabletris.tui.setup import build_rules
+
+        seed_text = self.query_one("#seed", Input).value.strip()
+        try:
+            seed = int(seed_text) if seed_text else None
+        except ValueError:
+            raise ValueError(f"seed: {seed_text!r} is not an integer") from None
+        save_text = self.query_one("#save", Input).value.strip()
+        rules = self.read_rules()
+        if self.model_error:
+            raise RulesError(self.model_error)
+        build_rules(self.setup.game, rules)
+        return Setup(self.setup.game, self.read_seats(), rules, seed, Path(save_text) if save_text else None)
+
+    def validate(self) -> Setup | None:
+        error = self.query_one("#setup-error", Static)
+        try:
+            setup = self.read_setup()
+        except (RulesError, ValueError) as e:
+            error.update(f"✘ {e}")
+            self.query_one("#start", Button).disabled = True
+            return None
+        error.update("")
+        self.query_one("#start", Button).disabled = False
+        return setup
+
+    # -------------------------------------------------------------- events
+
+    @on(Select.Changed, "#game")
+    async def game_changed(self, event: Select.Changed) -> None:
+        if event.value == self.setup.game or event.value is Select.NULL:
+            return
+        self.setup.game = str(event.value)
+        self.setup.rules = {"preset": "standard"}
+        self.setup.seats = self.setup.seats[: MAX_SEATS[self.setup.game]]
+        await self.recompose()
+        self.on_mount()
+
+    @on(Select.Changed, "#preset")
+    async def preset_changed(self, event: Select.Changed) -> None:
+        if event.value == self.setup.rules.get("preset", "standard"):
+            return
+        self.keep_seats()
+        self.setup.rules = {"preset": str(event.value)}
+        await self.recompose()
+        self.on_mount()
+
+    def keep_seats(self) -> None:
+        with contextlib.suppress(ValueError):
+            self.setup.seats = self.read_seats()
+
+    @on(Input.Changed)
+    @on(Switch.Changed)
+    @on(Select.Changed)
+    def changed(self) -> None:
+        self.validate()
+
+    @on(Button.Pressed, "#start")
+    def start_pressed(self) -> None:
+        self.action_start()
+
+    @on(Input.Submitted)
+    def submitted(self) -> None:
+        self.action_start()
+
+    def action_start(self) -> None:
+        setup = self.validate()
+        if setup is None:
+            return
+        self.app.start_game(setup)  # type: ignore[attr-defined]
+
+    def action_back(self) -> None:
+        """Back to the game in progress, if this screen was opened over one."""
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()

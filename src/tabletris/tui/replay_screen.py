@@ -1,0 +1,148 @@
+"""The replay viewer: step through a record move by move (dice) or round by round (tower).
+
+Position k is the record's first k moves (or rounds) replayed through ``records.replay`` into a
+fresh game, so what is shown is exactly what the engine makes of the record.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from tabletris.engine import records
+from tabletris.engine.errors import RecordError
+from tabletris.tui import palette
+from tabletris.tui.board_view import BoardView
+from tabletris.tui.pieces import format_cells_short, shape_letter
+
+
+class ReplayScreen(Screen[None]):
+    """← → step, home/end jump, q quits; the final position is ``records.replay`` of the record."""
+
+    BINDINGS = [
+        Binding("left", "step(-1)", "Back"),
+        Binding("right", "step(1)", "Forward"),
+        Binding("pageup", "step(-10)", "-10", show=False),
+        Binding("pagedown", "step(10)", "+10", show=False),
+        Binding("home", "jump(0)", "Start"),
+        Binding("end", "jump(-1)", "End"),
+        Binding("question_mark", "app.help", "Help"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, doc: dict[str, Any], path: Path | None = None) -> None:
+        super().__init__()
+        self.doc = doc
+        self.path = path
+        self.kind = str(doc.get("game"))
+        self.key = "moves" if self.kind == "dice" else "rounds"
+        self.steps: list[Any] = list(doc.get(self.key, []))
+        self.final = records.replay(doc)  # raises RecordError for a record that breaks a rule
+        self.position = len(self.steps)
+        self._cache: dict[int, Any] = {len(self.steps): self.final}
+
+    @classmethod
+    def from_path(cls, path: Path) -> ReplayScreen:
+        """A viewer for the record at ``path``; RecordError (naming the fault) if it cannot replay."""
+        doc = records.load(Path(path))
+        records.check_common(doc)
+        return cls(doc, Path(path))
+
+    def game_at(self, k: int) -> Any:
+        """The game after the first ``k`` steps of the record."""
+        if k not in self._cache:
+            self._cache[k] = records.replay({**self.doc, self.key: self.steps[:k]})
+        return self._cache[k]
+
+    def compose(self) -> ComposeResult:
+        if self.kind == "dice":
+            with Horizontal(id="replay-main"):
+                yield BoardView(self.final.board, id="replay-board")
+                with Vertical(id="replay-side"):
+                    yield Static(id="replay-head")
+                    yield Static(id="replay-scores")
+                    with VerticalScroll(id="log-box"):
+                        yield Static(id="replay-log")
+        else:
+            with Vertical(id="replay-main"):
+                yield Static(id="replay-head")
+                yield HorizontalScroll(id="reveal")
+                yield Static(id="replay-scores")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_position()
+
+    def action_step(self, delta: int) -> None:
+        self.position = max(0, min(len(self.steps), self.position + delta))
+        self.show_position()
+
+    def action_jump(self, where: int) -> None:
+        self.position = len(self.steps) if where < 0 else where
+        self.show_position()
+
+    def show_position(self) -> None:
+        try:
+            game = self.game_at(self.position)
+        except RecordError as e:  # cannot happen for a record that replays in full; say so if it does
+            self.query_one("#replay-head", Static).update(Text(f"error: {e}", "bold red"))
+            return
+        name = self.path.name if self.path else "record"
+        head = Text()
+        head.append(f"{name}", "bold")
+        head.append(f"  {self.kind} · {'move' if self.kind == 'dice' else 'round'} {self.position}/{len(self.steps)}")
+        if game.over:
+            head.append("  · game over", "bold #feca57")
+        self.query_one("#replay-head", Static).update(head)
+        if self.kind == "dice":
+            board = self.query_one("#replay-board", BoardView)
+            last = game.moves[-1] if game.moves else None
+            board.border_title = "replay"
+            board.show(game.board, ghost=(), highlight=last.place if last and last.place else ())
+            self.query_one("#replay-scores", Static).update(self.dice_scores(game))
+            self.query_one("#replay-log", Static).update(self.dice_log())
+        else:
+            from tabletris.tui.tower_screen import tower_reveal, tower_score_line
+
+            reveal = self.query_one("#reveal", HorizontalScroll)
+            reveal.remove_children()
+            reveal.mount_all(list(tower_reveal(game)))
+            self.query_one("#replay-scores", Static).update(tower_score_line(game))
+
+    def dice_scores(self, game: Any) -> Text:
+        text = Text()
+        winners = set(game.winners())
+        for seat, player in enumerate(game.players):
+            text.append(f"{palette.seat_mark(seat)} {player}", f"bold {palette.seat_colour(seat)}")
+            text.append(f"  {game.scores[seat]}", "bold")
+            if seat in winners:
+                text.append("  ★", "bold #feca57")
+            text.append("\n")
+        return text
+
+    def dice_log(self) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        players = self.final.players
+        for i, move in enumerate(self.steps):
+            current = i == self.position - 1
+            text.append("▶" if current else " ", "bold #feca57")
+            text.append(f"{i + 1:>3} ", "bold" if current else "dim")
+            seat = move.get("player", (self.final.rules.first_player + i) % len(players))
+            text.append(f"{players[seat]:<10.10} ", palette.seat_colour(seat))
+            text.append_text(shape_letter(move["roll"]))
+            if "shape" in move:
+                text.append("→")
+                text.append_text(shape_letter(move["shape"]))
+            if "place" in move:
+                text.append(f" {format_cells_short(move['place'])}", "" if current else "dim")
+            else:
+                text.append("  fits nowhere: end", "#ff6b6b")
+            text.append("\n")
+        return text
