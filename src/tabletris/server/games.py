@@ -1,0 +1,242 @@
+"""How the server drives each game through its engine: one adapter per game.
+
+An adapter turns a client's move into an engine call, the engine's state into the JSON the web
+client draws, and an event log back into a game. It never decides a rule itself: legality, the
+legal placements sent to the client and every error reason come from the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from tabletris.bots.base import Bot, decide_dice_reward_points
+from tabletris.engine.board import Stone
+from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceGame, DiceRules
+from tabletris.engine.errors import IllegalMove, RecordError
+from tabletris.engine.options import RulesError, options_to_dict
+from tabletris.engine.records import replay_dice
+
+LOG_LENGTH = 60
+"""Moves of the log sent with each state (the record has them all)."""
+
+
+class ActionError(Exception):
+    """A client's message that cannot be accepted: ``code`` for programs, ``message`` for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class GameAdapter(Protocol):
+    """What the room needs from a game; see ``DiceAdapter`` for the reference implementation."""
+
+    name: str
+    max_seats: int
+
+    def rules_meta(self) -> dict[str, Any]: ...
+    def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> Any: ...
+    def start_record(self, game: Any) -> dict[str, Any]: ...
+    def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any: ...
+    def advance(self, game: Any) -> list[dict[str, Any]]: ...
+    def apply(self, game: Any, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]: ...
+    def must_act(self, game: Any) -> list[int]: ...
+    def turn_key(self, game: Any) -> Any: ...
+    def bot_move(self, game: Any, seat: int, bot: Bot) -> dict[str, Any]: ...
+    def public(self, game: Any) -> dict[str, Any]: ...
+    def private(self, game: Any, seat: int) -> dict[str, Any] | None: ...
+    def query(self, game: Any, seat: int, message: Mapping[str, Any]) -> dict[str, Any]: ...
+    def record(self, game: Any) -> dict[str, Any]: ...
+    def summary(self, game: Any) -> dict[str, Any]: ...
+    def frames(self, record: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]: ...
+
+
+def cells_json(cells: Sequence[Sequence[int]]) -> list[list[int]]:
+    return [[int(c[0]), int(c[1])] for c in cells]
+
+
+def stone_json(stone: Stone) -> dict[str, Any]:
+    return {"n": stone.number, "shape": stone.shape.value, "owner": stone.owner, "cells": cells_json(stone.cells)}
+
+
+def _rules_meta(rules_cls: Any, presets: Mapping[str, Any], help_text: Mapping[str, str]) -> dict[str, Any]:
+    """Every option with its default, its help text and each preset's values, for the create form."""
+    defaults = options_to_dict(rules_cls())
+    return {
+        "presets": {name: options_to_dict(rules_cls.from_dict({"preset": name})) for name in presets},
+        "options": [
+            {"name": k, "default": v, "help": help_text.get(k, "")}
+            for k, v in defaults.items()
+            if k != "preset"
+        ],
+    }
+
+
+class DiceAdapter:
+    """The dice game: events are the record's moves; the server rolls as each turn begins."""
+
+    name = "dice"
+    max_seats = 8
+
+    def rules_meta(self) -> dict[str, Any]:
+        return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP)
+
+    def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> DiceGame:
+        return DiceGame(list(players), dict(rules), seed=seed)
+
+    def start_record(self, game: DiceGame) -> dict[str, Any]:
+        record = game.to_record()
+        record["moves"] = []
+        return record
+
+    def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> DiceGame:
+        game = replay_dice({**start, "moves": list(events)})
+        self.advance(game)
+        return game
+
+    def advance(self, game: DiceGame) -> list[dict[str, Any]]:
+        """Roll for the player to move: the die is chance, so the server rolls, never the client.
+
+        A roll that cannot be placed ends the game; that turn is an event of its own.
+        """
+        before = len(game.moves)
+        if not game.over and game.roll_face is None:
+            game.roll()
+        return [m.to_dict() for m in game.moves[before:]]
+
+    def apply(self, game: DiceGame, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]:
+        if game.over:
+            raise ActionError("game_over", "the game is over")
+        if seat != game.to_move:
+            raise ActionError(
+                "not_your_turn", f"it is {game.players[game.to_move]}'s turn (seat {game.to_move}), not seat {seat}'s"
+            )
+        if move.get("place") is None:
+            raise ActionError("bad_message", "a dice move needs 'place': the four cells of the piece")
+        try:
+            played = game.play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"))
+        except IllegalMove as e:
+            raise ActionError("illegal", str(e)) from None
+        return [played.to_dict()]
+
+    def must_act(self, game: DiceGame) -> list[int]:
+        return [] if game.over else [game.to_move]
+
+    def turn_key(self, game: DiceGame) -> Any:
+        return game.turn
+
+    def bot_move(self, game: DiceGame, seat: int, bot: Bot) -> dict[str, Any]:
+        view = game.view()
+        decision = decide_dice_reward_points(view, bot.choose_dice(view))
+        move: dict[str, Any] = {"place": cells_json(decision.placement.cells), "shape": decision.shape.value}
+        if decision.take is not None:
+            move["take"] = cells_json(decision.take.cells)
+        if decision.rewards is not None:
+            move["rewards"] = [
+                r if isinstance(r, str) else {"remove": cells_json(r.cells if isinstance(r, Stone) else r)}
+                for r in decision.rewards
+            ]
+        return move
+
+    def public(self, game: DiceGame) -> dict[str, Any]:
+        rules = game.rules
+        first = max(0, len(game.moves) - LOG_LENGTH)
+        return {
+            "game": "dice",
+            "width": rules.width,
+            "height": rules.height,
+            "die": list(rules.die),
+            "stones": [stone_json(s) for s in game.board.stones.values()],
+            "complete_rows": game.board.complete_rows(),
+            "scores": list(game.scores),
+            "rows_completed": list(game.rows_completed),
+            "supply": {s.value: n for s, n in game.supply.items()} if rules.limited_supply else None,
+            "to_move": game.to_move,
+            "roll": game.roll_face,
+            "turn": game.turn,
+            "over": game.over,
+            "stuck": game.stuck,
+            "winners": game.winners(),
+            "clear_rows": rules.clear_rows,
+            "target": rules.target if rules.clear_rows else None,
+            "row_reward": rules.row_reward,
+            "log_start": first,
+            "log": [m.to_dict() for m in game.moves[first:]],
+        }
+
+    def private(self, game: DiceGame, seat: int) -> dict[str, Any] | None:
+        """The legal decisions for the seat to move, grouped by shape, stone taken and orientation."""
+        if game.over or seat != game.to_move or game.roll_face is None:
+            return None
+        choose = game.rules.row_reward == "choose"
+        options = []
+        for shape in game.shapes_for_roll():
+            for take in game.take_options(shape):
+                placements = game.legal_placements(shape, take)
+                forms = []
+                for o in shape.orientations(game.rules.orientation_mode):
+                    mine = [p for p in placements if p.orientation is o]
+                    form: dict[str, Any] = {"cells": cells_json(o.cells), "places": [[p.x, p.y] for p in mine]}
+                    if choose:
+                        form["rows"] = [len(game.scoring_rows_after(p, take)) for p in mine]
+                    forms.append(form)
+                options.append(
+                    {
+                        "shape": shape.value,
+                        "take": None if take is None else stone_json(take),
+                        "orientations": forms,
+                    }
+                )
+        return {
+            "options": options,
+            "rewardable": [s.number for s in game.rewardable_stones()] if choose else [],
+        }
+
+    def query(self, game: DiceGame, seat: int, message: Mapping[str, Any]) -> dict[str, Any]:
+        raise ActionError("unknown_type", "the dice game answers no queries: its state lists every legal placement")
+
+    def record(self, game: DiceGame) -> dict[str, Any]:
+        return game.to_record()
+
+    def summary(self, game: DiceGame) -> dict[str, Any]:
+        summary = game.summary()
+        for i, player in enumerate(summary["players"]):
+            player["rows"] = game.rows_completed[i]
+        summary["stuck"] = game.stuck
+        return summary
+
+    def frames(self, record: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The replay summary and the position after each move, found by undoing from the end."""
+        game = replay_dice(record)
+        summary = self.summary(game)
+        frames = [self._frame(game)]
+        while game.moves:
+            before = len(game.moves)
+            game.undo()
+            for _ in range(before - len(game.moves) - 1):
+                frames.append(frames[-1])  # a roll that ended the game changed no stone
+            frames.append(self._frame(game))
+        frames.reverse()
+        return summary, frames
+
+    def _frame(self, game: DiceGame) -> dict[str, Any]:
+        state = self.public(game)
+        state["last"] = game.moves[-1].to_dict() if game.moves else None
+        del state["log"]
+        state["roll"] = None
+        return state
+
+
+ADAPTERS: dict[str, GameAdapter] = {"dice": DiceAdapter()}
+
+
+def adapter_for(game: str) -> GameAdapter:
+    try:
+        return ADAPTERS[game]
+    except KeyError:
+        raise ActionError("unknown_game", f"unknown game {game!r}: expected one of {', '.join(ADAPTERS)}") from None
+
+
+__all__ = ["ADAPTERS", "ActionError", "DiceAdapter", "GameAdapter", "RecordError", "RulesError", "adapter_for"]

@@ -1,0 +1,133 @@
+"""The HTTP API's request and response bodies (they make the OpenAPI document at /openapi.json).
+
+Requests are strict (unknown keys and wrong types are rejected with 422 before any game sees
+them); the game-specific parts of responses are free-form objects, described in docs/api.md.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+
+CellIn = Annotated[list[StrictInt], Field(min_length=2, max_length=2, description="[x, y]")]
+CellsIn = Annotated[list[CellIn], Field(max_length=16)]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SeatIn(Strict):
+    kind: str = Field("open", max_length=32, description="'open' for a person, or a bot name from /api/meta")
+    name: str | None = Field(None, max_length=64, description="A bot's name (people name themselves on joining)")
+    strength: float | None = Field(None, ge=0, le=100, allow_inf_nan=False, description="Bot strength hint")
+
+
+class CreateRoomIn(Strict):
+    game: Literal["dice", "tower"] = "dice"
+    rules: dict[str, Any] = Field(default_factory=dict, description="{'preset': NAME} and/or options")
+    seats: list[SeatIn] = Field(min_length=1, max_length=8)
+    timer: float | None = Field(
+        None, ge=5, le=3600, allow_inf_nan=False,
+        description="Seconds per turn (dice) or round (tower); then a bot plays for the seat",
+    )
+
+
+class SeatOut(BaseModel):
+    seat: int
+    kind: str
+    name: str | None
+    strength: float | None
+    open: bool
+    bot: bool
+    connected: bool
+
+
+class RoomOut(BaseModel):
+    id: str
+    game: str
+    status: Literal["waiting", "playing", "over", "broken"]
+    created: float
+    rules: dict[str, Any]
+    preset: Any
+    timer: float | None
+    seats: list[SeatOut]
+    rematch: str | None
+    rematch_of: str | None
+    deadline: float | None
+    events: int
+    spectators: int
+    error: str | None
+
+
+class JoinIn(Strict):
+    name: str = Field(min_length=1, max_length=64)
+    seat: StrictInt | None = Field(None, ge=0, le=7, description="The seat to take; the first open one if omitted")
+
+
+class JoinOut(BaseModel):
+    room: str
+    seat: int
+    token: str = Field(description="The seat's secret: send it as X-Seat-Token or ?token= on the websocket")
+
+
+class RemoveIn(Strict):
+    remove: CellsIn
+
+
+class MoveIn(Strict):
+    """A move. Dice: ``place`` (+ ``shape`` on '*', ``take``, ``rewards``). Tower: ``minos``,
+    ``place`` or ``hold``."""
+
+    seat: StrictInt | None = Field(None, description="Optional: checked against the token's seat")
+    place: CellsIn | None = None
+    shape: str | None = Field(None, max_length=8)
+    take: CellsIn | None = None
+    rewards: Annotated[list[Literal["point"] | RemoveIn], Field(max_length=40)] | None = None
+    minos: Annotated[list[StrictInt], Field(max_length=64)] | None = None
+    hold: StrictBool = False
+
+    def engine_dict(self) -> dict[str, Any]:
+        d = self.model_dump(exclude_none=True)
+        if not d.get("hold"):
+            d.pop("hold", None)
+        return d
+
+
+class MoveOut(BaseModel):
+    seq: int = Field(description="Events stored for the room, this move's included")
+
+
+class StateOut(BaseModel):
+    type: Literal["state"]
+    you: int | None
+    seq: int
+    private: dict[str, Any] | None
+    room: RoomOut
+    game: dict[str, Any] | None
+
+
+class ErrorOut(BaseModel):
+    error: str = Field(description="A code: unknown_room, bad_token, not_your_turn, illegal, ...")
+    message: str = Field(description="What is wrong, for people")
+
+
+class GameMeta(BaseModel):
+    max_seats: int
+    presets: dict[str, dict[str, Any]]
+    options: list[dict[str, Any]]
+
+
+class MetaOut(BaseModel):
+    games: dict[str, GameMeta]
+    bots: list[str]
+    timer_bot: str
+
+
+class ReplayOut(BaseModel):
+    game: str
+    players: list[str]
+    record: dict[str, Any]
+    summary: dict[str, Any]
+    frames: list[dict[str, Any]] = Field(description="The position after 0, 1, 2 ... steps")
