@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +46,13 @@ class Bot(ABC):
     def choose_tower(self, view: Any) -> Any:
         """The action for this round of the tower game, from the seat's view."""
         raise NotImplementedError(f"the {self.name} bot does not play the tower game")
+
+    sees_deck = False
+    """True only for measuring bots (``oracle``) that are handed the whole game, deck included."""
+
+    def choose_tower_omniscient(self, game: Any, seat: int) -> Any:
+        """The action for ``seat`` knowing the whole deck; only bots with ``sees_deck`` have one."""
+        raise NotImplementedError(f"the {self.name} bot plays from a view, not from the whole game")
 
 
 BOTS: dict[str, Callable[..., Bot]] = {}
@@ -111,3 +118,19 @@ def play_dice_turn(game: DiceGame, bot: Bot) -> None:
         return
     decision = decide_dice_reward_points(game, bot.choose_dice(game.view()))
     game.play(decision.placement, decision.shape, decision.take, decision.rewards)
+
+
+def play_tower_round(game: Any, bots: Sequence[Bot | None]) -> None:
+    """Let every bot seat that still has to act submit its action for the round in PLAY.
+
+    Each bot gets ``game.view(seat)``: the public state and nothing of the deck below NEXT or of
+    another seat's pending action. A bot whose ``sees_deck`` is true (the ``oracle``, an upper
+    bound for measurements only) is given the game itself, read-only. ``None`` seats (people)
+    are skipped. The round resolves inside the engine when the last seat has submitted.
+    """
+    for seat in list(game.waiting_for()):
+        bot = bots[seat]
+        if bot is None:
+            continue
+        action = bot.choose_tower_omniscient(game, seat) if bot.sees_deck else bot.choose_tower(game.view(seat))
+        game.submit(seat, action)

@@ -1,0 +1,162 @@
+"""``tabletris simulate GAME``: many bot games, a table of results, and optionally files and charts.
+
+The work is ``tabletris.lab.simulate`` (seeded, identical for any ``--jobs``); this module only
+parses options, shows a progress bar, prints the table and writes ``--out``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from tabletris.lab.simulate import (
+    BACKENDS,
+    SimConfig,
+    SimulationResults,
+    config_from,
+    save_records,
+    simulate,
+)
+from tabletris.lab.stats import summarize
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def print_summary(summary: dict[str, Any], console: Console) -> None:
+    """The per-preset tables: seats (wins with a 95% Wilson interval, scores), then positions."""
+    for p in summary["presets"]:
+        table = Table(title=f"{summary['config']['game']} - preset {p['preset']} - {p['games']} games")
+        table.add_column("seat")
+        table.add_column("wins", justify="right")
+        table.add_column("win rate", justify="right")
+        table.add_column("95% CI", justify="right")
+        table.add_column("mean score", justify="right")
+        table.add_column("median", justify="right")
+        for s in p["seats"]:
+            low, high = s["ci95"]
+            table.add_row(
+                s["seat"],
+                f"{s['wins']:g}",
+                f"{s['win_rate']:.1%}",
+                f"{low:.1%} - {high:.1%}",
+                f"{s['mean_score']:.2f}",
+                f"{s['median_score']:g}",
+            )
+        console.print(table)
+        positions = ", ".join(f"{row['position']}: {row['win_rate']:.1%}" for row in p["positions"])
+        length = p["length"]
+        console.print(
+            f"  win rate by position: {positions}\n"
+            f"  first-seat advantage: {p['first_seat_advantage']:+.1%}\n"
+            f"  game length: mean {length['mean']:.1f}, median {length['median']:g} "
+            f"(min {length['min']:g}, max {length['max']:g})"
+        )
+
+
+def write_outputs(run: SimulationResults, summary: dict[str, Any], out: Path, seconds: float) -> list[Path]:
+    """``results.json``, ``games.csv``, the charts, and the records if they were kept."""
+    from tabletris.lab.charts import write_charts
+
+    out.mkdir(parents=True, exist_ok=True)
+    doc = dict(summary)
+    doc["seconds"] = seconds
+    results_path = out / "results.json"
+    results_path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    labels = [s.label for s in run.config.seats]
+    games_path = out / "games.csv"
+    with games_path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(
+            ["preset", "index", "seed", "length"]
+            + [f"position {i}" for i in range(len(labels))]
+            + [f"score {label}" for label in labels]
+            + [f"win {label}" for label in labels]
+        )
+        for r in run.results:
+            writer.writerow(
+                [r.preset, r.index, r.seed, r.length]
+                + [labels[b] for b in r.order]
+                + list(r.scores)
+                + [f"{w:g}" for w in r.wins]
+            )
+    paths = [results_path, games_path, *write_charts(run, summary, out)]
+    if run.config.save_records:
+        paths.extend(save_records(run, out))
+    return paths
+
+
+def run_simulation(config: SimConfig, backend: str, jobs: int, console: Console) -> SimulationResults:
+    total = config.games * len(config.presets)
+    with Progress(
+        TextColumn("[bold]simulating[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        bar = progress.add_task("games", total=total)
+        return simulate(config, backend, jobs, progress=lambda k: progress.advance(bar, k))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("simulate")
+    def simulate_command(
+        game: Annotated[str, typer.Argument(help="dice or tower")] = "dice",
+        seats: Annotated[str, typer.Option(help="Comma-separated bots, e.g. expert,greedy or expert@0.5,random.")] = "expert,greedy",
+        games: Annotated[int, typer.Option(help="Games per preset.")] = 100,
+        seed: Annotated[int, typer.Option(help="Master seed: every game's seed derives from it.")] = 0,
+        jobs: Annotated[int, typer.Option(help="Worker processes (results do not depend on it).")] = 1,
+        preset: Annotated[
+            list[str] | None, typer.Option("--preset", help="Rule preset; repeat to compare several.")
+        ] = None,
+        rules: Annotated[
+            list[str] | None, typer.Option("--rules", help="Rule option key=value or a JSON object; repeatable.")
+        ] = None,
+        swap: Annotated[bool, typer.Option("--swap", help="Rotate seats so each bot plays each position equally.")] = False,
+        out: Annotated[Path | None, typer.Option(help="Write results.json, games.csv and PNG charts here.")] = None,
+        save_records_: Annotated[
+            bool, typer.Option("--save-records", help="Keep every game's record in OUT/records/.")
+        ] = False,
+        backend: Annotated[str, typer.Option(help=f"How games run: {', '.join(BACKENDS)}.")] = "process",
+        budget: Annotated[float | None, typer.Option(help="Seconds per bot decision (a cap; unset = reproducible).")] = None,
+    ) -> None:
+        """Play many games between bots and print win rates, scores and game lengths."""
+        from tabletris.cli.seats import parse_rules
+
+        if save_records_ and out is None:
+            _fail("--save-records needs --out DIR")
+        try:
+            extra = parse_rules(rules, None)
+            config = config_from(
+                game, seats, games, seed, preset or ["standard"], extra, swap, save_records_, budget
+            )
+            if jobs < 1:
+                raise ValueError(f"--jobs: {jobs}: at least 1")
+            if backend not in BACKENDS:
+                raise ValueError(f"--backend: {backend!r}: expected one of {', '.join(BACKENDS)}")
+        except ValueError as e:
+            _fail(str(e))
+            return
+        console = Console()
+        start = time.perf_counter()
+        run = run_simulation(config, backend, jobs, console)
+        seconds = time.perf_counter() - start
+        summary = summarize(run)
+        print_summary(summary, console)
+        total = len(run.results)
+        console.print(f"{total} games in {seconds:.1f} s ({total / seconds:.1f} games/s, --jobs {jobs})")
+        if out is not None:
+            paths = write_outputs(run, summary, out, seconds)
+            console.print(f"wrote {len(paths)} files to {out}")

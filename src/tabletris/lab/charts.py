@@ -1,0 +1,73 @@
+"""Charts of a simulation run (matplotlib, Agg backend: no display needed, safe in workers).
+
+Three PNGs: the score distribution of each seat, the win rate by table position, and the game
+length, each with one series per preset so presets are compared on the same axes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+
+from tabletris.lab.simulate import SimulationResults
+
+
+def write_charts(run: SimulationResults, summary: dict[str, Any], directory: Path) -> list[Path]:
+    """Write ``scores.png``, ``positions.png`` and ``length.png`` into ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    labels = [s.label for s in run.config.seats]
+    presets = list(run.config.presets)
+    paths = []
+
+    fig, axes = plt.subplots(1, len(presets), figsize=(5 * len(presets), 4), squeeze=False)
+    for ax, preset in zip(axes[0], presets, strict=True):
+        results = run.for_preset(preset)
+        data = [[r.scores[b] for r in results] for b in range(len(labels))]
+        ax.boxplot(data)
+        ax.set_xticks(range(1, len(labels) + 1), labels)
+        ax.set_title(f"score per seat ({preset})")
+        ax.set_ylabel("score")
+    fig.tight_layout()
+    paths.append(_save(fig, directory / "scores.png"))
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    width = 0.8 / len(presets)
+    for k, p in enumerate(summary["presets"]):
+        xs = [row["position"] + k * width for row in p["positions"]]
+        rates = [row["win_rate"] for row in p["positions"]]
+        errs = [
+            [r - row["ci95"][0] for r, row in zip(rates, p["positions"], strict=True)],
+            [row["ci95"][1] - r for r, row in zip(rates, p["positions"], strict=True)],
+        ]
+        ax.bar(xs, rates, width=width, yerr=errs, capsize=3, label=p["preset"])
+    ax.axhline(1 / len(labels), color="grey", linestyle="--", linewidth=1)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))], [f"position {i}" for i in range(len(labels))])
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_title("win rate by seat position")
+    ax.legend()
+    fig.tight_layout()
+    paths.append(_save(fig, directory / "positions.png"))
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for preset in presets:
+        lengths = [r.length for r in run.for_preset(preset)]
+        ax.hist(lengths, bins=min(30, max(5, len(set(lengths)))), alpha=0.6, label=preset)
+    ax.set_xlabel("turns (dice) / rounds (tower)")
+    ax.set_ylabel("games")
+    ax.set_title("game length")
+    ax.legend()
+    fig.tight_layout()
+    paths.append(_save(fig, directory / "length.png"))
+    return paths
+
+
+def _save(fig: Any, path: Path) -> Path:
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,105 @@
+"""``simulate``: reproducible for any number of workers, and the files ``--out`` writes."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tabletris.cli.app import app
+from tabletris.engine.records import replay
+from tabletris.lab.simulate import config_from, derive_seed, make_tasks, run_game, simulate
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def test_results_do_not_depend_on_jobs() -> None:
+    config = config_from("dice", "greedy,random,greedy", 6, seed=42, presets=["standard", "classic"], swap=True)
+    one = simulate(config, "local", jobs=1).results
+    two = simulate(config, "process", jobs=2).results
+    assert one == two
+    assert [(r.preset, r.index) for r in two] == [(p, i) for p in ("standard", "classic") for i in range(6)]
+
+
+def test_seeds_derive_from_seed_preset_and_index() -> None:
+    config = config_from("dice", "random,random", 4, seed=7)
+    tasks = make_tasks(config)
+    assert len({t.seed for t in tasks}) == 4
+    assert tasks[2].seed == derive_seed(7, "standard", 2)
+    other = make_tasks(config_from("dice", "random,random", 4, seed=8))
+    assert {t.seed for t in tasks}.isdisjoint({t.seed for t in other})
+
+
+def test_swap_rotates_positions_over_the_same_deal() -> None:
+    config = config_from("dice", "greedy,random", 4, seed=3, swap=True)
+    tasks = make_tasks(config)
+    assert [t.order for t in tasks] == [(0, 1), (1, 0), (0, 1), (1, 0)]
+    assert tasks[0].seed == tasks[1].seed != tasks[2].seed == tasks[3].seed
+
+
+def test_run_game_is_a_pure_function_and_keeps_scores_per_bot() -> None:
+    config = config_from("dice", "greedy,random", 2, seed=5, swap=True, save_records=True)
+    task = make_tasks(config)[1]  # seats swapped: greedy sits in position 1
+    a, b = run_game(task), run_game(task)
+    assert a == b
+    assert a.record is not None
+    game = replay(a.record)
+    assert game.over
+    assert list(game.scores) == [a.scores[1], a.scores[0]]
+    assert game.players == ["random", "greedy"]
+
+
+def test_bad_options_name_the_problem() -> None:
+    with pytest.raises(ValueError, match="unknown bot 'nobody'"):
+        config_from("dice", "nobody,random", 2)
+    with pytest.raises(ValueError, match="--preset nope"):
+        config_from("dice", "random", 2, presets=["nope"])
+    with pytest.raises(ValueError, match="--games"):
+        config_from("dice", "random", 0)
+    with pytest.raises(ValueError, match="1 to 4 players"):
+        config_from("tower", "random,random,random,random,random", 1)
+    config = config_from("dice", "random", 1)
+    with pytest.raises(ValueError, match="--backend"):
+        simulate(config, "cloud")
+
+
+def test_cli_writes_json_csv_png_and_records(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        app,
+        [
+            "simulate", "dice", "--seats", "greedy,random", "--games", "4", "--seed", "9",
+            "--jobs", "1", "--swap", "--preset", "standard", "--preset", "long",
+            "--out", str(out), "--save-records",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "first-seat advantage" in result.output
+    doc = json.loads((out / "results.json").read_text())
+    assert [p["preset"] for p in doc["presets"]] == ["standard", "long"]
+    assert doc["presets"][0]["games"] == 4
+    low, high = doc["presets"][0]["seats"][0]["ci95"]
+    assert 0 <= low <= doc["presets"][0]["seats"][0]["win_rate"] <= high <= 1
+    with (out / "games.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 8
+    assert {r["preset"] for r in rows} == {"standard", "long"}
+    assert all(int(r["length"]) > 0 for r in rows)
+    for name in ("scores.png", "positions.png", "length.png"):
+        assert (out / name).read_bytes()[:8] == PNG_SIGNATURE
+    records = sorted((out / "records").glob("*.json"))
+    assert len(records) == 8
+    game = replay(records[0])
+    assert game.over
+
+
+def test_cli_rejects_bad_input_with_a_message() -> None:
+    result = CliRunner().invoke(app, ["simulate", "dice", "--seats", "random,ghost", "--games", "2"])
+    assert result.exit_code == 2
+    assert "unknown bot 'ghost'" in result.output
+    result = CliRunner().invoke(app, ["simulate", "dice", "--save-records"])
+    assert result.exit_code == 2
+    assert "--save-records needs --out" in result.output
