@@ -20,9 +20,7 @@ EMPTY = "."
 FILLED = "#"
 
 
-def board_from_rows(
-    rows: Sequence[str], owners: Mapping[str, int | None] | None = None
-) -> Board:
+def board_from_rows(rows: Sequence[str], owners: Mapping[str, int | None] | None = None) -> Board:
     """A board drawn as a picture, top row first, every row the same width.
 
     ``.`` is empty and ``#`` a one-cell stone (shape M, no owner: plain filler). A letter is a
@@ -56,7 +54,9 @@ def board_from_rows(
         seen |= group
         shape = Shape.parse(ch)
         if len(group) != shape.size:
-            raise ValueError(f"board_from_rows: {ch!r} group at {sorted(group)} is not {shape.size} cells")
+            raise ValueError(
+                f"board_from_rows: {ch!r} group at {sorted(group)} is not {shape.size} cells"
+            )
         board.new_stone(shape, tuple(sorted(group)), owners.get(ch))
     return board
 
@@ -76,7 +76,9 @@ def _component(grid: Mapping[Cell, str], start: Cell) -> set[Cell]:
 
 def filled_cells(board: Board) -> set[Cell]:
     """The filled cells, read cell by cell through the public per-cell query."""
-    return {(x, y) for x in range(board.width) for y in range(board.height) if board.is_filled((x, y))}
+    return {
+        (x, y) for x in range(board.width) for y in range(board.height) if board.is_filled((x, y))
+    }
 
 
 def rests(cells: Iterable[Cell], filled: set[Cell]) -> bool:
@@ -129,9 +131,7 @@ def reference_positions(
             if (nx, ny) not in seen and fits(nx, ny):
                 seen.add((nx, ny))
                 queue.append((nx, ny))
-    return {
-        (x, y) for x, y in seen if on_board(x, y) and rests(orientation.at(x, y), filled)
-    }
+    return {(x, y) for x, y in seen if on_board(x, y) and rests(orientation.at(x, y), filled)}
 
 
 def play_random_turn(game: DiceGame, rng: random.Random) -> bool:
@@ -177,3 +177,35 @@ def play_random_game(game: DiceGame, rng: random.Random, max_turns: int = 400) -
 def stone_cells(stones: Iterable[Stone]) -> list[list[Cell]]:
     """Stones as sorted cell lists, for order-free comparisons."""
     return sorted(sorted(s.cells) for s in stones)
+
+
+def garbage_from_rows(rows: Sequence[str]) -> list[dict[str, object]]:
+    """A picture turned into the ``garbage`` rule's list of stones, to set up a dice position.
+
+    Listed garbage is how a record sets up a board before the game (rules.md house rule
+    ``garbage``), so tests build positions the way a table would, not by poking at the state.
+    """
+    board = board_from_rows(rows)
+    return [
+        {"shape": s.shape.value, "cells": [list(c) for c in s.cells]}
+        for s in sorted(board.stones.values(), key=lambda s: s.number)
+    ]
+
+
+def state_of(game: DiceGame) -> dict[str, object]:
+    """Everything observable about a dice game, for exact before/after comparisons."""
+    return {
+        "summary": game.summary(),
+        "board": game.board.copy(),
+        "stones": dict(game.board.stones),
+        "supply": dict(game.supply),
+        "scores": list(game.scores),
+        "rows_completed": list(game.rows_completed),
+        "to_move": game.to_move,
+        "roll_face": game.roll_face,
+        "over": game.over,
+        "turn": game.turn,
+        "moves": list(game.moves),
+        "rng": game.rng.getstate(),
+        "record": game.to_record(),
+    }

@@ -21,7 +21,9 @@ def anchors(board: Board, shape: Shape, orientation: str = "rotate", access: str
     return {p.cells for p in board.placements(shape, orientation, access)}  # type: ignore[arg-type]
 
 
-def reason(board: Board, shape: Shape, cells: list, orientation: str = "rotate", access: str = "slide") -> str:
+def reason(
+    board: Board, shape: Shape, cells: list, orientation: str = "rotate", access: str = "slide"
+) -> str:
     with pytest.raises(IllegalPlacement) as info:
         board.validate(shape, cells, orientation, access)  # type: ignore[arg-type]
     return info.value.reason
@@ -59,7 +61,9 @@ def test_rest_on_row_zero() -> None:
     """Rule 'Resting': a placement rests when at least one of its cells is on row 0."""
     board = Board(6, 4)
     assert board.validate(Shape.I, [[0, 0], [1, 0], [2, 0], [3, 0]], access="free").y == 0
-    assert reason(board, Shape.I, [[0, 1], [1, 1], [2, 1], [3, 1]], access="free") == "does not rest"
+    assert (
+        reason(board, Shape.I, [[0, 1], [1, 1], [2, 1], [3, 1]], access="free") == "does not rest"
+    )
 
 
 def test_rest_by_face_contact() -> None:
@@ -86,8 +90,12 @@ def test_corner_contact_is_not_enough() -> None:
         ]
     )
     # (2,1) touches the filled (1,0) only at a corner, and touches (1,1)'s empty face.
-    assert reason(board, Shape.I, [[2, 1], [3, 1], [4, 1], [5, 1]], access="free") == "does not rest"
-    assert reason(board, Shape.I, [[2, 1], [3, 1], [4, 1], [5, 1]], access="slide") == "does not rest"
+    assert (
+        reason(board, Shape.I, [[2, 1], [3, 1], [4, 1], [5, 1]], access="free") == "does not rest"
+    )
+    assert (
+        reason(board, Shape.I, [[2, 1], [3, 1], [4, 1], [5, 1]], access="slide") == "does not rest"
+    )
     # Side contact is not resting either: the I beside the wall of stones hangs in the air.
     tall = board_from_rows(["#.....", "#.....", "#....."])
     assert reason(tall, Shape.I, [[1, 1], [2, 1], [3, 1], [4, 1]], access="free") == "does not rest"
@@ -131,12 +139,21 @@ def test_drop_only_where_it_lands() -> None:
 def test_drop_cannot_go_under_an_overhang(overhang_board: Board) -> None:
     """Rule 'Access drop': a straight fall stops on the shelf; under it is not a drop placement."""
     under = [[0, 0], [1, 0], [0, 1], [1, 1]]
-    assert overhang_board.validate(Shape.O, under, access="free").cells == ((0, 0), (0, 1), (1, 0), (1, 1))
+    assert overhang_board.validate(Shape.O, under, access="free").cells == (
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (1, 1),
+    )
     assert reason(overhang_board, Shape.O, under, access="drop") == (
         "is not where a straight drop lands (access drop)"
     )
     assert {(p.x, p.y) for p in overhang_board.placements(Shape.O, "rotate", "drop")} == {
-        (0, 3), (1, 3), (2, 3), (3, 3), (4, 3)
+        (0, 3),
+        (1, 3),
+        (2, 3),
+        (3, 3),
+        (4, 3),
     }
 
 
@@ -163,7 +180,10 @@ def test_slide_space_under_overhang_that_no_path_reaches(overhang_board: Board) 
         "cannot be reached from the top (access slide)"
     )
     assert overhang_board.validate(Shape.I, lying, access="free")
-    assert not any(p.y < 2 and p.orientation.width == 4 for p in overhang_board.placements(Shape.I, "rotate", "slide"))
+    assert not any(
+        p.y < 2 and p.orientation.width == 4
+        for p in overhang_board.placements(Shape.I, "rotate", "slide")
+    )
 
 
 def test_slide_cannot_fill_an_enclosed_hole() -> None:
@@ -177,8 +197,14 @@ def test_slide_cannot_fill_an_enclosed_hole() -> None:
         ]
     )
     hole = [[1, 1], [2, 1], [3, 1], [4, 1]]
-    assert reason(board, Shape.I, hole, access="slide") == "cannot be reached from the top (access slide)"
-    assert reason(board, Shape.M, [[2, 1]], access="slide") == "cannot be reached from the top (access slide)"
+    assert (
+        reason(board, Shape.I, hole, access="slide")
+        == "cannot be reached from the top (access slide)"
+    )
+    assert (
+        reason(board, Shape.M, [[2, 1]], access="slide")
+        == "cannot be reached from the top (access slide)"
+    )
     assert board.validate(Shape.I, hole, access="free").y == 1
     assert all(p.y == 3 for p in board.placements(Shape.M, "rotate", "slide"))
 
@@ -209,7 +235,10 @@ def test_slide_cannot_move_up() -> None:
     )
     # (0,1) rests on (0,0) but the way there runs along row 0 and then up: closed to sliding.
     assert up.validate(Shape.M, [[0, 1]], access="free")
-    assert reason(up, Shape.M, [[0, 1]], access="slide") == "cannot be reached from the top (access slide)"
+    assert (
+        reason(up, Shape.M, [[0, 1]], access="slide")
+        == "cannot be reached from the top (access slide)"
+    )
     assert up.validate(Shape.M, [[1, 0]], access="slide")
 
 
@@ -242,10 +271,17 @@ def test_no_part_above_the_top_edge() -> None:
             "#...",
         ]
     )
-    assert reason(board, Shape.I, [[0, 2], [0, 3], [0, 4], [0, 5]], access="free") == "is out of bounds"
-    assert not any(p.x == 0 for p in board.placements(Shape.I, "rotate", "drop") if p.orientation.height == 4)
+    assert (
+        reason(board, Shape.I, [[0, 2], [0, 3], [0, 4], [0, 5]], access="free")
+        == "is out of bounds"
+    )
+    assert not any(
+        p.x == 0 for p in board.placements(Shape.I, "rotate", "drop") if p.orientation.height == 4
+    )
     for access in ACCESS_MODES:
-        assert all(max(y for _, y in p.cells) < 5 for p in board.placements(Shape.I, "free", access))
+        assert all(
+            max(y for _, y in p.cells) < 5 for p in board.placements(Shape.I, "free", access)
+        )
 
 
 # ---------------------------------------------------------------- validation
@@ -262,8 +298,14 @@ def test_no_part_above_the_top_edge() -> None:
         ([[1, 0], [2, 0], [3, 0]], "needs 4 distinct cells"),
         ([[1, 0], [2, 0], [3, 0], [2, 1], [2, 2]], "needs 4 distinct cells"),
         ([[1, 0], [2, 0], [2, 0], [2, 1]], "needs 4 distinct cells"),
-        ([[1, 0], [2], [3, 0], [2, 1]], "needs cells as [x, y] pairs, got [[1, 0], [2], [3, 0], [2, 1]]"),
-        ([[1, 0], [2.5, 0], [3, 0], [2, 1]], "needs cells as [x, y] pairs, got [[1, 0], [2.5, 0], [3, 0], [2, 1]]"),
+        (
+            [[1, 0], [2], [3, 0], [2, 1]],
+            "needs cells as [x, y] pairs, got [[1, 0], [2], [3, 0], [2, 1]]",
+        ),
+        (
+            [[1, 0], [2.5, 0], [3, 0], [2, 1]],
+            "needs cells as [x, y] pairs, got [[1, 0], [2.5, 0], [3, 0], [2, 1]]",
+        ),
     ],
 )
 def test_validation_reasons(cells: list, expected: str) -> None:
@@ -283,7 +325,10 @@ def test_mirrored_piece_under_rotate() -> None:
     """Rule 'Orientation': under `rotate` an S may not be laid as a Z (it would have to be mirrored)."""
     board = Board(6, 4)
     z_cells = [[0, 1], [1, 1], [1, 0], [2, 0]]
-    assert reason(board, Shape.S, z_cells, "rotate", "free") == "would have to be mirrored (orientation rotate)"
+    assert (
+        reason(board, Shape.S, z_cells, "rotate", "free")
+        == "would have to be mirrored (orientation rotate)"
+    )
     placement = board.validate(Shape.S, z_cells, "free", "free")
     assert placement.shape is Shape.S and placement.orientation.mirrored
 
@@ -300,7 +345,10 @@ def test_illegal_placement_message_is_the_record_wording() -> None:
 def test_validate_returns_the_generated_placement(empty_board: Board) -> None:
     """Validation and generation agree: a generated placement validates to itself."""
     for p in empty_board.placements(Shape.L, "free", "slide"):
-        assert empty_board.validate(Shape.L, [list(c) for c in reversed(p.cells)], "free", "slide") == p
+        assert (
+            empty_board.validate(Shape.L, [list(c) for c in reversed(p.cells)], "free", "slide")
+            == p
+        )
 
 
 # ------------------------------------------------------------- complete rows
@@ -383,7 +431,9 @@ def test_push_and_pop() -> None:
 def test_board_rows_use_shape_letters() -> None:
     """record-format.md: rows top first, `.` empty, the stone's shape letter for a filled cell."""
     board = Board(4, 3)
-    board.push(Placement(Shape.S, find_orientation(Shape.S, [(0, 1), (1, 1), (1, 0), (2, 0)], "free"), 0, 0))  # type: ignore[arg-type]
+    mirrored = find_orientation(Shape.S, [(0, 1), (1, 1), (1, 0), (2, 0)], "free")
+    assert mirrored is not None
+    board.push(Placement(Shape.S, mirrored, 0, 0))
     assert board.rows() == ["....", "SS..", ".SS."]
 
 
@@ -401,11 +451,15 @@ def random_boards(draw: st.DrawFn) -> Board:
         access = draw(st.sampled_from(ACCESS_MODES))
         options = board.placements(shape, "free", access)
         if options:
-            board.push(options[draw(st.integers(0, len(options) - 1))], owner=draw(st.integers(0, 3)))
+            board.push(
+                options[draw(st.integers(0, len(options) - 1))], owner=draw(st.integers(0, 3))
+            )
     return board
 
 
-PROPERTY_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @PROPERTY_SETTINGS
@@ -487,7 +541,11 @@ def test_push_pop_restores_the_board_exactly(board: Board, shape: Shape, pick: i
 
 
 @PROPERTY_SETTINGS
-@given(board=random_boards(), shape=st.sampled_from(list(Shape)), orientation_mode=st.sampled_from(ORIENTATION_MODES))
+@given(
+    board=random_boards(),
+    shape=st.sampled_from(list(Shape)),
+    orientation_mode=st.sampled_from(ORIENTATION_MODES),
+)
 def test_drop_within_slide_within_free(board: Board, shape: Shape, orientation_mode: str) -> None:
     """Rule 'Access': a straight drop is one way of sliding, and every slide target rests: drop ⊆ slide ⊆ free."""
     drop = set(board.placements(shape, orientation_mode, "drop"))  # type: ignore[arg-type]

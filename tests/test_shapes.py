@@ -29,7 +29,15 @@ def test_shapes_are_the_seven_tetrominoes_and_the_mino() -> None:
 
 def test_guideline_colours() -> None:
     """Rule 'Shapes': guideline colours I cyan, O yellow, T purple, S green, Z red, J blue, L orange."""
-    expected = {"I": "cyan", "O": "yellow", "T": "purple", "S": "green", "Z": "red", "J": "blue", "L": "orange"}
+    expected = {
+        "I": "cyan",
+        "O": "yellow",
+        "T": "purple",
+        "S": "green",
+        "Z": "red",
+        "J": "blue",
+        "L": "orange",
+    }
     assert {s.value: s.colour for s in TETROMINOES} == expected
 
 
@@ -76,7 +84,9 @@ def test_free_makes_mirror_pairs_congruent(a: str, b: str) -> None:
 def test_rotate_keeps_mirror_pairs_apart(a: str, b: str) -> None:
     """Rule 'Orientation': `rotate` allows rotations only, so an S is never a Z (nor a J an L)."""
     sa, sb = Shape(a), Shape(b)
-    assert not {o.cells for o in sa.orientations("rotate")} & {o.cells for o in sb.orientations("rotate")}
+    assert not {o.cells for o in sa.orientations("rotate")} & {
+        o.cells for o in sb.orientations("rotate")
+    }
     for o in sb.orientations("rotate"):
         assert find_orientation(sa, o.cells, "rotate") is None
 
@@ -133,6 +143,6 @@ def test_congruence_is_invariant_under_translation_and_allowed_turns(
     assert found is not None
     assert found.cells == normalise(cells)
     mirrored = [(-x, y) for x, y in cells]
-    assert (find_orientation(shape, mirrored, "free") is not None)
+    assert find_orientation(shape, mirrored, "free") is not None
     if mode == "rotate" and shape in (Shape.S, Shape.Z, Shape.J, Shape.L):
         assert find_orientation(shape, mirrored, "rotate") is None
