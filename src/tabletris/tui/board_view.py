@@ -50,6 +50,11 @@ class BoardView(Widget):
             self.view = view
             self.cell = cell
 
+        @property
+        def control(self) -> BoardView:
+            """The board clicked, so ``@on(BoardView.CellClicked, "#id")`` can match it."""
+            return self.view
+
     def __init__(
         self,
         board: Board,

@@ -36,23 +36,36 @@ def save_record(game: Any, path: Path) -> Path:
     return path
 
 
+def dice_breakdown_rows(game: Any) -> list[dict[str, Any]]:
+    """Per player: rows completed, the stuck penalty, the total and whether they won."""
+    winners = set(game.winners())
+    return [
+        {
+            "name": name,
+            "rows": game.rows_completed[seat],
+            "penalty": -1 if game.rules.stuck_penalty and game.stuck == seat else 0,
+            "total": game.scores[seat],
+            "winner": seat in winners,
+        }
+        for seat, name in enumerate(game.players)
+    ]
+
+
 def dice_breakdown(game: Any) -> Table:
-    """Rows completed, points, the stuck penalty and the total per player of a dice game."""
+    """Rows completed, the stuck penalty and the total per player of a dice game."""
     table = Table(title="Final score", expand=False, header_style="bold", title_style="bold")
     table.add_column("", no_wrap=True)
     table.add_column("player", no_wrap=True)
     table.add_column("rows", justify="right")
     table.add_column("penalty", justify="right")
     table.add_column("total", justify="right", style="bold")
-    winners = set(game.winners())
-    for seat, name in enumerate(game.players):
-        penalty = -1 if game.rules.stuck_penalty and game.stuck == seat else 0
+    for seat, row in enumerate(dice_breakdown_rows(game)):
         table.add_row(
-            Text("★ winner" if seat in winners else "", "bold #feca57"),
-            Text(name, f"bold {palette.seat_colour(seat)}"),
-            str(game.rows_completed[seat]),
-            str(penalty) if penalty else "",
-            str(game.scores[seat]),
+            Text("★ winner" if row["winner"] else "", "bold #feca57"),
+            Text(row["name"], f"bold {palette.seat_colour(seat)}"),
+            str(row["rows"]),
+            str(row["penalty"]) if row["penalty"] else "",
+            str(row["total"]),
         )
     return table
 
