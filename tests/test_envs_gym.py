@@ -12,7 +12,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import tabletris  # noqa: F401  (registers the environments)
-from tabletris.envs.gym import DiceEnv
+from tabletris.envs.gym import DiceEnv, TowerEnv
 
 
 def run_python(code: str) -> str:
@@ -99,3 +99,50 @@ def test_step_after_the_end_is_harmless() -> None:
     play(env, 3)
     obs, reward, terminated, truncated, _ = env.step(0)
     assert terminated and reward == 0.0 and not obs["action_mask"].any()
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"players": 3, "seat": 2, "rules": "advanced"}, {"players": 1, "rules": {"height": 8}}],
+)
+def test_tower_env_passes_gymnasiums_checker(kwargs: dict) -> None:
+    env = gymnasium.make("tabletris/Tower-v0", **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+
+
+def play_tower(env: TowerEnv, seed: int) -> tuple[list[int], float, list[int]]:
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    actions, total = [], 0.0
+    while True:
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        actions.append(action)
+        obs, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        if terminated or truncated:
+            return actions, total, info["scores"]
+
+
+def test_tower_env_same_seed_same_game_and_rewards_are_score_changes() -> None:
+    first = play_tower(TowerEnv(players=3, seat=1), 5)
+    assert first == play_tower(TowerEnv(players=3, seat=1), 5)
+    _actions, total, scores = first
+    assert total == scores[1]
+
+
+def test_tower_env_minos_are_sub_steps() -> None:
+    env = TowerEnv(players=2, rules={"start_minos": 2}, illegal_action="raise")
+    obs, _ = env.reset(seed=2)
+    mino = env.codec.mino_base
+    obs, reward, *_ = env.step(mino)
+    assert reward == 0.0 and env.turn.minos == [0] and env.game.round == 1
+    obs, *_ = env.step(mino)
+    assert env.turn.minos == [0, 0]
+    assert not obs["action_mask"][env.codec.mino_base :].any()  # both minos used
+    with pytest.raises(ValueError, match="hold is not legal"):
+        env.step(1)
+    drop = int(np.flatnonzero(obs["action_mask"])[0])
+    env.step(drop)
+    assert env.game.round == 2 and env.game.rounds[0][0].minos == (0, 0)

@@ -18,10 +18,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from tabletris.bots.base import Bot, make_bot, play_dice_turn
+from tabletris.bots.base import Bot, make_bot, play_dice_turn, play_tower_round
 from tabletris.engine.dice import DiceGame, DiceRules
+from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
 from tabletris.envs.dice_codec import DiceChoice, DiceCodec
 from tabletris.envs.dice_v0 import IllegalPolicy, player_names
+from tabletris.envs.tower_codec import SeatTurn, TowerCodec
+from tabletris.envs.tower_v0 import Legal, first_choice
 
 
 def opponent_names(opponents: str | Sequence[str], others: int) -> list[str]:
@@ -149,3 +152,130 @@ class DiceEnv(gym.Env[Any, Any]):
         if self.game is None:
             return None
         return "\n".join(self.game.board.rows()) + f"\nscores: {self.game.scores}"
+
+
+class TowerEnv(gym.Env[Any, Any]):
+    """The tower game for one learning seat; the other seats are bots (see the module docstring).
+
+    One step is one action of the learner: a MINO action returns at once (reward 0) and the
+    learner decides again; a DROP or HOLD completes its action, the bots submit theirs and the
+    round resolves. Rounds in which the engine forces the learner's hold are played through.
+    The episode ends when the game does, or when the learner is out (its score is frozen).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        players: int | Sequence[str] = 2,
+        seat: int = 0,
+        opponents: str | Sequence[str] = "random",
+        rules: TowerRules | Mapping[str, Any] | str | None = None,
+        render_mode: str | None = None,
+        illegal_action: IllegalPolicy = "replace",
+        illegal_reward: float = 0.0,
+    ) -> None:
+        if isinstance(rules, str):
+            rules = {"preset": rules}
+        self.rules_spec = rules
+        self.players = player_names(players)
+        probe = TowerGame(self.players, rules, seed=0)  # bad players or rules fail here, clearly
+        if not 0 <= seat < len(self.players):
+            raise ValueError(f"seat: {seat} does not exist with {len(self.players)} players")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode: {render_mode!r}: expected 'ansi' or None")
+        if illegal_action not in ("raise", "replace"):
+            raise ValueError(f"illegal_action: {illegal_action!r}: expected 'raise' or 'replace'")
+        self.seat = seat
+        self.opponent_names = opponent_names(opponents, len(self.players) - 1)
+        make_bot(self.opponent_names[0]) if self.opponent_names else None  # unknown names fail now
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.codec = TowerCodec(probe.rules, len(self.players))
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(self.codec.obs_low, self.codec.obs_high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.codec.n_actions,), dtype=np.int8),
+            }
+        )
+        self.action_space = spaces.Discrete(self.codec.n_actions)
+        self.game: TowerGame | None = None
+        self.bots: list[Bot | None] = []
+        self.turn = SeatTurn()
+        self._legal: Legal = {}
+
+    def _game(self) -> TowerGame:
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        return self.game
+
+    def _finished(self) -> bool:
+        game = self._game()
+        return game.over or game.towers[self.seat].out
+
+    def _others_play(self) -> None:
+        """Bots submit; rounds the learner has no say in (forced hold) are played through."""
+        game = self._game()
+        while not self._finished():
+            play_tower_round(game, self.bots)
+            if self.seat in game.waiting_for():
+                break
+        self._legal = {} if self._finished() else self.codec.legal(game, self.seat, self.turn)
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        return {
+            "observation": self.codec.observe(self._game(), self.seat, self.turn),
+            "action_mask": self.codec.mask(self._legal),
+        }
+
+    def _info(self, **extra: Any) -> dict[str, Any]:
+        game = self._game()
+        return {"scores": game.scores(), "round": game.round, **extra}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        self.game = TowerGame(self.players, self.rules_spec, seed=int(rng.integers(2**32)))
+        bots = iter(make_opponents(self.opponent_names, rng))
+        self.bots = [None if s == self.seat else next(bots) for s in range(len(self.players))]
+        self.turn = SeatTurn()
+        if self.seat in self.game.waiting_for():
+            self._legal = self.codec.legal(self.game, self.seat, self.turn)
+        else:
+            self._others_play()
+        return self._obs(), self._info()
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        game = self._game()
+        if self._finished():
+            return self._obs(), 0.0, True, False, self._info()
+        extra: dict[str, Any] = {}
+        penalty = 0.0
+        a = int(action)
+        if a not in self._legal:
+            what = self.codec.describe(a)
+            if self.illegal_action == "raise":
+                raise ValueError(f"{what} is not legal now (legal: {sorted(self._legal)})")
+            a = first_choice(self._legal)
+            extra["illegal_action"] = what
+            penalty = self.illegal_reward
+        value = self._legal[a]
+        before = game.scores()[self.seat]
+        if isinstance(value, int):
+            self.turn.minos.append(value)
+            self._legal = self.codec.legal(game, self.seat, self.turn)
+        elif isinstance(value, TowerAction):
+            game.submit(self.seat, value)
+            self.turn = SeatTurn()
+            self._others_play()
+        reward = float(game.scores()[self.seat] - before) + penalty
+        return self._obs(), reward, self._finished(), False, self._info(**extra)
+
+    def render(self) -> str | None:
+        if self.game is None:
+            return None
+        tower = self.game.towers[self.seat]
+        return "\n".join(tower.rows()) + f"\nscores: {self.game.scores()}"

@@ -30,9 +30,14 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from tabletris.engine.achievements import ACHIEVEMENTS
 from tabletris.engine.dice import DiceGame, DiceRules
 from tabletris.engine.options import RulesError
+from tabletris.engine.shapes import TETROMINOES, Shape
+from tabletris.engine.tower import CARDS_PER_SHAPE, DECK_SIZE, TowerAction, TowerGame
+from tabletris.engine.tower import MAX_PLAYERS as MAX_TOWER_PLAYERS
 from tabletris.envs.dice_codec import DiceChoice, DiceCodec
+from tabletris.envs.tower_codec import WAIT, SeatTurn, TowerCodec
 
 
 def parse_flat_rules(preset: str, text: str) -> dict[str, Any]:
@@ -222,3 +227,180 @@ class DiceObserver:
 
 
 pyspiel.register_game(DICE_GAME_TYPE, DiceSpielGame)
+
+
+# ------------------------------------------------------------------ tower
+
+_TOWER_DEFAULTS: dict[str, Any] = {"players": 2, "preset": "standard", "rules": "", "seed": 0}
+
+TOWER_GAME_TYPE = pyspiel.GameType(
+    short_name="python_tabletris_tower",
+    long_name="Python tabletris tower game",
+    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    reward_model=pyspiel.GameType.RewardModel.REWARDS,
+    max_num_players=MAX_TOWER_PLAYERS,
+    min_num_players=1,
+    provides_information_state_string=False,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_TOWER_DEFAULTS,
+)
+
+
+class TowerSpielGame(pyspiel.Game):
+    """The tower game's static facts for OpenSpiel.
+
+    Chance shuffles the deck at the start, as at the table: 27 chance nodes deal the cards in
+    draw order (each outcome a shape, weighted by the cards of it left among the 28, so the
+    removed card stays unseen). Players never observe a card before it is NEXT. Then come the
+    simultaneous rounds (with mino sub-steps, see ``tower_codec``).
+    """
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = {**_TOWER_DEFAULTS, **(params or {})}
+        self.rules_spec = parse_flat_rules(params["preset"], params["rules"])
+        self.player_names = _players(params)
+        self.setup_seed = int(params["seed"])
+        probe = TowerGame(self.player_names, self.rules_spec, seed=self.setup_seed)
+        rules = probe.rules
+        self.codec = TowerCodec(rules, len(self.player_names))
+        icons = max(len(t.layout.bonus) for t in probe.towers)
+        top = 2 * rules.height + icons + sum(ACHIEVEMENTS[c].points[0] for c in rules.achievements or ())
+        super().__init__(
+            TOWER_GAME_TYPE,
+            pyspiel.GameInfo(
+                num_distinct_actions=self.codec.n_actions,
+                max_chance_outcomes=len(TETROMINOES),
+                num_players=len(self.player_names),
+                min_utility=0.0,
+                max_utility=float(top),
+                utility_sum=None,
+                max_game_length=DECK_SIZE + rules.minos_in_box,
+            ),
+            params,
+        )
+
+    def new_initial_state(self) -> TowerSpielState:
+        return TowerSpielState(self)
+
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
+    ) -> TowerObserver:
+        return TowerObserver(self.codec, params)
+
+
+class TowerSpielState(pyspiel.State):
+    """A tower game in progress: cards dealt so far, then the engine's ``TowerGame``."""
+
+    def __init__(self, game: TowerSpielGame) -> None:
+        super().__init__(game)
+        self.codec = game.codec
+        self.player_names = game.player_names
+        self.rules_spec = game.rules_spec
+        self.setup_seed = game.setup_seed
+        self.n = len(game.player_names)
+        self.dealt: list[Shape] = []
+        self.game: TowerGame | None = None
+        self.turns = [SeatTurn() for _ in range(self.n)]
+        self._rewards = np.zeros(self.n)
+
+    def current_player(self) -> int:
+        if self.game is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        if self.game.over:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return int(pyspiel.PlayerId.SIMULTANEOUS)
+
+    def _legal(self, player: int) -> dict[int, Any]:
+        assert self.game is not None
+        return self.codec.legal(self.game, player, self.turns[player]) or {WAIT: None}
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if self.game is None or self.game.over:
+            return []
+        return sorted(self._legal(player))
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        left = [CARDS_PER_SHAPE - self.dealt.count(s) for s in TETROMINOES]
+        total = sum(left)
+        return [(i, k / total) for i, k in enumerate(left) if k]
+
+    def _apply_action(self, action: int) -> None:
+        """A chance outcome: the next card of the deck."""
+        self.dealt.append(TETROMINOES[action])
+        if len(self.dealt) == DECK_SIZE:
+            self.game = TowerGame(self.player_names, self.rules_spec, seed=self.setup_seed, deck=self.dealt)
+        self._rewards = np.zeros(self.n)
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        game = self.game
+        assert game is not None
+        before = game.scores()
+        rounds = len(game.rounds)
+        chosen = [self._legal(p)[a] for p, a in enumerate(actions)]
+        for seat, value in enumerate(chosen):
+            if isinstance(value, int):
+                self.turns[seat].minos.append(value)
+            elif isinstance(value, TowerAction):
+                self.turns[seat].done = True
+                game.submit(seat, value)
+        if game.over or len(game.rounds) != rounds:
+            self.turns = [SeatTurn() for _ in range(self.n)]
+        self._rewards = np.array(game.scores(), dtype=float) - np.array(before, dtype=float)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal {TETROMINOES[action].value}"
+        return self.codec.describe(action)
+
+    def is_terminal(self) -> bool:
+        return self.game is not None and self.game.over
+
+    def rewards(self) -> list[float]:
+        return [float(r) for r in self._rewards]
+
+    def returns(self) -> list[float]:
+        if self.game is None:
+            return [0.0] * self.n
+        return [float(s) for s in self.game.scores()]
+
+    def __str__(self) -> str:
+        if self.game is None:
+            return f"dealing: {len(self.dealt)} of {DECK_SIZE} cards"
+        game = self.game
+        towers = ["\n".join(t.rows()) for t in game.towers]
+        minos = [turn.minos for turn in self.turns]
+        return "\n\n".join(towers) + f"\nround {game.round} scores {game.scores()} minos {minos}"
+
+
+class TowerObserver:
+    """OpenSpiel's observer interface over ``TowerCodec.observe``: nothing of the deck below NEXT."""
+
+    def __init__(self, codec: TowerCodec, params: dict[str, Any] | None) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        self.codec = codec
+        self.tensor = np.zeros(codec.obs_size, dtype=np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: TowerSpielState, player: int) -> None:
+        if state.game is None:
+            self.tensor[:] = 0.0
+        else:
+            self.tensor[:] = self.codec.observe(state.game, player, state.turns[player])
+
+    def string_from(self, state: TowerSpielState, player: int) -> str:
+        if state.game is None:
+            return f"dealing: {len(state.dealt)} of {DECK_SIZE} cards"
+        game = state.game
+        play = game.play_card.value if game.play_card else "-"
+        nxt = game.next_card.value if game.next_card else "-"
+        rows = "\n".join(game.towers[player].rows())
+        return f"{rows}\nPLAY {play} NEXT {nxt} minos {state.turns[player].minos}"
+
+
+pyspiel.register_game(TOWER_GAME_TYPE, TowerSpielGame)
