@@ -99,7 +99,7 @@ def tower_breakdown(game: TowerGame) -> Table:
     winners = set(game.winners())
     for seat, name in enumerate(game.players):
         s = game.score(seat)
-        cells = [
+        cells: list[Text | str] = [
             Text("★ winner" if seat in winners else "", "bold #feca57"),
             Text(name + (" (out)" if game.towers[seat].out else ""), f"bold {palette.seat_colour(seat)}"),
             str(s["lines"]),
@@ -242,6 +242,8 @@ class TowerScreen(Screen[None]):
         self._token = 0
         self._rounds_seen = len(game.rounds)
         self._bots_done = False
+        self._other_seats: list[int] = []
+        self._other_views: list[BoardView] = []
 
     def compose(self) -> ComposeResult:
         first = self.humans[0] if self.humans else 0
@@ -260,7 +262,7 @@ class TowerScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.start_round()
+        self.call_after_refresh(self.start_round)
 
     # ------------------------------------------------------------ round flow
 
@@ -558,14 +560,16 @@ class TowerScreen(Screen[None]):
         self.refresh_others(shown_seat)
 
     def refresh_others(self, shown_seat: int | None) -> None:
+        """The other towers, as public as the table: resolved rounds only, never a pending plan."""
         others = self.query_one("#others", HorizontalScroll)
         seats = [s for s in range(len(self.game.players)) if s != shown_seat]
-        views = list(others.query(BoardView))
-        if len(views) != len(seats):
-            others.remove_children()
-            others.mount_all([tower_view(self.game.towers[s], "", classes="tower-column") for s in seats])
-            views = list(others.query(BoardView))
-        for view, seat in zip(views, seats, strict=True):
+        if seats != self._other_seats:
+            for old in self._other_views:
+                old.remove()
+            self._other_views = [tower_view(self.game.towers[s], "", classes="tower-column") for s in seats]
+            self._other_seats = seats
+            others.mount_all(self._other_views)
+        for view, seat in zip(self._other_views, seats, strict=True):
             tower = self.game.towers[seat]
             view.overlays = tower_overlays(tower)
             view.border_title = tower_title(self.game, seat)
