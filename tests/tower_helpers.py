@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from helpers import board_from_rows
-from tabletris.engine.shapes import TETROMINOES, Shape
+from tabletris.engine.shapes import TETROMINOES, Shape, shape_of
 from tabletris.engine.tower import TowerAction, TowerGame
 
 EMPTY_LAYOUT: dict[str, Any] = {"bonus": [], "diamonds": []}
@@ -56,6 +56,8 @@ def fill(game: TowerGame, seat: int, rows: Sequence[str]) -> None:
     height = tower.board.height
     padded = ["." * tower.board.width] * (height - len(picture)) + picture
     for stone in sorted(board_from_rows(padded).stones.values(), key=lambda s: s.number):
+        if stone.shape.is_tetromino and shape_of(stone.cells) is not stone.shape:
+            raise ValueError(f"fill: the {stone.shape.value} drawn at {sorted(stone.cells)} is not that shape")
         tower.board.new_stone(stone.shape, stone.cells, None)
 
 
