@@ -69,6 +69,10 @@ def register(name: str) -> Callable[[type[Bot]], type[Bot]]:
 
 def make_bot(name: str, seed: int | None = None, strength: float | None = None, budget: float | None = None) -> Bot:
     """A bot by registry name; ValueError naming the known bots otherwise."""
+    if name.startswith("ext:"):  # an outside program over JSON lines (bots/external.py)
+        from tabletris.bots.external import external_bot
+
+        return external_bot(name, seed=seed, strength=strength, budget=budget)
     _load_builtin_bots()
     try:
         factory = BOTS[name]
@@ -94,6 +98,7 @@ BUILTIN_BOT_MODULES = (
     "tabletris.bots.random_bot",
     "tabletris.bots.greedy",
     "tabletris.bots.expert",
+    "tabletris.bots.oracle",
 )
 
 

@@ -9,8 +9,17 @@ the game ending while ahead, minus the board-shape cost. Under ``row_reward: cho
 row is weighed as a point against removing each opponent stone; a removal wins when it takes away
 more of the next player's rows than the point is worth.
 
+Tower game: every action (each drop, each drop after a mino, the hold) is played on a copy of
+the seat's tower through the engine; the best few are extended by the NEXT card (known to all),
+and the best of those by a third card weighed by card counting (the shapes not seen yet, each as
+likely as its count). Values are points won on the way (rows, bonus icons, achievement cards in
+play, discounted when other seats still race for them) plus the worth of the tower (holes,
+bumpiness, wells, height near the skyline, minos in hand, an unused hold, progress towards the
+cards in play).
+
 ``strength`` (0-1, default 1): the chance of playing the bot's own choice (otherwise a uniformly
-random legal option), and the lookahead width (4 + 28*strength options looked at in depth).
+random legal option), and the lookahead width: dice, 4 + 28*strength options looked at in
+depth; tower, 2 + 10*strength actions extended by NEXT and round(4*strength) by a third card.
 ``budget`` (seconds): a safety cap on one decision; left unset, decisions do not depend on the
 clock, so simulations are reproducible.
 """
@@ -21,12 +30,15 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from tabletris.bots import tower_eval as te
 from tabletris.bots.base import Bot, DiceDecision, register
 from tabletris.bots.dice_eval import immediate, outlook
-from tabletris.bots.greedy import decision_for, legal_options, plays_random, strength_of
+from tabletris.bots.greedy import decision_for, legal_options, plays_random, seat_of, strength_of
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights, board_cost
 from tabletris.engine.dice import DiceGame, TurnOption
 from tabletris.engine.errors import IllegalMove
+from tabletris.engine.shapes import Shape
+from tabletris.engine.tower import TowerAction, TowerGame
 
 
 @dataclass(frozen=True)
@@ -119,6 +131,73 @@ class ExpertBot(Bot):
                 break
         assert best is not None
         return best
+
+    def choose_tower(self, view: TowerGame) -> TowerAction:
+        seat = seat_of(view)
+        tower = view.towers[seat]
+        shape = view.play_card
+        assert shape is not None
+        ctx = te.Context.of(view, seat)
+        options = te.actions(tower, shape)
+        if not options:
+            return TowerAction.holding()
+        if len(options) == 1:
+            return options[0]
+        if plays_random(self):
+            return self.rng.choice(options)
+        start = time.perf_counter()
+        s = strength_of(self)
+        width1 = 2 + round(10 * s)
+        width2 = round(4 * s)
+        after1 = view.deck_left
+        base = te.root(tower)
+        first = []
+        for i, action in enumerate(options):
+            node = te.advance(base, shape, action, ctx, 0)
+            first.append((te.value(node, ctx, after1), i, action, node))
+        first.sort(key=lambda t: (-t[0], t[1]))
+        nxt = view.next_card
+        if nxt is None:
+            return first[0][2]
+        second = []
+        for v1, i, action, node in first[:width1]:
+            best_v, best_node = v1 - 100.0, None  # no legal drop for NEXT: nearly out
+            for a2 in te.actions(node.tower, nxt, minos=False):
+                n2 = te.advance(node, nxt, a2, ctx, 1)
+                v2 = te.value(n2, ctx, after1 - 1)
+                if v2 > best_v:
+                    best_v, best_node = v2, n2
+            second.append((best_v, i, action, best_node))
+            if self.budget is not None and time.perf_counter() - start > 0.5 * self.budget:
+                break
+        second.sort(key=lambda t: (-t[0], t[1]))
+        if width2 and after1 - 1 > 0:
+            odds = te.shape_odds(ctx.unseen)
+            third = []
+            for v2, i, action, node2 in second[:width2]:
+                if node2 is None:
+                    third.append((v2, i, action))
+                    continue
+                third.append((self._expected_third(node2, odds, ctx, after1 - 2), i, action))
+                if self.budget is not None and time.perf_counter() - start > 0.8 * self.budget:
+                    break
+            third.sort(key=lambda t: (-t[0], t[1]))
+            return third[0][2]
+        return second[0][2]
+
+    def _expected_third(
+        self, node: te.Node, odds: list[tuple[Shape, float]], ctx: te.Context, cards_after: int
+    ) -> float:
+        """The value of ``node`` once a card drawn by card counting is played as well as possible."""
+        total = 0.0
+        for shape, p in odds:
+            best = te.value(node, ctx, cards_after) - 100.0
+            for a3 in te.actions(node.tower, shape, minos=False):
+                v = te.value(te.advance(node, shape, a3, ctx, 2), ctx, cards_after)
+                if v > best:
+                    best = v
+            total += p * best
+        return total
 
     def _after(self, game: DiceGame, option: TurnOption, rewards: tuple[Any, ...] | None) -> DiceGame:
         child = game.view()

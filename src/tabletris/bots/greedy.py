@@ -14,6 +14,7 @@ from typing import Any
 from tabletris.bots.base import Bot, DiceDecision, register
 from tabletris.bots.dice_eval import immediate
 from tabletris.engine.dice import DiceGame, TurnOption
+from tabletris.engine.tower import TowerAction, TowerGame
 
 
 def strength_of(bot: Bot) -> float:
@@ -59,3 +60,38 @@ class GreedyBot(Bot):
             if key > best_key:
                 best, best_key = option, key
         return decision_for(game, best)
+
+    def choose_tower(self, view: TowerGame) -> TowerAction:
+        """Most points now (rows, bonus icons, achievement cards); then the best-shaped tower.
+
+        The hold is never chosen (it scores nothing now): when no drop exists the engine holds.
+        """
+        from tabletris.bots import tower_eval as te
+
+        seat = seat_of(view)
+        tower = view.towers[seat]
+        shape = view.play_card
+        assert shape is not None
+        options = [a for a in te.actions(tower, shape) if not a.hold]
+        if not options:
+            return TowerAction.holding()
+        if plays_random(self):
+            return self.rng.choice(options)
+        ctx = te.Context.of(view, seat)
+        start = te.root(tower)
+        best = options[0]
+        best_key = (float("-inf"), float("-inf"))
+        for action in options:
+            node = te.advance(start, shape, action, ctx, 0)
+            key = (node.points - start.points, te.value(node, ctx, view.deck_left))
+            if key > best_key:
+                best, best_key = action, key
+        return best
+
+
+def seat_of(view: TowerGame) -> int:
+    """The seat a tower view belongs to; ValueError for a spectator's view or a whole game."""
+    seat = view.viewer
+    if seat is None or seat < 0:
+        raise ValueError("choose_tower needs a seat's view (TowerGame.view(seat))")
+    return seat

@@ -1,0 +1,103 @@
+"""The ``oracle`` bot (tower game only): beam search that sees the whole deck.
+
+It is not a fair player: it is handed the real game (``sees_deck``), reads every card still to
+come, and plans its whole remaining game with a beam search over the same actions and values as
+the ``expert``. It exists as an upper bound: how much of the attainable score the ``expert``,
+which sees only PLAY, NEXT and the counts of unseen cards, actually gets.
+
+The plan is followed as long as the tower is where the plan expects (always, solo); when it is
+not (minos lost to a short supply, a card taken first by another seat) it plans again.
+
+``strength`` (0-1, default 1) scales the beam: 8 + 56*strength towers kept per card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tabletris.bots import tower_eval as te
+from tabletris.bots.base import Bot, DiceDecision, register
+from tabletris.bots.greedy import strength_of
+from tabletris.engine.dice import DiceGame
+from tabletris.engine.tower import TowerAction, TowerGame
+
+
+@dataclass
+class _Step:
+    """One planned round: the action, and the tower it should start from (occupied, minos)."""
+
+    action: TowerAction
+    occupied: int
+    minos: int
+
+
+@register("oracle")
+class OracleBot(Bot):
+    """Beam search over the known deck (tower game); refuses the dice game, whose die is chance."""
+
+    sees_deck = True
+
+    def __init__(self, seed: int | None = None, strength: float | None = None, budget: float | None = None) -> None:
+        super().__init__(seed, strength, budget)
+        self._plan: list[_Step] = []
+        self._plan_round = 0
+
+    def beam_width(self) -> int:
+        return 8 + round(56 * strength_of(self))
+
+    def choose_dice(self, game: DiceGame) -> DiceDecision:
+        raise NotImplementedError("the oracle bot plays the tower game only (the dice game has no deck to see)")
+
+    def choose_tower(self, view: TowerGame) -> TowerAction:
+        raise NotImplementedError("the oracle bot needs the whole game (sees_deck), not a seat's view")
+
+    def choose_tower_omniscient(self, game: TowerGame, seat: int) -> TowerAction:
+        tower = game.towers[seat]
+        k = game.round - self._plan_round
+        if 0 <= k < len(self._plan):
+            step = self._plan[k]
+            if step.occupied == tower.board.occupied and step.minos == tower.minos:
+                return step.action
+        self._plan = self.plan(game, seat)
+        self._plan_round = game.round
+        return self._plan[0].action
+
+    def plan(self, game: TowerGame, seat: int) -> list[_Step]:
+        """The best line found through every remaining card (PLAY first), as steps."""
+        deck = game.deck  # the real order: the oracle is handed the game itself
+        upcoming = deck[game.round - 1 :]
+        ctx = te.Context.of(game, seat)
+        width = self.beam_width()
+        beam: list[tuple[float, te.Node, list[_Step]]] = [(0.0, te.root(game.towers[seat]), [])]
+        for depth, shape in enumerate(upcoming):
+            after = len(upcoming) - depth - 1
+            seen: dict[tuple[int, int, bool, frozenset[str]], tuple[float, te.Node, list[_Step]]] = {}
+            for v0, node, steps in beam:
+                t = node.tower
+                if t.out:
+                    key = (t.board.occupied, -1, True, node.achieved)
+                    seen.setdefault(key, (v0, node, steps))
+                    continue
+                options = te.actions(t, shape, minos=True)
+                if not options:  # out: the tower freezes with its score
+                    frozen = te.Node(t, node.achieved, node.card_points, node.minos_used)
+                    frozen.tower = t.copy()
+                    frozen.tower.out = True
+                    key = (t.board.occupied, -1, True, node.achieved)
+                    v = te.value(frozen, ctx, 0)
+                    if key not in seen or seen[key][0] < v:
+                        seen[key] = (v, frozen, steps)
+                    continue
+                for action in options:
+                    child = te.advance(node, shape, action, ctx, min(depth, 3))
+                    v = te.value(child, ctx, after)
+                    ct = child.tower
+                    key = (ct.board.occupied, ct.minos, ct.hold_used, child.achieved)
+                    if key in seen and seen[key][0] >= v:
+                        continue
+                    seen[key] = (v, child, [*steps, _Step(action, t.board.occupied, t.minos)])
+            beam = sorted(seen.values(), key=lambda e: -e[0])[:width]
+        best = max(beam, key=lambda e: e[1].points)
+        if not best[2]:
+            return [_Step(TowerAction.holding(), game.towers[seat].board.occupied, game.towers[seat].minos)]
+        return best[2]
