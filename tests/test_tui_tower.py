@@ -61,7 +61,7 @@ async def test_complete_tower_game_human_vs_bot_by_keys(tmp_path: Path) -> None:
             if not used_hold and game.round == 5 and game.can_hold(0):
                 await pilot.press("h")
                 used_hold = True
-                await settle(pilot, lambda: len(game.rounds) > rounds_before or game.over)
+                await settle(pilot, lambda g=game, n=rounds_before: len(g.rounds) > n or g.over)
                 assert game.towers[0].held is not None
                 continue
             if tower.minos and not used_mino:
@@ -75,7 +75,7 @@ async def test_complete_tower_game_human_vs_bot_by_keys(tmp_path: Path) -> None:
             drops = sorted(game.legal_drops(0, screen.minos), key=lambda p: (p.y, p.x, p.orientation.index))
             await steer_tower(pilot, screen, drops[0])
             await pilot.press("enter")
-            await settle(pilot, lambda: len(game.rounds) > rounds_before or game.over)
+            await settle(pilot, lambda g=game, n=rounds_before: len(g.rounds) > n or g.over)
         end = app.screen
         assert isinstance(end, EndScreen)
         game = end.game
