@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Select, Static, Switch
-from tui_helpers import settle
 
 from tabletris.cli.seats import SeatSpec
 from tabletris.engine.dice import RULE_HELP, DiceRules
@@ -16,6 +15,8 @@ from tabletris.tui.app import TabletrisApp
 from tabletris.tui.dice_screen import DiceScreen
 from tabletris.tui.new_game import NewGameScreen, option_choices
 from tabletris.tui.setup import Setup, last_setup_path, load_last_setup
+from tui_helpers import settle
+
 
 @pytest.fixture(autouse=True)
 def _config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
