@@ -7,6 +7,7 @@ which sees only PLAY, NEXT and the counts of unseen cards, actually gets.
 
 The plan is followed as long as the tower is where the plan expects (always, solo); when it is
 not (minos lost to a short supply, a card taken first by another seat) it plans again.
+Handed only a view (or a dice game) it has nothing to see and plays as the ``expert``.
 
 ``strength`` (0-1, default 1) scales the beam: 8 + 56*strength towers kept per card.
 """
@@ -46,10 +47,18 @@ class OracleBot(Bot):
         return 8 + round(56 * strength_of(self))
 
     def choose_dice(self, game: DiceGame) -> DiceDecision:
-        raise NotImplementedError("the oracle bot plays the tower game only (the dice game has no deck to see)")
+        """The dice game has no deck to see: the oracle plays it as the expert does."""
+        return self._fallback().choose_dice(game)
 
     def choose_tower(self, view: TowerGame) -> TowerAction:
-        raise NotImplementedError("the oracle bot needs the whole game (sees_deck), not a seat's view")
+        """Given only a seat's view (a front end that does not hand it the game), it cannot see
+        the deck either, so it plays as the expert does rather than fail."""
+        return self._fallback().choose_tower(view)
+
+    def _fallback(self) -> Bot:
+        from tabletris.bots.expert import ExpertBot
+
+        return ExpertBot(seed=self.rng.getrandbits(32), strength=self.strength, budget=self.budget)
 
     def choose_tower_omniscient(self, game: TowerGame, seat: int) -> TowerAction:
         tower = game.towers[seat]
