@@ -34,6 +34,7 @@ from tabletris.bots.base import bot_names
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import check_common, load
+from tabletris.engine.shapes import Shape
 from tabletris.server.games import ADAPTERS, ActionError, adapter_for
 from tabletris.server.models import (
     CreateRoomIn,
@@ -205,7 +206,8 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
         games = {
             name: GameMeta(max_seats=a.max_seats, **a.rules_meta()) for name, a in ADAPTERS.items()
         }
-        return MetaOut(games=games, bots=bot_names(), timer_bot=TIMER_BOT)
+        colours = {shape.value: shape.colour for shape in Shape}
+        return MetaOut(games=games, bots=bot_names(), timer_bot=TIMER_BOT, colours=colours)
 
     @app.get("/api/rooms", response_model=list[RoomOut], tags=["lobby"])
     async def list_rooms(
@@ -262,8 +264,11 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
     async def record(
         room_id: str, download: Annotated[bool, Query()] = False
     ) -> JSONResponse:
-        """The game's record (format tabletris/1), so far or complete."""
+        """The finished game's record (format tabletris/1). A live game's record is refused: its
+        seed and deck would tell the players the dice and cards to come."""
         room = lobby.get(room_id)
+        if room.status != "over":
+            raise ActionError("not_over", f"the game in room {room.id} is not over: its record would reveal the future")
         headers = {"Content-Disposition": f'attachment; filename="tabletris-{room.id}.json"'} if download else None
         return JSONResponse(room.record(), headers=headers)
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from tabletris.bots.base import Bot, decide_dice_reward_points
-from tabletris.engine.board import Stone
+from tabletris.bots.base import Bot, decide_dice_reward_points, make_bot
+from tabletris.engine.board import Placement, Stone
 from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceGame, DiceRules
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError, options_to_dict
-from tabletris.engine.records import replay_dice
+from tabletris.engine.records import replay_dice, replay_tower
+from tabletris.engine.shapes import Shape
+from tabletris.engine.tower import RULE_HELP as TOWER_HELP
+from tabletris.engine.tower import TOWER_PRESETS, TowerAction, TowerGame, TowerRules
 
 LOG_LENGTH = 60
 """Moves of the log sent with each state (the record has them all)."""
@@ -229,7 +232,159 @@ class DiceAdapter:
         return state
 
 
-ADAPTERS: dict[str, GameAdapter] = {"dice": DiceAdapter()}
+def _drop_forms(placements: Sequence[Placement], shape: Shape) -> list[dict[str, Any]]:
+    """Legal drops grouped by orientation (rotations only), as the client's ghost uses them."""
+    forms = []
+    for o in shape.orientations("rotate"):
+        mine = [p for p in placements if p.orientation is o]
+        forms.append({"cells": cells_json(o.cells), "places": [[p.x, p.y] for p in mine]})
+    return forms
+
+
+class TowerAdapter:
+    """The tower game: events are the submissions in the order they were accepted.
+
+    A submission stays private: it is stored (so a restart keeps it) but only its own seat is
+    told what it was; everybody sees the actions once the round resolves (``last_round``).
+    """
+
+    name = "tower"
+    max_seats = 4
+
+    def rules_meta(self) -> dict[str, Any]:
+        return _rules_meta(TowerRules, TOWER_PRESETS, TOWER_HELP)
+
+    def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> TowerGame:
+        return TowerGame(list(players), dict(rules), seed=seed)
+
+    def start_record(self, game: TowerGame) -> dict[str, Any]:
+        record = game.to_record()
+        record["rounds"] = []
+        return record
+
+    def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> TowerGame:
+        try:
+            game = TowerGame(
+                start["players"], start.get("rules"), seed=start.get("seed"),
+                towers=start.get("towers"), deck=start.get("deck"),
+            )
+        except RulesError as e:
+            raise RecordError(str(e)) from None
+        for number, ev in enumerate(events, 1):
+            try:
+                game.submit(int(ev["seat"]), ev["action"])
+            except (IllegalMove, KeyError, TypeError, ValueError) as e:
+                raise RecordError(f"event {number}: {e}") from None
+        return game
+
+    def advance(self, game: TowerGame) -> list[dict[str, Any]]:
+        return []
+
+    def apply(self, game: TowerGame, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]:
+        if game.over:
+            raise ActionError("game_over", "the game is over")
+        if seat not in game.active_seats():
+            raise ActionError("not_your_turn", f"{game.players[seat]} is out: the tower is frozen")
+        if game.forced(seat):
+            raise ActionError("not_your_turn", f"{game.players[seat]} has no legal drop: the engine holds for them")
+        action = {k: move[k] for k in ("minos", "place", "hold") if k in move}
+        if action.get("hold") is False:
+            del action["hold"]
+        try:
+            parsed = TowerAction.from_dict(action)
+            round_number = game.round
+            game.submit(seat, parsed)
+        except (IllegalMove, ValueError) as e:
+            raise ActionError("illegal", str(e)) from None
+        return [{"seat": seat, "round": round_number, "action": parsed.to_dict()}]
+
+    def must_act(self, game: TowerGame) -> list[int]:
+        return game.waiting_for()
+
+    def turn_key(self, game: TowerGame) -> Any:
+        return game.round
+
+    def bot_move(self, game: TowerGame, seat: int, bot: Bot) -> dict[str, Any]:
+        view = game.view(seat)
+        try:
+            action = bot.choose_tower(view)
+        except NotImplementedError:
+            action = make_bot("random", seed=bot.rng.getrandbits(32)).choose_tower(view)
+        result: dict[str, Any] = action.to_dict()
+        return result
+
+    def public(self, game: TowerGame) -> dict[str, Any]:
+        state = game.public_state()
+        state["game"] = "tower"
+        state["width"] = game.rules.width
+        state["height"] = game.rules.height
+        state["players"] = list(game.players)
+        state["submitted"] = [game.submitted(i) for i in range(game.player_count)]
+        state["winners"] = game.winners()
+        state["rounds_played"] = len(game.rounds)
+        state["last_round"] = (
+            [None if a is None else a.to_dict() for a in game.rounds[-1]] if game.rounds else None
+        )
+        for i, (tower, entry) in enumerate(zip(game.towers, state["towers"], strict=True)):
+            entry["stones"] = [stone_json(st) for st in tower.board.stones.values()]
+            entry["icons"] = tower.layout.to_dict()
+            entry["hold_used"] = tower.hold_used
+            entry["seat"] = i
+        return state
+
+    def private(self, game: TowerGame, seat: int) -> dict[str, Any] | None:
+        """The seat's own: what it has submitted this round, and the legal drops without minos."""
+        if game.over or game.play_card is None or game.towers[seat].out:
+            return None
+        pending = game.pending(seat)
+        return {
+            "pending": None if pending is None else pending.to_dict(),
+            "forced": game.forced(seat),
+            "can_hold": game.can_hold(seat),
+            "minos": game.towers[seat].minos,
+            "drops": _drop_forms(game.legal_drops(seat), game.play_card),
+        }
+
+    def query(self, game: TowerGame, seat: int, message: Mapping[str, Any]) -> dict[str, Any]:
+        """``{"minos": [columns]}``: where those minos land and the legal drops after them."""
+        minos = message.get("minos", [])
+        if not isinstance(minos, list) or len(minos) > 64 or not all(
+            isinstance(m, int) and not isinstance(m, bool) for m in minos
+        ):
+            raise ActionError("bad_message", "'minos' is a list of column numbers")
+        if game.over or game.play_card is None:
+            raise ActionError("game_over", "the game is over")
+        tower = game.towers[seat].copy()
+        cells = []
+        try:
+            drops = game.legal_drops(seat, minos)
+            for column in minos:
+                placement = tower.mino_placement(column)
+                tower.board.push(placement)
+                cells.append(cells_json(placement.cells)[0])
+        except IllegalMove as e:
+            raise ActionError("illegal", str(e)) from None
+        return {"minos": minos, "mino_cells": cells, "drops": _drop_forms(drops, game.play_card)}
+
+    def record(self, game: TowerGame) -> dict[str, Any]:
+        return game.to_record()
+
+    def summary(self, game: TowerGame) -> dict[str, Any]:
+        return game.summary()
+
+    def frames(self, record: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The replay summary and the position after each round (prefixes of the record)."""
+        game = replay_tower(record)
+        summary = self.summary(game)
+        rounds = list(record.get("rounds") or [])
+        frames = []
+        for k in range(len(rounds)):
+            frames.append(self.public(replay_tower({**record, "rounds": rounds[:k]})))
+        frames.append(self.public(game))
+        return summary, frames
+
+
+ADAPTERS: dict[str, GameAdapter] = {"dice": DiceAdapter(), "tower": TowerAdapter()}
 
 
 def adapter_for(game: str) -> GameAdapter:

@@ -123,6 +123,7 @@ class MetaOut(BaseModel):
     games: dict[str, GameMeta]
     bots: list[str]
     timer_bot: str
+    colours: dict[str, str] = Field(description="Each shape's colour (Shape.colour)")
 
 
 class ReplayOut(BaseModel):

@@ -1,0 +1,156 @@
+// The lobby: open rooms to join, running games to watch, finished ones to replay, and the
+// create-room form built from /api/meta (every rule option with the engine's help text).
+import { api, el, header, meta, myName, rememberName, seats, toast } from "./common.js";
+
+const state = { meta: null, game: "dice", seatRows: [] };
+
+function roomLine(room) {
+  const names = room.seats.map((s) => (s.open ? "· open ·" : s.name + (s.bot ? " (bot)" : ""))).join(", ");
+  const mine = seats.get(room.id);
+  const actions = [];
+  if (room.status === "waiting") actions.push(el("a", { class: "button small", href: `/room/${room.id}` }, mine ? "Back to seat" : "Join"));
+  if (room.status === "playing") actions.push(el("a", { class: "button small", href: `/room/${room.id}` }, mine ? "Resume" : "Watch"));
+  if (room.status === "over") actions.push(el("a", { class: "button small", href: `/replay/${room.id}` }, "Replay"));
+  return el("li", { "data-room": room.id },
+    el("span", { class: `badge ${room.status}` }, room.status),
+    el("b", {}, room.game),
+    el("span", { class: "muted" }, room.preset),
+    el("span", { class: "who" }, names),
+    ...actions);
+}
+
+async function refreshRooms(list) {
+  try {
+    const rooms = await api("/api/rooms?limit=60");
+    list.replaceChildren(...(rooms.length ? rooms.map(roomLine) : [el("li", { class: "muted" }, "No rooms yet: create one.")]));
+  } catch (e) {
+    list.replaceChildren(el("li", { class: "muted" }, `Cannot list rooms: ${e.message}`));
+  }
+}
+
+function ruleInput(opt, preset) {
+  const value = preset[opt.name];
+  const id = `rule-${opt.name}`;
+  let input;
+  if (typeof opt.default === "boolean" || (opt.default === null && typeof value === "boolean")) {
+    input = el("select", { id, "data-rule": opt.name, "data-kind": "json" },
+      el("option", { value: "null" }, "default"), el("option", { value: "true" }, "on"), el("option", { value: "false" }, "off"));
+    input.value = value === null || value === undefined ? "null" : String(value);
+  } else if (typeof opt.default === "number") {
+    input = el("input", { id, type: "number", "data-rule": opt.name, "data-kind": "json", value: value ?? "" });
+  } else {
+    input = el("input", { id, type: "text", "data-rule": opt.name, "data-kind": "json", value: JSON.stringify(value) });
+  }
+  input.dataset.initial = input.value;
+  return el("div", { class: "rule" }, el("label", { for: id }, opt.name), input, el("div", { class: "help" }, opt.help));
+}
+
+function renderRules(box) {
+  const g = state.meta.games[state.game];
+  const presetSel = box.querySelector("#preset");
+  const preset = g.presets[presetSel.value] || {};
+  const opts = box.querySelector("#options");
+  opts.replaceChildren(...g.options.map((o) => ruleInput(o, preset)));
+}
+
+function seatRow(i, kind = "open") {
+  const bots = state.meta.bots;
+  const sel = el("select", { "data-seat": i, "aria-label": `seat ${i + 1}` },
+    el("option", { value: "open" }, "Open seat (a person)"),
+    ...bots.map((b) => el("option", { value: b }, `Bot: ${b}`)));
+  sel.value = kind;
+  const strength = el("input", { type: "number", min: 0, max: 1, step: 0.1, placeholder: "strength", "data-strength": i, style: "width:100px" });
+  return el("div", { class: "seat-edit" }, el("span", { class: "muted" }, `Seat ${i + 1}`), sel, strength);
+}
+
+function renderSeats(box, count) {
+  const list = box.querySelector("#seats");
+  const old = [...list.querySelectorAll("select")].map((s) => s.value);
+  const rows = [];
+  for (let i = 0; i < count; i++) rows.push(seatRow(i, old[i] || (i === 0 ? "open" : i === 1 ? "open" : "random")));
+  list.replaceChildren(...rows);
+}
+
+function createForm() {
+  const g = () => state.meta.games[state.game];
+  const box = el("form", { class: "panel", id: "create" },
+    el("h2", {}, "New room"),
+    el("div", { class: "row" },
+      el("label", { for: "game" }, "Game"),
+      el("select", { id: "game" }, el("option", { value: "dice" }, "Dice (shared board)"), el("option", { value: "tower" }, "Tower (private towers)")),
+      el("label", { for: "preset" }, "Preset"),
+      el("select", { id: "preset" }),
+      el("label", { for: "count" }, "Seats"),
+      el("input", { id: "count", type: "number", min: 1, max: 8, value: 2, style: "width:64px" })),
+    el("div", { id: "seats" }),
+    el("div", { class: "row" },
+      el("label", { for: "timer" }, "Turn timer (s)"),
+      el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: "none", style: "width:100px" }),
+      el("span", { class: "muted", style: "font-size:12px" }, "then a bot plays the turn")),
+    el("details", {}, el("summary", {}, "House rules (every option, with the rule text)"), el("div", { id: "options" })),
+    el("div", { class: "row" },
+      el("label", { for: "myname" }, "Your name"),
+      el("input", { id: "myname", maxlength: 24, value: myName(), placeholder: "Ann", required: true }),
+      el("button", { class: "primary", type: "submit", id: "create-btn" }, "Create and sit down")));
+  const presetSel = box.querySelector("#preset");
+  const fillPresets = () => {
+    presetSel.replaceChildren(...Object.keys(g().presets).map((p) => el("option", { value: p }, p)));
+    box.querySelector("#count").max = g().max_seats;
+    renderRules(box);
+  };
+  box.querySelector("#game").addEventListener("change", (e) => { state.game = e.target.value; fillPresets(); });
+  presetSel.addEventListener("change", () => renderRules(box));
+  box.querySelector("#count").addEventListener("input", (e) => {
+    const n = Math.max(1, Math.min(g().max_seats, Number(e.target.value) || 1));
+    renderSeats(box, n);
+  });
+  box.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const name = box.querySelector("#myname").value.trim();
+    const rules = { preset: presetSel.value };
+    try {
+      for (const input of box.querySelectorAll("[data-rule]")) {
+        if (input.value === input.dataset.initial) continue;
+        const raw = input.value.trim();
+        if (raw === "" || raw === "null") continue;
+        try { rules[input.dataset.rule] = JSON.parse(raw); } catch { rules[input.dataset.rule] = raw; }
+      }
+      const seatSpecs = [...box.querySelectorAll("#seats .seat-edit")].map((row) => {
+        const kind = row.querySelector("select").value;
+        const s = row.querySelector("[data-strength]").value;
+        return kind === "open" ? { kind } : { kind, strength: s === "" ? null : Number(s) };
+      });
+      const timer = box.querySelector("#timer").value;
+      const room = await api("/api/rooms", { method: "POST", body: { game: state.game, rules, seats: seatSpecs, timer: timer ? Number(timer) : null } });
+      if (room.seats.some((s) => s.open)) {
+        if (!name) { toast("Type your name to take a seat."); return; }
+        rememberName(name);
+        const joined = await api(`/api/rooms/${room.id}/join`, { method: "POST", body: { name } });
+        seats.set(room.id, { seat: joined.seat, token: joined.token, name });
+      }
+      location.href = `/room/${room.id}`;
+    } catch (err) {
+      toast(err.message);
+    }
+  });
+  fillPresets();
+  renderSeats(box, 2);
+  return box;
+}
+
+async function main() {
+  document.body.append(header());
+  state.meta = await meta();
+  const list = el("ul", { class: "rooms", id: "rooms" });
+  const mainEl = el("main", {},
+    el("div", { class: "lobby" },
+      el("section", { class: "panel" },
+        el("div", { class: "row" }, el("h2", { style: "flex:1" }, "Rooms"), el("button", { class: "small", onclick: () => refreshRooms(list) }, "Refresh")),
+        list),
+      createForm()));
+  document.body.append(mainEl);
+  await refreshRooms(list);
+  setInterval(() => refreshRooms(list), 5000);
+}
+
+main();

@@ -1,0 +1,133 @@
+// Replays: a finished game (/replay/<room>) or an uploaded record (/replay), step by step.
+// The server replays the record through the engine and sends the position after each step;
+// an invalid record comes back with the engine's reason, shown as is.
+import { BoardView, api, el, header, meta, mini, toast } from "./common.js";
+
+const parts = location.pathname.split("/").filter(Boolean);
+const roomId = parts.length > 1 ? decodeURIComponent(parts[1]) : null;
+const view = { data: null, step: 0, timer: null, boards: [] };
+const dom = {};
+
+function layout() {
+  document.body.append(header());
+  dom.title = el("h2", { id: "replay-title" }, roomId ? `Replay of room ${roomId}` : "Watch a record");
+  dom.upload = el("div", { class: "panel", id: "upload" },
+    el("h2", {}, "Upload a record"),
+    el("p", { class: "muted" }, "A tabletris/1 JSON record (from tabletris play --save, a download, or anywhere). It is checked by replaying it through the engine."),
+    el("div", { class: "row" },
+      el("input", { type: "file", id: "file", accept: ".json,application/json" }),
+      el("button", { class: "primary", id: "load", onclick: loadFile }, "Load")),
+    el("textarea", { id: "paste", rows: 5, style: "width:100%;margin-top:8px", placeholder: "…or paste the record here" }),
+    el("div", { class: "row" }, el("button", { id: "load-paste", onclick: loadPaste }, "Load pasted record")),
+    el("pre", { id: "record-error", class: "hidden", style: "color:var(--bad);white-space:pre-wrap" }));
+  dom.stage = el("div", { class: "hidden", id: "viewer" });
+  document.body.append(el("main", {}, dom.title, roomId ? "" : dom.upload, dom.stage));
+}
+
+async function loadFile() {
+  const file = document.querySelector("#file").files[0];
+  if (!file) { toast("Choose a file first."); return; }
+  await upload(await file.text());
+}
+
+async function loadPaste() { await upload(document.querySelector("#paste").value); }
+
+async function upload(text) {
+  const box = document.querySelector("#record-error");
+  box.classList.add("hidden");
+  let doc;
+  try { doc = JSON.parse(text); } catch (e) { showError(`not a JSON document: ${e.message}`); return; }
+  try {
+    show(await api("/api/replay", { method: "POST", body: doc }));
+  } catch (e) { showError(e.message); }
+}
+
+function showError(message) {
+  const box = document.querySelector("#record-error");
+  box.textContent = `error: ${message}`;
+  box.classList.remove("hidden");
+  dom.stage.classList.add("hidden");
+}
+
+function show(data) {
+  view.data = data;
+  view.step = data.frames.length - 1;
+  const first = data.frames[0];
+  const download = roomId
+    ? el("a", { class: "button", id: "download", href: `/api/rooms/${roomId}/record?download=1` }, "Download record")
+    : el("a", { class: "button", id: "download", href: URL.createObjectURL(new Blob([JSON.stringify(data.record, null, 1)], { type: "application/json" })), download: "tabletris-record.json" }, "Download record");
+  const slider = el("input", { type: "range", id: "slider", min: 0, max: data.frames.length - 1, value: view.step, oninput: (e) => go(Number(e.target.value)) });
+  dom.controls = el("div", { class: "replay-controls" },
+    el("button", { id: "first", onclick: () => go(0), title: "first" }, "|◀"),
+    el("button", { id: "back", onclick: () => go(view.step - 1), title: "back (←)" }, "◀"),
+    el("button", { id: "playpause", onclick: toggle, title: "play (space)" }, "▶ Play"),
+    el("button", { id: "forward", onclick: () => go(view.step + 1), title: "forward (→)" }, "▶"),
+    el("button", { id: "last", onclick: () => go(data.frames.length - 1), title: "last" }, "▶|"),
+    slider, el("span", { id: "step", class: "muted" }), download);
+  dom.boards = el("div", { class: "towers-row", id: "boards" });
+  dom.info = el("div", { class: "panel", id: "info" });
+  view.boards = first.game === "dice"
+    ? [new BoardView(first.width, first.height, { label: "dice board" })]
+    : first.towers.map((_, i) => new BoardView(first.width, first.height, { label: `${data.players[i]}'s tower`, small: first.towers.length > 2 }));
+  dom.boards.replaceChildren(...view.boards.map((b, i) => el("figure", { style: "margin:0;text-align:center" }, b.node, el("figcaption", { "data-caption": i }))));
+  dom.stage.replaceChildren(dom.controls, el("div", { class: "table", style: "margin-top:12px" }, dom.boards, dom.info));
+  dom.stage.classList.remove("hidden");
+  go(view.step);
+}
+
+function go(step) {
+  const frames = view.data.frames;
+  view.step = Math.max(0, Math.min(frames.length - 1, step));
+  const f = frames[view.step];
+  const players = view.data.players;
+  document.querySelector("#slider").value = view.step;
+  const unit = f.game === "dice" ? "move" : "round";
+  document.querySelector("#step").textContent = `${unit} ${view.step} / ${frames.length - 1}`;
+  if (f.game === "dice") {
+    view.boards[0].render({ stones: f.stones });
+    const last = f.last;
+    dom.info.replaceChildren(el("h2", {}, "Scores"),
+      el("table", { class: "scores" }, ...players.map((p, i) => el("tr", { class: last && last.player === i ? "turn" : "" }, el("td", {}, p), el("td", { class: "score" }, f.scores[i])))),
+      el("p", { class: "muted" }, last ? [`${players[last.player]}: `, last.place ? (last.roll === "*" ? `★ → ${last.shape}` : mini(last.roll)) : `rolled ${last.roll}, no place: game over`] : "Start of the game"),
+      f.over ? el("p", {}, el("b", {}, `Winners: ${f.winners.map((i) => players[i]).join(", ")}`)) : "");
+  } else {
+    f.towers.forEach((t, i) => {
+      view.boards[i].render({ stones: t.stones, icons: t.icons });
+      document.querySelector(`[data-caption="${i}"]`).textContent = `${players[i]} · ${t.score.total}${t.out ? " (out)" : ""}`;
+    });
+    dom.info.replaceChildren(el("h2", {}, f.over ? "Final" : `Round ${f.round}`),
+      el("p", {}, f.play ? ["PLAY ", mini(f.play)] : "", f.next ? [" · NEXT ", mini(f.next)] : ""),
+      el("table", { class: "scores" }, el("tr", {}, el("th", {}, "Player"), el("th", {}, "Rows"), el("th", {}, "Bonus"), el("th", {}, "Total")),
+        ...f.towers.map((t, i) => el("tr", { class: f.winners.includes(i) ? "turn" : "" }, el("td", {}, players[i]), el("td", {}, t.score.lines), el("td", {}, t.score.bonus), el("td", {}, el("b", {}, t.score.total))))));
+  }
+}
+
+function toggle() {
+  const button = document.querySelector("#playpause");
+  if (view.timer) { clearInterval(view.timer); view.timer = null; button.textContent = "▶ Play"; return; }
+  if (view.step >= view.data.frames.length - 1) go(0);
+  button.textContent = "❚❚ Pause";
+  view.timer = setInterval(() => {
+    if (view.step >= view.data.frames.length - 1) { toggle(); return; }
+    go(view.step + 1);
+  }, 600);
+}
+
+document.addEventListener("keydown", (e) => {
+  if (!view.data || e.target.closest("input[type=text], textarea")) return;
+  if (e.key === "ArrowLeft") go(view.step - 1);
+  else if (e.key === "ArrowRight") go(view.step + 1);
+  else if (e.key === " ") toggle();
+  else return;
+  e.preventDefault();
+});
+
+async function main() {
+  layout();
+  await meta();
+  if (roomId) {
+    try { show(await api(`/api/rooms/${encodeURIComponent(roomId)}/replay`)); } catch (e) { showError(e.message); dom.title.after(el("p", { class: "muted", id: "replay-error" }, e.message)); }
+  }
+}
+
+main();
