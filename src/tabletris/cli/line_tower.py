@@ -1,0 +1,415 @@
+"""The tower game at a plain terminal: every seat decides in private, then the round is revealed.
+
+Humans share the keyboard (hot-seat): with more than one person at the table the screen is cleared
+and the next person is asked to take the keyboard before their tower is shown, so nobody sees
+another's choice. Bots decide from their seat's view. Every rule comes from the engine (legal
+drops, minos, hold, forced holds and outs, scoring); this module shows the position and turns typed
+lines into ``TowerAction``s. Bad input is answered with the reason and asked again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from tabletris.bots.base import Bot, make_bot
+from tabletris.cli.render import board_text, shape_style
+from tabletris.cli.seats import SeatSpec
+from tabletris.engine import records
+from tabletris.engine.board import Placement, format_cells
+from tabletris.engine.errors import IllegalMove
+from tabletris.engine.options import RulesError
+from tabletris.engine.shapes import Orientation, Shape
+from tabletris.engine.tower import Tower, TowerAction, TowerGame
+
+HELP = """\
+Your move this round (everybody moves at the same time, in private):
+  N          drop the PLAY piece as legal drop number N from the list
+  O C        drop it in orientation O (see the pictures) with its left edge in column C
+  m C        first drop one of your minos in column C (repeat for more; they fall before the piece)
+  clear      take back the minos you queued this round
+  hold       skip this piece (once per game, no minos that round)
+  list       show your tower and the legal drops again
+  help       this text
+  quit       stop the game (the record is saved with --save)"""
+
+LEGEND = "icons on empty cells: lowercase letter = bonus icon of that shape (+1 when a piece of that shape covers it), * = diamond (a tetromino on it earns a mino)"
+
+
+class QuitGame(Exception):
+    """The player typed quit or the input ended."""
+
+
+def tower_marks(tower: Tower) -> dict[tuple[int, int], str]:
+    """Icons to draw on the empty cells of ``tower``: bonus letters in lower case, ``*`` diamonds."""
+    marks: dict[tuple[int, int], str] = {}
+    board = tower.board
+    for cell, shape in tower.layout.bonus.items():
+        if not board.is_filled(cell):
+            marks[cell] = shape.value.lower()
+    for cell in tower.layout.diamonds:
+        if not board.is_filled(cell):
+            marks[cell] = "*"
+    return marks
+
+
+def compact_tower(tower: Tower, color: bool = True) -> Text:
+    """A tower one character per cell (with row and column numbers), icons on empty cells."""
+    marks = tower_marks(tower)
+    rows = tower.rows()
+    height = len(rows)
+    text = Text()
+    for i, row in enumerate(rows):
+        y = height - 1 - i
+        text.append(f"{y:>2} ", style="dim")
+        for x, ch in enumerate(row):
+            mark = marks.get((x, y))
+            if mark is not None:
+                text.append(mark, style="bold white" if color else "")
+            elif ch == ".":
+                text.append(".", style="grey35" if color else "")
+            else:
+                text.append(ch, style=shape_style(ch) if color else "")
+        text.append("\n")
+    text.append("   " + "".join(str(x % 10) for x in range(tower.board.width)), style="dim")
+    return text
+
+
+def orientation_picture(o: Orientation) -> list[str]:
+    cells = set(o.cells)
+    return ["".join("#" if (x, y) in cells else "." for x in range(o.width)) for y in range(o.height - 1, -1, -1)]
+
+
+class LineTowerGame:
+    """One tower game at the terminal; ``ask`` reads a line (stdin by default)."""
+
+    def __init__(
+        self,
+        game: TowerGame,
+        seats: Sequence[SeatSpec],
+        bots: dict[int, Bot],
+        console: Console,
+        color: bool = True,
+        ask: Callable[[str], str] = input,
+    ) -> None:
+        self.game = game
+        self.seats = list(seats)
+        self.bots = bots
+        self.console = console
+        self.color = color
+        self._ask = ask
+        self.humans = [i for i, s in enumerate(seats) if s.is_human]
+
+    # --------------------------------------------------------------- display
+
+    def ask(self, prompt: str) -> str:
+        try:
+            line = self._ask(prompt)
+        except EOFError:
+            raise QuitGame("input ended") from None
+        line = line.strip()
+        if line.lower() in ("quit", "exit", "q"):
+            raise QuitGame("quit")
+        return line
+
+    def say(self, message: str, style: str = "") -> None:
+        self.console.print(Text(message, style=style if self.color else ""))
+
+    def header(self) -> None:
+        g = self.game
+        play = g.play_card.value if g.play_card else "-"
+        nxt = g.next_card.value if g.next_card else "-"
+        text = Text(f"\nRound {g.round}/27   PLAY ", style="bold")
+        text.append(play, style=shape_style(play) if self.color else "")
+        text.append("   NEXT ")
+        text.append(nxt, style=shape_style(nxt) if self.color else "")
+        text.append(f"   cards left {g.deck_left}   minos in the box {g.supply}", style="")
+        self.console.print(text)
+        self.show_achievements()
+
+    def show_achievements(self) -> None:
+        g = self.game
+        for card in g.achievements:
+            spaces = []
+            for i, (points, holders) in enumerate(zip(card.points, card.holders, strict=True)):
+                if g.player_count == 2 and i == 0:
+                    spaces.append(f"[{points}: not used with 2 players]")
+                    continue
+                names = ", ".join(g.players[s] for s in holders) or "free"
+                spaces.append(f"[{points}: {names}]")
+            self.say(f"  {card.id} — {card.spec.text}: {' '.join(spaces)}", style="cyan")
+
+    def show_all(self) -> None:
+        """Every tower side by side, with minos, hold, and score."""
+        g = self.game
+        table = Table.grid(padding=(0, 3))
+        for _ in g.towers:
+            table.add_column()
+        heads = []
+        for seat, tower in enumerate(g.towers):
+            status = " (out)" if tower.out else ""
+            head = Text(f"{g.players[seat]}{status}\n", style="bold")
+            s = g.score(seat)
+            held = tower.held.value if tower.held else "unused"
+            head.append(f"score {s['total']}  rows {s['lines']}\nbonus {s['bonus']}  minos {tower.minos}\nhold {held}", style="")
+            heads.append(head)
+        table.add_row(*heads)
+        table.add_row(*[compact_tower(t, self.color) for t in g.towers])
+        self.console.print(table)
+        self.say(LEGEND, style="dim")
+
+    def show_own(self, seat: int, minos: Sequence[int], drops: Sequence[Placement]) -> None:
+        """The seat's tower (icons, queued minos as ``m``), its minos and hold, and the legal drops."""
+        g = self.game
+        tower = g.towers[seat]
+        marks = tower_marks(tower)
+        heights = [tower.column_height(x) for x in range(tower.board.width)]
+        for column in minos:
+            marks[(column, heights[column])] = "m"
+            heights[column] += 1
+        self.console.print(board_text(tower.rows(), color=self.color, marks=marks))
+        self.say(LEGEND, style="dim")
+        held = f"used ({tower.held.value})" if tower.held else "unused"
+        queued = f", queued: columns {' '.join(map(str, minos))}" if minos else ""
+        self.say(f"minos {tower.minos}{queued}   hold {held}")
+        self.show_drops(drops)
+
+    def show_drops(self, drops: Sequence[Placement]) -> None:
+        g = self.game
+        shape = g.play_card
+        if shape is None:
+            return
+        orientations = list(shape.orientations("rotate"))
+        pictures = [orientation_picture(o) for o in orientations]
+        height = max(len(p) for p in pictures)
+        text = Text()
+        for i in range(len(orientations)):
+            text.append(f"{i:<7}", style="bold")
+        text.append("\n")
+        for line in range(height):
+            for pic in pictures:
+                row = pic[line] if line < len(pic) else ""
+                for ch in row:
+                    text.append(ch, style=shape_style(shape.value) if ch == "#" and self.color else "")
+                text.append(" " * (7 - len(row)))
+            text.append("\n")
+        self.console.print(text)
+        if not drops:
+            self.say("No legal drop with these minos: type clear, or hold.", style="yellow")
+            return
+        for i, o in enumerate(orientations):
+            items = [f"{n}:c{p.x}" for n, p in enumerate(drops, 1) if p.orientation is o]
+            self.say(f"  orientation {i}: " + ("  ".join(items) if items else "none"))
+
+    # ------------------------------------------------------------------ loop
+
+    def run(self) -> None:
+        g = self.game
+        while not g.over:
+            self.header()
+            played_before = len(g.rounds)
+            waiting = g.waiting_for()
+            for seat in range(g.player_count):
+                if g.forced(seat) and not g.towers[seat].out:
+                    self.say(f"{g.players[seat]} has no legal drop for {g.play_card}: the engine holds for them.", style="yellow")
+            humans_waiting = [s for s in waiting if s in self.humans]
+            for seat in waiting:
+                bot = self.bots.get(seat)
+                if bot is not None:
+                    g.submit(seat, bot.choose_tower(g.view(seat)))
+                    self.say(f"{g.players[seat]} has decided.", style="dim")
+                else:
+                    if len(self.humans) > 1:
+                        self.pass_to(seat)
+                    self.human_turn(seat)
+                    if len(humans_waiting) > 1:
+                        self.console.clear()
+            self.reveal(played_before)
+        self.finish()
+
+    def pass_to(self, seat: int) -> None:
+        """Hot-seat: clear the screen and wait until the next person has the keyboard."""
+        self.console.clear()
+        self.ask(f"Pass to {self.game.players[seat]} — press Enter ")
+        self.console.clear()
+
+    def human_turn(self, seat: int) -> None:
+        g = self.game
+        name = g.players[seat]
+        minos: list[int] = []
+        drops = g.legal_drops(seat)
+        self.say(f"\n{name}: your tower — PLAY {g.play_card}, NEXT {g.next_card or '-'}", style="bold")
+        self.show_own(seat, minos, drops)
+        while True:
+            line = self.ask(f"{name}, drop {g.play_card} (N, O C, m C, hold, help): ")
+            if not line:
+                continue
+            cmd = line.lower()
+            parts = cmd.split()
+            if cmd == "help":
+                self.say(HELP)
+                continue
+            if cmd == "list":
+                self.show_own(seat, minos, drops)
+                continue
+            if cmd == "clear":
+                minos = []
+                drops = g.legal_drops(seat)
+                self.show_own(seat, minos, drops)
+                continue
+            if cmd == "hold":
+                try:
+                    g.submit(seat, TowerAction.holding())
+                except IllegalMove as e:
+                    self.say(f"✗ {e}", style="red")
+                    continue
+                return
+            if parts[0] in ("m", "mino"):
+                if len(parts) != 2 or not parts[1].lstrip("-").isdigit():
+                    self.say("✗ type m and a column number, e.g. m 3", style="red")
+                    continue
+                try:
+                    new_drops = g.legal_drops(seat, [*minos, int(parts[1])])
+                except IllegalMove as e:
+                    self.say(f"✗ {e}", style="red")
+                    continue
+                minos.append(int(parts[1]))
+                drops = new_drops
+                self.show_own(seat, minos, drops)
+                continue
+            try:
+                placement = self.parse_drop(parts, drops)
+            except ValueError as e:
+                self.say(f"✗ {e}", style="red")
+                continue
+            try:
+                g.submit(seat, TowerAction.drop(placement, minos))
+            except IllegalMove as e:
+                self.say(f"✗ {e}", style="red")
+                continue
+            return
+
+    def parse_drop(self, parts: list[str], drops: Sequence[Placement]) -> Placement:
+        """A legal drop from ``N`` (its number) or ``O C``; ValueError saying what is wrong."""
+        g = self.game
+        assert g.play_card is not None
+        if not parts or not all(p.lstrip("-").isdigit() for p in parts) or len(parts) > 2:
+            raise ValueError(f"cannot read {' '.join(parts)!r}: type help for the syntax")
+        if len(parts) == 1:
+            n = int(parts[0])
+            if not 1 <= n <= len(drops):
+                raise ValueError(f"there is no drop number {n}: choose 1 to {len(drops)}" if drops else "there is no legal drop: hold or clear your minos")
+            return drops[n - 1]
+        orientations = list(g.play_card.orientations("rotate"))
+        o_index, column = int(parts[0]), int(parts[1])
+        if not 0 <= o_index < len(orientations):
+            raise ValueError(f"orientation {o_index} does not exist: 0 to {len(orientations) - 1}")
+        o = orientations[o_index]
+        for p in drops:
+            if p.orientation is o and p.x == column:
+                return p
+        legal = sorted(p.x for p in drops if p.orientation is o)
+        where = f" (columns: {' '.join(map(str, legal))})" if legal else ""
+        raise ValueError(
+            f"orientation {o_index} in column {column} is not a legal drop: it would not fit below the skyline or leave the tower{where}"
+        )
+
+    def reveal(self, played_before: int) -> None:
+        """Say what every seat did in the rounds just resolved, then show all towers."""
+        g = self.game
+        for number in range(played_before, len(g.rounds)):
+            self.say(f"\nRound {number + 1} revealed:", style="bold")
+            for seat, action in enumerate(g.rounds[number]):
+                name = g.players[seat]
+                if action is None:
+                    self.say(f"  {name} is out.")
+                elif action.hold:
+                    self.say(f"  {name} holds.")
+                else:
+                    minos = f" after minos in columns {' '.join(map(str, action.minos))}" if action.minos else ""
+                    self.say(f"  {name} drops at {format_cells(action.place or ())}{minos}")
+        for card in g.achievements:
+            for seat, met_round in card.met_round.items():
+                if played_before < met_round <= len(g.rounds):
+                    points = card.points_for(seat)
+                    got = f"{points} points" if card.space_of(seat) is not None else "no space left: 0 points"
+                    self.say(f"  {g.players[seat]} achieves {card.id}: {got}", style="bold green")
+        self.show_all()
+
+    def finish(self) -> None:
+        g = self.game
+        self.say("\nGame over.", style="bold")
+        self.show_achievements()
+        table = Table(title="Final scores", header_style="bold")
+        table.add_column("player")
+        table.add_column("rows", justify="right")
+        table.add_column("row points", justify="right")
+        table.add_column("bonus", justify="right")
+        for card in g.achievements:
+            table.add_column(card.id, justify="right")
+        table.add_column("total", justify="right")
+        winners = g.winners()
+        for seat, name in enumerate(g.players):
+            s = g.score(seat)
+            cells = [name + (" ★" if seat in winners else ""), str(s["lines"]), str(s["line_points"]), str(s["bonus"])]
+            cells += [str(s["achievements"].get(card.id, 0)) for card in g.achievements]
+            cells.append(str(s["total"]))
+            table.add_row(*cells)
+        self.console.print(table)
+        totals = [g.score(i)["total"] for i in range(g.player_count)]
+        best = max(totals)
+        tied = [i for i, t in enumerate(totals) if t == best]
+        names = ", ".join(g.players[i] for i in winners)
+        if len(tied) > 1 and len(winners) < len(tied):
+            self.say(f"Tie on {best} points broken by complete rows: {names} wins.", style="bold green")
+        elif len(winners) > 1:
+            self.say(f"Tie on {best} points and on complete rows: shared win for {names}.", style="bold green")
+        else:
+            self.say(f"Winner: {names}", style="bold green")
+
+
+def make_seat_bots(seats: Sequence[SeatSpec], seed: int) -> dict[int, Bot]:
+    """A bot for every non-human seat, each seeded from the game seed and its seat."""
+    return {i: make_bot(s.kind, seed=seed * 31 + i, strength=s.strength) for i, s in enumerate(seats) if not s.is_human}
+
+
+def play_tower(
+    seats: Sequence[SeatSpec],
+    rules: dict[str, Any],
+    seed: int | None,
+    save: Path | None,
+    color: bool = True,
+    ask: Callable[[str], str] = input,
+    console: Console | None = None,
+) -> int:
+    """Play one tower game; the exit code (0 played or stopped, 2 bad options)."""
+    console = console or Console(no_color=not color, highlight=False)
+    try:
+        game = TowerGame([s.name for s in seats], rules or None, seed=seed)
+        bots = make_seat_bots(seats, game.seed)
+    except (RulesError, ValueError) as e:
+        console.print(Text(f"error: {e}", style="red" if color else ""))
+        return 2
+    names = ", ".join(f"{s.name} ({s.kind})" for s in seats)
+    towers = ", ".join(f"{n}: {spec if isinstance(spec, str) else 'custom'}" for n, spec in zip(game.players, game.layout_specs, strict=True))
+    console.print(Text(f"Tower Tetris — {names} — seed {game.seed}", style="bold" if color else ""))
+    console.print(Text(f"Towers: {towers}", style="dim" if color else ""))
+    line_game = LineTowerGame(game, seats, bots, console, color=color, ask=ask)
+    try:
+        line_game.run()
+    except QuitGame as e:
+        console.print(Text(f"\nStopped ({e}).", style="yellow" if color else ""))
+    except KeyboardInterrupt:
+        console.print(Text("\nStopped.", style="yellow" if color else ""))
+    if save is not None:
+        save.write_text(records.dumps(game.to_record()), encoding="utf-8")
+        console.print(Text(f"Record saved to {save}", style="dim" if color else ""))
+    return 0
+
+
+__all__ = ["LineTowerGame", "QuitGame", "Shape", "compact_tower", "play_tower", "tower_marks"]

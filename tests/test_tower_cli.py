@@ -1,0 +1,94 @@
+"""`tabletris play tower --plain` driven by scripted standard input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tabletris.cli.app import app
+from tabletris.engine import records
+
+runner = CliRunner()
+
+
+def _play(seats: str, seed: int, script: str, *extra: str) -> tuple[int, str]:
+    result = runner.invoke(
+        app, ["play", "tower", "--plain", "--no-color", "--seats", seats, "--seed", str(seed), *extra], input=script
+    )
+    return result.exit_code, result.output
+
+
+def test_human_against_random_bots_plays_to_the_end_and_saves_a_replayable_record(tmp_path: Path) -> None:
+    """Line mode: a human (always drop number 1) plays a whole game; --save writes a replayable record."""
+    save = tmp_path / "tower.json"
+    code, out = _play("human=Ann,random,random", 11, "1\n" * 40, "--save", str(save))
+    assert code == 0, out
+    assert "Traceback" not in out and "Game over." in out
+    assert "Final scores" in out and "row points" in out and "six-lines" in out
+    doc = json.loads(save.read_text())
+    assert doc["game"] == "tower" and doc["players"][0] == "Ann" and doc["seed"] == 11
+    game = records.replay(save)
+    assert game.over
+    assert records.dumps(game.to_record()) == save.read_text()
+    assert any(r[0] is not None and "place" in r[0] for r in doc["rounds"])
+
+
+def test_invalid_input_is_answered_with_the_reason_and_asked_again() -> None:
+    """Line mode: bad input gets the reason, never a traceback; minos and hold are checked by the engine."""
+    script = "\n".join(
+        ["banana", "9 0", "0 42", "999", "m 42", "m x", "m 0", "m 0", "clear", "help", "hold", "hold", "quit"]
+    ) + "\n"
+    code, out = _play("human=Ann,random", 3, script)
+    assert code == 0
+    assert "cannot read 'banana'" in out
+    assert "orientation 9 does not exist" in out
+    assert "in column 42 is not a legal drop" in out
+    assert "there is no drop number 999" in out
+    assert "column 42 is outside the tower" in out
+    assert "type m and a column number" in out
+    assert "Ann has 1 minos, not 2" in out
+    assert "queued: columns 0" in out
+    assert "m C        first drop one of your minos" in out  # help
+    assert "Ann: has used the hold already" in out
+    assert "Stopped (quit)" in out
+    assert "Traceback" not in out
+
+
+def test_queued_minos_fall_before_the_piece_and_are_recorded(tmp_path: Path) -> None:
+    """Line mode: `m C` drops a mino before the piece; the record lists it."""
+    save = tmp_path / "minos.json"
+    code, out = _play("human=Ann", 5, "m 7\n1\nquit\n", "--save", str(save))
+    assert code == 0, out
+    doc = json.loads(save.read_text())
+    assert doc["rounds"][0][0]["minos"] == [7]
+    stone = records.replay(save).towers[0].board.stone_at((7, 0))
+    assert stone is not None and stone.shape.value == "M"
+
+
+def test_two_humans_pass_the_keyboard_and_see_the_reveal() -> None:
+    """Line mode hot-seat: 'pass to NAME' between people; the reveal shows every tower and the legend."""
+    code, out = _play("human=Ann,human=Bob", 2, "\n1\n\n1\nquit\n")
+    assert code == 0, out
+    assert "Pass to Ann" in out and "Pass to Bob" in out
+    assert "Round 1 revealed:" in out
+    assert "Ann drops at" in out and "Bob drops at" in out
+    assert "lowercase letter = bonus icon" in out and "* = diamond" in out
+    assert "[7: not used with 2 players]" in out
+
+
+def test_bots_only_game_needs_no_input_and_explains_the_result() -> None:
+    """Line mode: bots play alone; the final breakdown names the winner (or the tie-break)."""
+    code, out = _play("random,random,random,random", 4, "", "--rules", "preset=advanced")
+    assert code == 0, out
+    assert "Game over." in out
+    assert "Winner:" in out or "Tie on" in out
+    assert "\x1b[" not in out  # --no-color
+
+
+def test_bad_rules_exit_with_status_2_and_the_reason() -> None:
+    """Line mode: unusable options are reported, not a traceback."""
+    code, out = _play("human,random", 1, "", "--rules", 'achievements=["nope"]')
+    assert code == 2
+    assert "rules.achievements: unknown card 'nope'" in out
