@@ -242,7 +242,7 @@ class LineTowerGame:
         g = self.game
         name = g.players[seat]
         minos: list[int] = []
-        drops = g.legal_drops(seat)
+        drops = self.drops(seat, minos)
         self.say(f"\n{name}: your tower — PLAY {g.play_card}, NEXT {g.next_card or '-'}", style="bold")
         self.show_own(seat, minos, drops)
         while True:
@@ -259,7 +259,7 @@ class LineTowerGame:
                 continue
             if cmd == "clear":
                 minos = []
-                drops = g.legal_drops(seat)
+                drops = self.drops(seat, minos)
                 self.show_own(seat, minos, drops)
                 continue
             if cmd == "hold":
@@ -274,7 +274,7 @@ class LineTowerGame:
                     self.say("✗ type m and a column number, e.g. m 3", style="red")
                     continue
                 try:
-                    new_drops = g.legal_drops(seat, [*minos, int(parts[1])])
+                    new_drops = self.drops(seat, [*minos, int(parts[1])])
                 except IllegalMove as e:
                     self.say(f"✗ {e}", style="red")
                     continue
@@ -293,6 +293,11 @@ class LineTowerGame:
                 self.say(f"✗ {e}", style="red")
                 continue
             return
+
+    def drops(self, seat: int, minos: Sequence[int]) -> list[Placement]:
+        """The engine's legal drops after ``minos``, numbered by orientation then column."""
+        found = self.game.legal_drops(seat, minos)
+        return sorted(found, key=lambda p: (p.orientation.index, p.x))
 
     def parse_drop(self, parts: list[str], drops: Sequence[Placement]) -> Placement:
         """A legal drop from ``N`` (its number) or ``O C``; ValueError saying what is wrong."""
