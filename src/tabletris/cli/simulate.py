@@ -96,7 +96,9 @@ def write_outputs(run: SimulationResults, summary: dict[str, Any], out: Path, se
     return paths
 
 
-def run_simulation(config: SimConfig, backend: str, jobs: int, console: Console) -> SimulationResults:
+def run_simulation(
+    config: SimConfig, backend: str, jobs: int, console: Console, address: str | None = None
+) -> SimulationResults:
     total = config.games * len(config.presets)
     with Progress(
         TextColumn("[bold]simulating[/]"),
@@ -107,7 +109,7 @@ def run_simulation(config: SimConfig, backend: str, jobs: int, console: Console)
         transient=True,
     ) as progress:
         bar = progress.add_task("games", total=total)
-        return simulate(config, backend, jobs, progress=lambda k: progress.advance(bar, k))
+        return simulate(config, backend, jobs, progress=lambda k: progress.advance(bar, k), address=address)
 
 
 def register(app: typer.Typer) -> None:
@@ -131,6 +133,9 @@ def register(app: typer.Typer) -> None:
         ] = False,
         backend: Annotated[str, typer.Option(help=f"How games run: {', '.join(BACKENDS)}.")] = "process",
         budget: Annotated[float | None, typer.Option(help="Seconds per bot decision (a cap; unset = reproducible).")] = None,
+        address: Annotated[
+            str | None, typer.Option(help="Ray cluster for --backend ray (e.g. ray://host:10001); unset: local Ray.")
+        ] = None,
     ) -> None:
         """Play many games between bots and print win rates, scores and game lengths."""
         from tabletris.cli.seats import parse_rules
@@ -146,12 +151,18 @@ def register(app: typer.Typer) -> None:
                 raise ValueError(f"--jobs: {jobs}: at least 1")
             if backend not in BACKENDS:
                 raise ValueError(f"--backend: {backend!r}: expected one of {', '.join(BACKENDS)}")
+            if address is not None and backend != "ray":
+                raise ValueError("--address only goes with --backend ray")
         except ValueError as e:
             _fail(str(e))
             return
         console = Console()
         start = time.perf_counter()
-        run = run_simulation(config, backend, jobs, console)
+        try:
+            run = run_simulation(config, backend, jobs, console, address)
+        except ValueError as e:  # Ray missing or unreachable
+            _fail(str(e))
+            return
         seconds = time.perf_counter() - start
         summary = summarize(run)
         print_summary(summary, console)

@@ -19,8 +19,8 @@ from typing import Any, Literal
 from tabletris.bots.base import Bot, make_bot, play_dice_turn, play_tower_round
 
 GAMES = ("dice", "tower")
-Backend = Literal["local", "process"]
-BACKENDS: tuple[str, ...] = ("local", "process")
+Backend = Literal["local", "process", "ray"]
+BACKENDS: tuple[str, ...] = ("local", "process", "ray")
 MAX_DICE_TURNS = 100_000
 """A safety net: a dice game longer than this is a bug (the board is finite), not a long game."""
 
@@ -264,6 +264,7 @@ def simulate(
     backend: str = "local",
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
+    address: str | None = None,
 ) -> SimulationResults:
     """Run every game of ``config``; ``progress(k)`` is called as k more games finish.
 
@@ -275,6 +276,10 @@ def simulate(
     if jobs < 1:
         raise ValueError(f"--jobs: {jobs}: at least 1")
     tasks = make_tasks(config)
+    if backend == "ray":  # Ray tasks, local or on the cluster at ``address`` (lab/ray_backend.py)
+        from tabletris.lab.ray_backend import run_ray
+
+        return SimulationResults(config, run_ray(tasks, address, jobs, progress))
     results: list[GameResult] = []
     if backend == "local" or jobs == 1:
         for task in tasks:
