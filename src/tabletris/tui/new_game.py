@@ -17,7 +17,7 @@ from typing import Any, get_type_hints
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
@@ -101,11 +101,11 @@ class NewGameScreen(Screen[None]):
                 yield Static("[b]New game[/b]  [dim]ctrl+s starts · F1 help[/dim]")
                 with Horizontal(classes="field-row"):
                     yield Label("game", classes="field-label")
-                    yield Select([(g, g) for g in GAMES], value=self.setup.game, allow_blank=False, id="game")
+                    yield Select([(g, g) for g in GAMES], value=self.setup.game, allow_blank=False, id="game", compact=True)
                 if presets:
                     with Horizontal(classes="field-row"):
                         yield Label("preset", classes="field-label")
-                        yield Select([(p, p) for p in presets], value=preset, allow_blank=False, id="preset")
+                        yield Select([(p, p) for p in presets], value=preset, allow_blank=False, id="preset", compact=True)
                 with Horizontal(classes="field-row"):
                     yield Label("seed", classes="field-label")
                     yield Input(
@@ -113,6 +113,7 @@ class NewGameScreen(Screen[None]):
                         placeholder="random",
                         type="integer",
                         id="seed",
+                        compact=True,
                     )
                 with Horizontal(classes="field-row"):
                     yield Label("save to", classes="field-label")
@@ -120,6 +121,7 @@ class NewGameScreen(Screen[None]):
                         "" if self.setup.save is None else str(self.setup.save),
                         placeholder="record file (optional)",
                         id="save",
+                        compact=True,
                     )
                 yield Static("[b]Seats[/b]  [dim]kind · name · strength[/dim]")
                 kinds = [("—", NO_SEAT), ("human", "human")] + [(b, b) for b in bot_names()]
@@ -131,14 +133,15 @@ class NewGameScreen(Screen[None]):
                         kinds.append((kind, kind))
                         known.add(kind)
                     with Horizontal(classes="seat-row"):
-                        yield Select(list(kinds), value=kind, allow_blank=False, id=f"seat-kind-{i}", classes="seat-kind")
-                        yield Input(spec.name if spec else "", placeholder=f"Player {i + 1}", id=f"seat-name-{i}", classes="seat-name")
+                        yield Select(list(kinds), value=kind, allow_blank=False, id=f"seat-kind-{i}", classes="seat-kind", compact=True)
+                        yield Input(spec.name if spec else "", placeholder=f"Player {i + 1}", id=f"seat-name-{i}", classes="seat-name", compact=True)
                         yield Input(
                             "" if spec is None or spec.strength is None else str(spec.strength),
                             placeholder="—",
                             type="number",
                             id=f"seat-strength-{i}",
                             classes="seat-strength",
+                            compact=True,
                         )
                 yield Static(id="setup-error")
                 with Horizontal(id="setup-buttons"):
@@ -161,17 +164,25 @@ class NewGameScreen(Screen[None]):
                 continue
             value = getattr(current, f.name)
             help_text = help_texts.get(f.name, "")
-            with Horizontal(classes="rule-row"):
-                yield Label(f.name, classes="rule-name")
-                widget_id = f"rule-{f.name}"
-                if hints.get(f.name) is bool:
-                    yield Switch(value=bool(value), id=widget_id, classes="rule-input")
-                else:
-                    choices = option_choices(cls, f.name, help_text) if isinstance(value, str) else []
-                    if value in choices:
-                        yield Select([(c, c) for c in choices], value=value, allow_blank=False, id=widget_id, classes="rule-input")
+            with Vertical(classes="rule-row"):
+                with Horizontal(classes="rule-line"):
+                    yield Label(f.name, classes="rule-name")
+                    widget_id = f"rule-{f.name}"
+                    if hints.get(f.name) is bool:
+                        yield Switch(value=bool(value), id=widget_id, classes="rule-input")
                     else:
-                        yield Input(show_value(value), id=widget_id, classes="rule-input")
+                        choices = option_choices(cls, f.name, help_text) if isinstance(value, str) else []
+                        if value in choices:
+                            yield Select(
+                                [(c, c) for c in choices],
+                                value=value,
+                                allow_blank=False,
+                                id=widget_id,
+                                classes="rule-input",
+                                compact=True,
+                            )
+                        else:
+                            yield Input(show_value(value), id=widget_id, classes="rule-input", compact=True)
                 yield Static(help_text, classes="field-help")
         self.border_title = "rules"
 

@@ -67,7 +67,7 @@ def tower_reveal(game: TowerGame) -> Iterator[Widget]:
     for seat in range(len(game.players)):
         t = game.towers[seat]
         view = tower_view(t, tower_title(game, seat), classes="tower-column")
-        view.border_subtitle = f"minos {t.minos} · hold {'used' if t.hold_used else 'free'}"
+        view.border_subtitle = f"minos {t.minos}" + (" · held" if t.hold_used else "")
         yield view
 
 
