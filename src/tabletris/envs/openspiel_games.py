@@ -19,7 +19,9 @@ JSON, e.g. ``"height:30;stuck_penalty:true"``; the dice ``die`` is a string of f
 ``"IOTSZJL*"``), ``seed`` (the engine's setup seed: dice garbage, tower layouts and advanced
 achievement cards; everything drawn during play is a chance node) and, for the dice game,
 ``max_turns`` (a safety cap: the game is cut off there, scores as they stand).
-Returns are the scores (rewards are score changes); both games are general-sum.
+Returns are the scores; both games are general-sum. Rewards are score changes since the last
+decision node (a chance node's change, e.g. the dice game's stuck penalty, is added to the move
+before it, since OpenSpiel reads rewards at decisions and at the end).
 """
 
 from __future__ import annotations
