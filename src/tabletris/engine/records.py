@@ -49,7 +49,7 @@ def dumps(doc: Mapping[str, Any]) -> str:
     items = list(doc.items())
     for i, (key, value) in enumerate(items):
         comma = "," if i < len(items) - 1 else ""
-        if key in ("moves", "rounds", "towers", "deck") and isinstance(value, list) and value:
+        if key in ("moves", "rounds", "towers") and isinstance(value, list) and value:
             inner = ",\n".join("    " + json.dumps(v, separators=(", ", ": ")) for v in value)
             lines.append(f'  "{key}": [\n{inner}\n  ]{comma}')
         else:
