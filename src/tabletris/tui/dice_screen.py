@@ -158,7 +158,8 @@ class DiceScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="dice-main"):
-            yield BoardView(self.game.board, id="board")
+            with VerticalScroll(id="board-scroll"):
+                yield BoardView(self.game.board, id="board")
             with Vertical(id="side"):
                 with Horizontal(id="side-top"):
                     yield DieView(id="die")
@@ -578,6 +579,9 @@ class DiceScreen(Screen[None]):
             if self.take is not None:
                 lifted = self.take.cells
         board.show(game.board, ghost=ghost, ghost_ok=ok, highlight=highlight, lifted=lifted)
+        if ghost:  # a tall board in a short terminal scrolls to keep the ghost in sight
+            top = rules.height - 1 - max(y for _, y in ghost)
+            self.query_one("#board-scroll", VerticalScroll).scroll_to(y=max(0, top - 2), animate=False)
         self.query_one(DieView).show_face(game.roll_face) if self.phase != "rolling" else None
         self.query_one("#players", Static).update(self.players_text())
         self.query_one("#supply", Static).update(self.supply_text())
