@@ -134,8 +134,13 @@ def reference_positions(
     return {(x, y) for x, y in seen if on_board(x, y) and rests(orientation.at(x, y), filled)}
 
 
-def play_random_turn(game: DiceGame, rng: random.Random) -> bool:
-    """Roll and play one uniformly chosen legal option; False once the game is over."""
+def play_random_turn(game: DiceGame, rng: random.Random, low: bool = False) -> bool:
+    """Roll and play one random legal option; False once the game is over.
+
+    ``low`` picks among the options that keep the stack lowest, which fills and completes rows
+    (and empties the supply, so takes happen); otherwise the choice is uniform, which leaves holes
+    and ends games early.
+    """
     if game.over:
         return False
     game.roll()
@@ -143,6 +148,9 @@ def play_random_turn(game: DiceGame, rng: random.Random) -> bool:
         return False
     options = game.turn_options()
     assert options, "a roll that did not end the game must have a legal option"
+    if low:
+        best = min(max(y for _, y in o.placement.cells) for o in options)
+        options = [o for o in options if max(y for _, y in o.placement.cells) == best]
     option = rng.choice(options)
     rewards: list[object] | None = None
     if game.rules.row_reward == "choose":
@@ -166,10 +174,12 @@ def play_random_turn(game: DiceGame, rng: random.Random) -> bool:
     return True
 
 
-def play_random_game(game: DiceGame, rng: random.Random, max_turns: int = 400) -> DiceGame:
+def play_random_game(
+    game: DiceGame, rng: random.Random, max_turns: int = 400, low: bool = False
+) -> DiceGame:
     """Random legal turns until the game ends (or ``max_turns``)."""
     for _ in range(max_turns):
-        if not play_random_turn(game, rng):
+        if not play_random_turn(game, rng, low):
             break
     return game
 
