@@ -29,7 +29,7 @@ class CreateRoomIn(Strict):
     rules: dict[str, Any] = Field(default_factory=dict, description="{'preset': NAME} and/or options")
     seats: list[SeatIn] = Field(min_length=1, max_length=8)
     timer: float | None = Field(
-        None, ge=5, le=3600, allow_inf_nan=False,
+        None, ge=1, le=3600, allow_inf_nan=False,
         description="Seconds per turn (dice) or round (tower); then a bot plays for the seat",
     )
 

@@ -1,0 +1,233 @@
+"""Helpers for the server tests: a real uvicorn on 127.0.0.1, websocket clients, move pickers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+import websockets
+
+from tabletris.server.app import create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    """uvicorn serving ``create_app`` in a thread of the test process, on a free local port."""
+
+    def __init__(self, db_path: Path, bot_delay: float = 0.0) -> None:
+        self.port = free_port()
+        self.app = create_app(f"sqlite+aiosqlite:///{db_path}", bot_delay=bot_delay)
+        config = uvicorn.Config(
+            self.app, host="127.0.0.1", port=self.port, log_level="warning", ws_max_size=1024 * 1024,
+            lifespan="on",
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self) -> LiveServer:
+        self.thread.start()
+        deadline = time.time() + 20
+        while not self.server.started:
+            if time.time() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@contextmanager
+def live_server(db_path: Path, bot_delay: float = 0.0) -> Iterator[LiveServer]:
+    server = LiveServer(db_path, bot_delay).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class ServeProcess:
+    """``tabletris serve`` as a child process (for the kill -9 test)."""
+
+    def __init__(self, db_path: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.db_path = db_path
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ServeProcess:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen(
+            [
+                sys.executable, "-c", "from tabletris.cli.app import main; main()", "serve",
+                "--host", "127.0.0.1", "--port", str(self.port), "--db", str(self.db_path),
+                "--bot-delay", "0", "--log-level", "warning",
+            ],
+            cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                raise RuntimeError(f"tabletris serve exited: {err}")
+            try:
+                if httpx.get(self.url + "/api/meta", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("tabletris serve did not answer")
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+# ------------------------------------------------------------------ moves from a state
+
+
+def dice_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every legal move the server listed in a seat's state (with point rewards)."""
+    moves = []
+    for opt in state["private"]["options"]:
+        for form in opt["orientations"]:
+            for i, (x, y) in enumerate(form["places"]):
+                move: dict[str, Any] = {
+                    "place": [[x + dx, y + dy] for dx, dy in form["cells"]],
+                    "shape": opt["shape"],
+                }
+                if opt["take"]:
+                    move["take"] = opt["take"]["cells"]
+                if "rows" in form:
+                    move["rewards"] = ["point"] * form["rows"][i]
+                moves.append(move)
+    return moves
+
+
+def tower_moves(private: dict[str, Any]) -> list[dict[str, Any]]:
+    moves: list[dict[str, Any]] = [
+        {"place": [[x + dx, y + dy] for dx, dy in form["cells"]]}
+        for form in private["drops"]
+        for x, y in form["places"]
+    ]
+    if private["can_hold"]:
+        moves.append({"hold": True})
+    return moves
+
+
+# ------------------------------------------------------------------ websocket client
+
+
+class Client:
+    """A websocket client that keeps every message it received, in order."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.received: list[dict[str, Any]] = []
+        self.raw: list[str] = []
+        self.state: dict[str, Any] | None = None
+        self.next_id = 1
+
+    @classmethod
+    async def connect(cls, base: str, room: str, token: str | None = None) -> Client:
+        url = f"{base}/ws/{room}" + (f"?token={token}" if token else "")
+        return cls(await websockets.connect(url, max_size=2**22))
+
+    async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
+        text = await asyncio.wait_for(self.ws.recv(), timeout)
+        self.raw.append(text)
+        msg = json.loads(text)
+        self.received.append(msg)
+        if msg.get("type") == "state":
+            self.state = msg
+        return dict(msg)
+
+    async def until(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
+        end = time.monotonic() + timeout
+        while True:
+            msg = await self.recv(max(0.01, end - time.monotonic()))
+            if pred(msg):
+                return msg
+
+    async def state_where(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
+        if self.state is not None and pred(self.state):
+            return self.state
+        return await self.until(lambda m: m.get("type") == "state" and pred(m), timeout)
+
+    async def send(self, message: dict[str, Any] | str) -> int:
+        msg_id = self.next_id
+        self.next_id += 1
+        if isinstance(message, dict):
+            message = json.dumps({**message, "id": msg_id})
+        await self.ws.send(message)
+        return msg_id
+
+    async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        """Send with an id and return the reply carrying it (ack, error or answer)."""
+        msg_id = await self.send(message)
+        return await self.until(lambda m: m.get("id") == msg_id and m.get("type") != "state", timeout)
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+def create_room(base: str, body: dict[str, Any]) -> dict[str, Any]:
+    r = httpx.post(base + "/api/rooms", json=body, timeout=10)
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+def join(base: str, room: str, name: str, seat: int | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"name": name}
+    if seat is not None:
+        body["seat"] = seat
+    r = httpx.post(f"{base}/api/rooms/{room}/join", json=body, timeout=10)
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def pick(rng: random.Random, options: list[dict[str, Any]]) -> dict[str, Any]:
+    return rng.choice(options)
