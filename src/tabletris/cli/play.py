@@ -19,7 +19,9 @@ def _fail(message: str) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def play(
-        game: Annotated[str, typer.Argument(help="dice or tower")] = "dice",
+        game: Annotated[
+            str | None, typer.Argument(help="dice or tower; without it the app opens on the new-game screen")
+        ] = None,
         seats: Annotated[
             str,
             typer.Option(help="Comma-separated seats: human, human=Ann, random, expert@0.8=Robo ..."),
@@ -34,6 +36,13 @@ def register(app: typer.Typer) -> None:
         color: Annotated[bool, typer.Option("--color/--no-color", help="Colour the board.")] = True,
     ) -> None:
         """Play a game at this terminal against people (hot-seat) and bots."""
+        interactive = sys.stdin.isatty() and sys.stdout.isatty()
+        if game is None and not plain and interactive and _tui_available():
+            from tabletris.tui.launch import launch_setup
+
+            launch_setup()
+            return
+        game = game or "dice"
         if game not in ("dice", "tower"):
             _fail(f"unknown game {game!r}: expected dice or tower")
         try:
@@ -42,7 +51,6 @@ def register(app: typer.Typer) -> None:
         except ValueError as e:
             _fail(str(e))
             return
-        interactive = sys.stdin.isatty() and sys.stdout.isatty()
         if not plain and interactive and _tui_available():
             from tabletris.tui.launch import launch
 

@@ -21,8 +21,13 @@ def register(app: typer.Typer) -> None:
         file: Annotated[Path, typer.Argument(help="A game record (record format v1, JSON).")],
         as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
         color: Annotated[bool, typer.Option("--color/--no-color", help="Colour the board.")] = True,
+        tui: Annotated[bool, typer.Option("--tui", help="Step through the game in the full-screen viewer.")] = False,
     ) -> None:
         """Replay a game record: the final board and scores, or exit 1 with the rule it breaks."""
+        if tui:
+            from tabletris.tui.launch import launch_replay
+
+            raise typer.Exit(launch_replay(file))
         try:
             game = records.replay(Path(file))
             summary = game.summary()
