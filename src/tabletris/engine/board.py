@@ -36,7 +36,9 @@ class IllegalPlacement(ValueError):
         self.shape = str(shape)
         self.cells = [list(c) for c in cells]
         self.reason = reason
-        super().__init__(f"{self.shape} {reason} at {format_cells(cells)}")
+        # Malformed input has no cells to show: "T needs cells as [x, y] pairs, got 5", no "at []".
+        where = f" at {format_cells(cells)}" if cells else ""
+        super().__init__(f"{self.shape} {reason}{where}")
 
 
 def format_cells(cells: Iterable[Sequence[int]]) -> str:
