@@ -340,6 +340,9 @@ def test_illegal_placement_message_is_the_record_wording() -> None:
         board.validate(Shape.T, [[4, 7], [5, 7], [6, 7], [5, 8]], "free", "slide")
     assert str(info.value) == "T does not rest at [[4,7],[5,7],[6,7],[5,8]]"
     assert info.value.shape == "T" and info.value.cells == [[4, 7], [5, 7], [6, 7], [5, 8]]
+    with pytest.raises(IllegalPlacement) as malformed:
+        board.validate(Shape.T, 5)  # type: ignore[arg-type]
+    assert str(malformed.value) == "T needs cells as [x, y] pairs, got 5"  # no empty "at []"
 
 
 def test_validate_returns_the_generated_placement(empty_board: Board) -> None:
