@@ -752,6 +752,10 @@ def test_global_random_is_never_used(monkeypatch: pytest.MonkeyPatch) -> None:
     play_random_game(again, random.Random(9), max_turns=40)
     assert again.to_record() == reference.to_record()
     assert again.summary() == reference.summary()
+    assert (
+        DiceMatch(["Ann", "Bob"], seed=5).new_game().seed
+        == DiceMatch(["Ann", "Bob"], seed=5).new_game().seed
+    )
 
 
 # --------------------------------------------------------------------- undo
