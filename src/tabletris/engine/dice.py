@@ -241,7 +241,7 @@ class DiceGame:
         self.players = list(players)
         self.rules = rules if isinstance(rules, DiceRules) else DiceRules.from_dict(rules)
         self.rules_spec: dict[str, Any] = (
-            dict(rules) if isinstance(rules, Mapping) else options_to_spec(self.rules, DICE_PRESETS)
+            _json_plain(rules) if isinstance(rules, Mapping) else options_to_spec(self.rules, DICE_PRESETS)
         )
         if self.rules.first_player >= len(players):
             raise RulesError(
@@ -683,6 +683,17 @@ class DiceGame:
             "winners": [self.players[i] for i in self.winners()],
             "rows": self.board.rows(),
         }
+
+
+def _json_plain(value: Any) -> Any:
+    """A deep copy with tuples as lists: the record's ``rules`` must equal what JSON reads back
+    (``{"die": ("I", "O")}`` came back as a list and broke the record round trip), and must not
+    change when the caller later edits the mapping it passed in."""
+    if isinstance(value, list | tuple):
+        return [_json_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _json_plain(v) for k, v in value.items()}
+    return value
 
 
 def _rows_of(mask: int) -> list[int]:
