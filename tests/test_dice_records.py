@@ -482,3 +482,22 @@ def test_a_corrupted_record_is_rejected_cleanly(
     else:
         event("replayed")
         assert replayed.turn <= len(doc["moves"])
+
+
+def test_rules_given_with_tuples_round_trip() -> None:
+    """record-format.md: the record is plain JSON, so rules passed with tuples still round-trip,
+    and editing the caller's mapping afterwards does not change the game's record."""
+    spec: dict[str, Any] = {
+        "die": ("I", "O", "T", "S", "L", "*"),
+        "width": 6,
+        "garbage": [{"shape": "O", "cells": ((0, 0), (1, 0), (0, 1), (1, 1))}],
+    }
+    game = lowest_option_game(["Ann", "Bob"], 4, spec)
+    spec["garbage"].append({"shape": "I", "cells": [[5, 0], [5, 1], [5, 2], [5, 3]]})
+    doc = game.to_record()
+    assert doc["rules"] == {
+        "die": ["I", "O", "T", "S", "L", "*"],
+        "width": 6,
+        "garbage": [{"shape": "O", "cells": [[0, 0], [1, 0], [0, 1], [1, 1]]}],
+    }
+    assert records.replay(records.dumps(doc)).to_record() == doc
