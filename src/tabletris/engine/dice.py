@@ -636,6 +636,9 @@ class DiceGame:
         A game that ended because a roll could not be placed is reopened too, back to the last
         placement before it.
         """
+        if not any(m.place is not None for m in self.moves):
+            # Checked first: a game that ended on its first roll must stay as it is, not reopen.
+            raise IllegalMove("there is no move to undo")
         while self.moves:
             move = self.moves[-1]
             snapshot = self._snapshots.pop()
