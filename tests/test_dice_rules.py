@@ -794,10 +794,16 @@ def test_undo_reopens_a_game_ended_by_a_roll() -> None:
 
 
 def test_undo_with_nothing_to_undo() -> None:
-    """Undo at the start is an error, not a crash."""
+    """Undo at the start is an error, not a crash, and changes nothing, even after a first-roll end."""
     game = DiceGame(["Ann"], seed=1)
     with pytest.raises(IllegalMove, match="no move to undo"):
         game.undo()
+    ended = DiceGame(["Ann", "Bob"], {"supply": 0}, seed=1)
+    ended.roll("O")
+    before = state_of(ended)
+    with pytest.raises(IllegalMove, match="no move to undo"):
+        ended.undo()
+    assert state_of(ended) == before and ended.over
 
 
 def test_view_is_a_blind_independent_copy() -> None:
