@@ -381,8 +381,7 @@ class Board:
     def push(self, placement: Placement, owner: int | None = None) -> Stone:
         """Put a piece on the board without checking it; ``pop`` takes it back."""
         stone = Stone(placement.shape, placement.cells, owner, self._next_number)
-        self._next_number += 1
-        self.add(stone)
+        self.add(stone)  # raises on an overlap before anything changes; advances _next_number
         self._stack.append(stone.number)
         return stone
 
