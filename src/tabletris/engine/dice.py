@@ -356,6 +356,8 @@ class DiceGame:
 
     def legal_placements(self, shape: Shape, take: Stone | None = None) -> list[Placement]:
         """Every legal placement of ``shape``, after ``take`` is lifted off the board if given."""
+        if take is not None:
+            self._check_on_board(take)
         key = (shape, None if take is None else take.number)
         cached = self._cache.get(key)
         if cached is not None:
@@ -392,14 +394,23 @@ class DiceGame:
         """The rows ``placement`` would score (rows once scored do not score again)."""
         board = self.board
         if take is not None:
+            self._check_on_board(take)
             board.remove(take)
-        before = board.complete_rows_mask()
-        board.push(placement, self.to_move)
-        after = board.complete_rows_mask()
-        board.pop()
-        if take is not None:
-            board.add(take)
+        try:
+            before = board.complete_rows_mask()
+            board.push(placement, self.to_move)  # an overlap raises before changing the board
+            after = board.complete_rows_mask()
+            board.pop()
+        finally:
+            if take is not None:
+                board.add(take)
         return _rows_of(self._scoring(after & ~before))
+
+    def _check_on_board(self, take: Stone) -> None:
+        """A take must be a stone on this board now: lifting a stale or foreign stone (from an
+        older view, say) would clear another stone's cells and corrupt the game."""
+        if self.board.stones.get(take.number) != take:
+            raise IllegalMove(f"cannot take {format_cells(take.cells)}: no such stone on the board")
 
     def _scoring(self, new_rows: int) -> int:
         if self.rules.rescore_reopened or self.rules.clear_rows:
