@@ -431,6 +431,17 @@ def test_push_and_pop() -> None:
     assert board.push(p, owner=2).number == 2
 
 
+def test_push_onto_a_stone_is_rejected_and_changes_nothing() -> None:
+    """Push does not check rules, but it never lays a stone over another: the board stays as it was."""
+    board = board_from_rows(["......", "#....."])
+    before = board.copy()
+    o = Shape.O.orientations()[0]
+    with pytest.raises(IllegalPlacement, match="overlaps"):
+        board.push(Placement(Shape.O, o, 0, 0))
+    assert board == before
+    assert board.push(Placement(Shape.O, o, 1, 0)).number == 2  # the number was not used up
+
+
 def test_board_rows_use_shape_letters() -> None:
     """record-format.md: rows top first, `.` empty, the stone's shape letter for a filled cell."""
     board = Board(4, 3)

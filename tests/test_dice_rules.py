@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from helpers import garbage_from_rows, play_random_game, state_of
+from tabletris.engine.board import Stone
 from tabletris.engine.dice import (
     DEFAULT_DIE,
     DICE_PRESETS,
@@ -804,6 +805,25 @@ def test_undo_with_nothing_to_undo() -> None:
     with pytest.raises(IllegalMove, match="no move to undo"):
         ended.undo()
     assert state_of(ended) == before and ended.over
+
+
+def test_a_stale_take_is_rejected_and_changes_nothing() -> None:
+    """A take must be a stone on the board now: a stale Stone (from an old view) is an error, and
+    asking about it never lifts another stone's cells."""
+    game = narrow(supply=1, die=["O"])
+    turn(game, "O", O_LEFT)
+    turn(game, "O", O_RIGHT)
+    game.roll("O")
+    real = game.take_options(Shape.O)[0]
+    assert real is not None
+    stale = Stone(Shape.O, ((0, 2), (1, 2), (0, 3), (1, 3)), real.owner, real.number)
+    before = state_of(game)
+    with pytest.raises(IllegalMove, match="no such stone on the board"):
+        game.legal_placements(Shape.O, stale)
+    some = game.legal_placements(Shape.O, real)[0]
+    with pytest.raises(IllegalMove, match="no such stone on the board"):
+        game.scoring_rows_after(some, stale)
+    assert state_of(game) == before
 
 
 def test_view_is_a_blind_independent_copy() -> None:
