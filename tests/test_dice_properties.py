@@ -288,3 +288,45 @@ def test_an_illegal_play_changes_nothing(
     with pytest.raises(IllegalMove):
         game.play(list(cells), **kwargs)
     assert state_of(game) == before
+
+
+JUNK = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-2, 11)
+    | st.floats(allow_nan=True)
+    | st.sampled_from(["O", "*", "T", "point", "", "remove"]),
+    lambda inner: st.lists(inner, max_size=5)
+    | st.tuples(inner, inner)
+    | st.dictionaries(st.sampled_from(["remove", "cells", "x"]), inner, max_size=2),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    spec=games,
+    turns=st.integers(0, 8),
+    place=JUNK,
+    shape=JUNK,
+    take=JUNK,
+    rewards=JUNK,
+)
+def test_junk_input_is_an_illegal_move_never_a_crash(
+    spec: dict[str, Any], turns: int, place: Any, shape: Any, take: Any, rewards: Any
+) -> None:
+    """Bad input gets IllegalMove (a clear error), never another exception, and never changes the game."""
+    game = play_random_game(new_game(spec), random.Random(spec["choices"]), max_turns=turns)
+    if game.over:
+        return
+    game.roll()
+    if game.over:
+        return
+    before = state_of(game)
+    try:
+        game.play(place, shape=shape, take=take, rewards=rewards)
+    except IllegalMove as e:
+        assert str(e)
+        assert state_of(game) == before
+    else:
+        assert game.turn == before["turn"] + 1  # type: ignore[operator]
