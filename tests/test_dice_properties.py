@@ -296,9 +296,11 @@ JUNK = st.recursive(
     | st.integers(-2, 11)
     | st.floats(allow_nan=True)
     | st.sampled_from(["O", "*", "T", "point", "", "remove"]),
-    lambda inner: st.lists(inner, max_size=5)
-    | st.tuples(inner, inner)
-    | st.dictionaries(st.sampled_from(["remove", "cells", "x"]), inner, max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.sampled_from(["remove", "cells", "x"]), inner, max_size=2)
+    ),
     max_leaves=10,
 )
 
