@@ -21,6 +21,10 @@ def register(app: typer.Typer) -> None:
         ] = None,
         bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before moving, so people can follow.")] = 0.4,
         log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+        ws_deflate: Annotated[
+            bool,
+            typer.Option(help="Compress websocket messages (saves bandwidth on slow links, costs CPU per message)."),
+        ] = False,
     ) -> None:
         """Run the game server: lobby, rooms, live games and replays in the browser."""
         import uvicorn
@@ -37,4 +41,5 @@ def register(app: typer.Typer) -> None:
             port=port,
             log_level=log_level,
             ws_max_size=1024 * 1024,
+            ws_per_message_deflate=ws_deflate,
         )

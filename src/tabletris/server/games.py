@@ -20,7 +20,7 @@ from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import RULE_HELP as TOWER_HELP
 from tabletris.engine.tower import TOWER_PRESETS, TowerAction, TowerGame, TowerRules
 
-LOG_LENGTH = 60
+LOG_LENGTH = 24
 """Moves of the log sent with each state (the record has them all)."""
 
 

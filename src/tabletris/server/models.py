@@ -96,7 +96,7 @@ class MoveIn(Strict):
 
 
 class MoveOut(BaseModel):
-    seq: int = Field(description="Events stored for the room, this move's included")
+    seq: int = Field(description="This move's number (from 1) in the room's stored event log")
 
 
 class StateOut(BaseModel):

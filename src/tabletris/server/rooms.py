@@ -285,7 +285,8 @@ class Room:
     # ------------------------------------------------------------------ moves
 
     async def act(self, seat: int, move: Mapping[str, Any]) -> int:
-        """Apply ``seat``'s move through the engine, commit it, then broadcast; the new event count."""
+        """Apply ``seat``'s move through the engine, commit it, then broadcast; the move's number
+        in the room's event log (from 1)."""
         done = False
         try:
             async with self.lock:
@@ -298,8 +299,8 @@ class Room:
                     raise ActionError("wrong_seat", f"your token holds seat {seat}, not seat {claimed}")
                 events = self.adapter.apply(self.game, seat, move)
                 events += self.adapter.advance(self.game)
+                seq = len(self.events) + 1  # this move's number in the log (a roll may follow it)
                 await self._commit(events)
-                seq = len(self.events)
                 done = True
         finally:
             if done:
