@@ -129,9 +129,9 @@ def test_roll_of_a_face_not_on_the_die_is_rejected_and_changes_nothing() -> None
     assert game.roll() == twin.roll()
 
 
-def test_turn_order_roll_then_play() -> None:
+def test_turn_order_roll_then_play(two_player_game: DiceGame) -> None:
     """§2 A turn: roll, then place; the next seat plays. Out-of-order actions are rejected."""
-    game = DiceGame(["Ann", "Bob"], seed=2)
+    game = two_player_game
     with pytest.raises(IllegalMove, match="roll the die first"):
         game.play(O_LEFT)
     game.roll("O")
