@@ -126,4 +126,4 @@ def test_wrong_player_and_turn_after_the_end_are_rejected(tmp_path: Path) -> Non
     n = len(extra["moves"])
     result = runner.invoke(app, ["replay", str(_write(tmp_path, extra, "x.json"))])
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"error: move {n}: the game is already over")
+    assert result.stderr.startswith(f"error: move {n} ({game.players[game.to_move]}): the game is already over")

@@ -20,6 +20,14 @@ class RulesError(ValueError):
     """Rules that cannot be used: an unknown preset or option, or a value of the wrong kind."""
 
 
+def _show(value: Any) -> str:
+    """A value as JSON when it is JSON, else as Python shows it (values given from code)."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def _check(name: str, value: Any, hint: Any) -> Any:
     """``value`` converted to ``hint`` (lists to tuples), or a RulesError naming the option."""
     origin = get_origin(hint)
@@ -34,28 +42,28 @@ def _check(name: str, value: Any, hint: Any) -> Any:
     if hint is type(None):
         if value is None:
             return None
-        raise RulesError(f"rules.{name}: expected null, got {json.dumps(value)}")
+        raise RulesError(f"rules.{name}: expected null, got {_show(value)}")
     if hint is bool:
         if isinstance(value, bool):
             return value
-        raise RulesError(f"rules.{name}: expected true or false, got {json.dumps(value)}")
+        raise RulesError(f"rules.{name}: expected true or false, got {_show(value)}")
     if hint is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-        raise RulesError(f"rules.{name}: expected an integer, got {json.dumps(value)}")
+        raise RulesError(f"rules.{name}: expected an integer, got {_show(value)}")
     if hint is str:
         if isinstance(value, str):
             return value
-        raise RulesError(f"rules.{name}: expected a string, got {json.dumps(value)}")
+        raise RulesError(f"rules.{name}: expected a string, got {_show(value)}")
     if origin is tuple:
         if not isinstance(value, list | tuple):
-            raise RulesError(f"rules.{name}: expected a list, got {json.dumps(value)}")
+            raise RulesError(f"rules.{name}: expected a list, got {_show(value)}")
         (item, *_rest) = get_args(hint)
         return tuple(_check(name, v, item) for v in value)
     if origin is dict or hint is dict or origin is Mapping:
         if isinstance(value, dict):
             return value
-        raise RulesError(f"rules.{name}: expected an object, got {json.dumps(value)}")
+        raise RulesError(f"rules.{name}: expected an object, got {_show(value)}")
     return value  # Any and value types validated by the game itself
 
 

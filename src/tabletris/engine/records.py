@@ -156,10 +156,11 @@ def replay_dice(doc: Mapping[str, Any]) -> DiceGame:
     moves = _check_dice_moves(doc)
     game = _new_dice_game(doc)
     for number, move in enumerate(moves, 1):
-        name = game.players[game.to_move] if not game.over else "-"
+        seat = move.get("player", game.to_move) if game.over else game.to_move
+        name = game.players[seat] if 0 <= seat < len(game.players) else f"seat {seat}"
         where = f"move {number} ({name})"
         if game.over:
-            raise RecordError(f"move {number}: the game is already over")
+            raise RecordError(f"{where}: the game is already over")
         if "player" in move and move["player"] != game.to_move:
             raise RecordError(f"{where}: it is seat {game.to_move}'s turn, not seat {move['player']}'s")
         try:
