@@ -213,3 +213,27 @@ def test_schemathesis_finds_no_server_error(tmp_path: Path) -> None:
             check()
         assert operations >= 9 and len(calls) >= 5 * operations
         assert not failures, "\n".join(failures[:10])
+
+
+def test_external_bots_sit_only_when_the_operator_allows_them(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ext: seat runs a program on the server: refused unless listed in TABLETRIS_EXT_ALLOW."""
+    bot = f"ext:{Path(__file__).resolve().parent.parent / 'examples' / 'random_bot.py'}"
+    payload = {"game": "dice", "rules": SMALL, "seats": [{"kind": bot}, {"kind": "random"}]}
+    refused = client.post("/api/rooms", json=payload)
+    assert refused.status_code == 422 and "is not 'open' or a bot" in refused.text
+    monkeypatch.setenv("TABLETRIS_EXT_ALLOW", bot)
+    assert bot in client.get("/api/meta").json()["bots"]
+    room = new_room(client, seats=payload["seats"])
+    state: dict[str, Any] = {}
+    for _ in range(400):
+        state = client.get(f"/api/rooms/{room['id']}").json()
+        if state["room"]["status"] == "over":
+            break
+        import time
+
+        time.sleep(0.02)
+    assert state["game"]["over"]
+    game = replay(client.get(f"/api/rooms/{room['id']}/record").json())
+    assert game.over and any(m.player == 0 for m in game.moves)

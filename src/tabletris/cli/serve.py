@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -21,6 +22,14 @@ def register(app: typer.Typer) -> None:
         ] = None,
         bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before moving, so people can follow.")] = 0.4,
         log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+        allow_ext: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allow-ext",
+                help="An external bot rooms may seat, e.g. ext:./bots/mybot (repeatable). "
+                "Rooms are created by remote clients and an ext: seat runs a program here, so only listed ones are allowed.",
+            ),
+        ] = None,
         ws_deflate: Annotated[
             bool,
             typer.Option(help="Compress websocket messages (saves bandwidth on slow links, costs CPU per message)."),
@@ -31,6 +40,9 @@ def register(app: typer.Typer) -> None:
 
         from tabletris.server.app import create_app, default_db_url
 
+        if allow_ext:
+            commands = [c if c.startswith("ext:") else f"ext:{c}" for c in allow_ext]
+            os.environ["TABLETRIS_EXT_ALLOW"] = ",".join(commands)
         url = db or default_db_url()
         if "://" not in url:
             url = "sqlite+aiosqlite:///" + url

@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from tabletris.bots.base import bot_names
+from tabletris.bots.external import allowed_commands
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import check_common, load
@@ -207,7 +208,7 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
             name: GameMeta(max_seats=a.max_seats, **a.rules_meta()) for name, a in ADAPTERS.items()
         }
         colours = {shape.value: shape.colour for shape in Shape}
-        return MetaOut(games=games, bots=bot_names(), timer_bot=TIMER_BOT, colours=colours)
+        return MetaOut(games=games, bots=[*bot_names(), *allowed_commands()], timer_bot=TIMER_BOT, colours=colours)
 
     @app.get("/api/rooms", response_model=list[RoomOut], tags=["lobby"])
     async def list_rooms(

@@ -19,7 +19,7 @@ class Strict(BaseModel):
 
 
 class SeatIn(Strict):
-    kind: str = Field("open", max_length=32, description="'open' for a person, or a bot name from /api/meta")
+    kind: str = Field("open", max_length=300, description="'open' for a person, or a bot name from /api/meta (ext: bots only when the operator allows them)")
     name: str | None = Field(None, max_length=64, description="A bot's name (people name themselves on joining)")
     strength: float | None = Field(None, ge=0, le=100, allow_inf_nan=False, description="Bot strength hint")
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tabletris.bots.base import Bot, bot_names, make_bot
+from tabletris.bots.external import allowed_commands
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.server.games import ActionError, GameAdapter, adapter_for
@@ -479,7 +480,7 @@ class Lobby:
         rules = dict(rules or {})
         if not (1 <= len(seat_specs) <= adapter.max_seats):
             raise ActionError("bad_seats", f"the {game} game takes 1 to {adapter.max_seats} seats, got {len(seat_specs)}")
-        known = bot_names()
+        known = [*bot_names(), *allowed_commands()]
         seats: list[Seat] = []
         for i, spec in enumerate(seat_specs):
             kind = str(spec.get("kind") or "open")
@@ -488,7 +489,8 @@ class Lobby:
                 raise ActionError("bad_seats", f"seats[{i}]: {kind!r} is not 'open' or a bot ({', '.join(known)})")
             name = None
             if kind != "open":
-                name = clean_name(spec.get("name") or f"{kind.capitalize()} {i + 1}")
+                label = "External" if kind.startswith("ext:") else kind.capitalize()
+                name = clean_name(spec.get("name") or f"{label} {i + 1}")
                 if any(s.name == name for s in seats):
                     name = f"{name} {i + 1}"
             seats.append(Seat(i, kind, name, float(strength) if strength is not None else None))
