@@ -1,0 +1,158 @@
+"""Measure the bots' strength and speed (docs/strength.md). Not a test: it prints figures.
+
+    .venv/bin/python scripts/measure_strength.py all --jobs 2 > strength.log
+    .venv/bin/python scripts/measure_strength.py dice --games 2000 --jobs 2
+    .venv/bin/python scripts/measure_strength.py tower --games 200 --jobs 2
+    .venv/bin/python scripts/measure_strength.py timing
+    .venv/bin/python scripts/measure_strength.py throughput --jobs 2
+
+Parts:
+- ``dice``: 2-player expert vs greedy, seats swapped every other game over the same dice seed.
+- ``tower``: solo games on the same seeded decks for random, greedy, expert and oracle.
+- ``timing``: the expert's decision time (median, p99) in this one process, i.e. on one core.
+- ``throughput``: 4-player greedy dice games per second through ``simulate`` with ``--jobs``.
+The machine's load average is printed before and after each part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from typing import Any
+
+from tabletris.bots.base import Bot, make_bot, play_dice_turn, play_tower_round
+from tabletris.engine.dice import DiceGame
+from tabletris.engine.tower import TowerGame
+from tabletris.lab.simulate import config_from, simulate
+from tabletris.lab.stats import summarize
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def part_dice(games: int, jobs: int, seed: int) -> dict[str, Any]:
+    config = config_from("dice", "expert,greedy", games, seed=seed, swap=True)
+    start = time.perf_counter()
+    run = simulate(config, "process", jobs)
+    seconds = time.perf_counter() - start
+    summary = summarize(run)["presets"][0]
+    return {"games": games, "seconds": seconds, "seats": summary["seats"], "length": summary["length"]}
+
+
+def part_tower(games: int, jobs: int, seed: int, bots: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"games": games}
+    for bot in bots:
+        config = config_from("tower", bot, games, seed=seed)  # same seeds, so the same decks
+        start = time.perf_counter()
+        run = simulate(config, "process", jobs)
+        scores = [r.scores[0] for r in run.results]
+        out[bot] = {
+            "mean": statistics.fmean(scores),
+            "median": statistics.median(scores),
+            "stdev": statistics.pstdev(scores),
+            "seconds": time.perf_counter() - start,
+        }
+        print(f"  tower solo {bot}: mean {out[bot]['mean']:.2f}", flush=True)
+    if "expert" in out and "oracle" in out:
+        out["expert_over_oracle"] = out["expert"]["mean"] / out["oracle"]["mean"]
+    return out
+
+
+class Timed:
+    """Wraps a bot and records how long each decision takes."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.times: list[float] = []
+        self.sees_deck = False
+
+    def choose_dice(self, game: DiceGame) -> Any:
+        start = time.perf_counter()
+        d = self.bot.choose_dice(game)
+        self.times.append(time.perf_counter() - start)
+        return d
+
+    def choose_tower(self, view: TowerGame) -> Any:
+        start = time.perf_counter()
+        a = self.bot.choose_tower(view)
+        self.times.append(time.perf_counter() - start)
+        return a
+
+
+def _percentiles(times: list[float]) -> dict[str, float]:
+    times = sorted(times)
+    p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+    return {
+        "decisions": len(times),
+        "median_ms": 1000 * statistics.median(times),
+        "p99_ms": 1000 * p99,
+        "max_ms": 1000 * times[-1],
+    }
+
+
+def part_timing(games: int, seed: int) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for preset, players in (("standard", 2), ("long", 4), ("choose", 2)):
+        timed = Timed(make_bot("expert", seed=seed))
+        for i in range(games):
+            game = DiceGame([f"P{k}" for k in range(players)], {"preset": preset}, seed=seed + i)
+            bots: list[Any] = [timed] + [make_bot("greedy", seed=i + k) for k in range(1, players)]
+            while not game.over:
+                play_dice_turn(game, bots[game.to_move])
+        result[f"dice {preset} {players}p"] = _percentiles(timed.times)
+    for preset, players in (("standard", 1), ("advanced", 4)):
+        timed = Timed(make_bot("expert", seed=seed))
+        for i in range(max(1, games // 2)):
+            game = TowerGame([f"P{k}" for k in range(players)], {"preset": preset}, seed=seed + i)
+            bots = [timed] + [make_bot("greedy", seed=i + k) for k in range(1, players)]
+            while not game.over:
+                play_tower_round(game, bots)
+        result[f"tower {preset} {players}p"] = _percentiles(timed.times)
+    return result
+
+
+def part_throughput(games: int, jobs: int, seed: int) -> dict[str, Any]:
+    config = config_from("dice", "greedy,greedy,greedy,greedy", games, seed=seed)
+    start = time.perf_counter()
+    simulate(config, "process", jobs)
+    seconds = time.perf_counter() - start
+    return {"games": games, "jobs": jobs, "seconds": seconds, "games_per_s": games / seconds}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("part", choices=["dice", "tower", "timing", "throughput", "all"])
+    parser.add_argument("--games", type=int, default=None, help="games (dice 2000, tower 200, timing 40, throughput 400)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--bots", default="random,greedy,expert,oracle", help="tower bots to measure")
+    parser.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    args = parser.parse_args()
+    print(f"python {platform.python_version()} on {platform.machine()}, {load()}", flush=True)
+    figures: dict[str, Any] = {}
+    parts = ["dice", "tower", "timing", "throughput"] if args.part == "all" else [args.part]
+    for part in parts:
+        print(f"== {part} ({load()})", flush=True)
+        if part == "dice":
+            figures[part] = part_dice(args.games or 2000, args.jobs, args.seed)
+        elif part == "tower":
+            figures[part] = part_tower(args.games or 200, args.jobs, args.seed, args.bots.split(","))
+        elif part == "timing":
+            figures[part] = part_timing(args.games or 40, args.seed)
+        else:
+            figures[part] = part_throughput(args.games or 400, args.jobs, args.seed)
+        print(json.dumps(figures[part], indent=2), flush=True)
+        print(f"   done ({load()})", flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(figures, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
