@@ -109,10 +109,10 @@ def part_timing(games: int, seed: int) -> dict[str, Any]:
     for preset, players in (("standard", 1), ("advanced", 4)):
         timed = Timed(make_bot("expert", seed=seed))
         for i in range(max(1, games // 2)):
-            game = TowerGame([f"P{k}" for k in range(players)], {"preset": preset}, seed=seed + i)
+            tower = TowerGame([f"P{k}" for k in range(players)], {"preset": preset}, seed=seed + i)
             bots = [timed] + [make_bot("greedy", seed=i + k) for k in range(1, players)]
-            while not game.over:
-                play_tower_round(game, bots)
+            while not tower.over:
+                play_tower_round(tower, bots)
         result[f"tower {preset} {players}p"] = _percentiles(timed.times)
     return result
 
