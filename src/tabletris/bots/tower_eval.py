@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tabletris.bots.heuristics import features_of
-from tabletris.engine.achievements import ACHIEVEMENTS, RoundFacts
+from tabletris.engine.achievements import ACHIEVEMENTS, RoundFacts, largest_group
 from tabletris.engine.board import Placement
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import TETROMINOES, Shape
@@ -198,7 +198,7 @@ def progress(t: Tower, card: str) -> float:
         occ = t.board.occupied
         return max((occ & m).bit_count() for m in t.column_masks) / t.board.height
     if card in ("connect-lj", "connect-sz", "connect-io"):
-        return min(1.0, _largest_group(t, card) / 4)
+        return min(1.0, largest_group(t, _GROUPS[card]) / 4)
     if card == "four-pairs":
         stones = t.board.stones
         pairs = sum(1 for a, b in t.touching() if stones[a].shape is stones[b].shape)
@@ -211,30 +211,6 @@ _GROUPS = {
     "connect-sz": frozenset({Shape.S, Shape.Z}),
     "connect-io": frozenset({Shape.I, Shape.O}),
 }
-
-
-def _largest_group(t: Tower, card: str) -> int:
-    shapes = _GROUPS[card]
-    stones = t.board.stones
-    members = {n for n, s in stones.items() if s.shape in shapes}
-    if not members:
-        return 0
-    parent = {n: n for n in members}
-
-    def find(n: int) -> int:
-        while parent[n] != n:
-            parent[n] = parent[parent[n]]
-            n = parent[n]
-        return n
-
-    for a, b in t.touching():
-        if a in parent and b in parent:
-            parent[find(a)] = find(b)
-    sizes: dict[int, int] = {}
-    for n in members:
-        r = find(n)
-        sizes[r] = sizes.get(r, 0) + 1
-    return max(sizes.values())
 
 
 def shape_odds(unseen: dict[Shape, int], known: Shape | None = None) -> list[tuple[Shape, float]]:

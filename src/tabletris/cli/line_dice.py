@@ -16,9 +16,9 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from tabletris.bots.base import Bot, decide_dice_reward_points, make_bot
+from tabletris.bots.base import Bot, decide_dice_reward_points
 from tabletris.cli.render import board_text, scoreboard, shape_style
-from tabletris.cli.seats import SeatSpec
+from tabletris.cli.seats import SeatSpec, make_seat_bots
 from tabletris.engine import records
 from tabletris.engine.board import IllegalPlacement, Placement, Stone, format_cells
 from tabletris.engine.dice import CHOICE, DiceGame
@@ -352,15 +352,6 @@ def _parse_cells(line: str) -> list[list[int]] | None:
     if not pairs:
         return None
     return [[int(a), int(b)] for a, b in pairs]
-
-
-def make_seat_bots(seats: Sequence[SeatSpec], seed: int) -> dict[int, Bot]:
-    """A bot for every non-human seat, each seeded from the game seed and its seat."""
-    return {
-        i: make_bot(s.kind, seed=seed * 31 + i, strength=s.strength)
-        for i, s in enumerate(seats)
-        if not s.is_human
-    }
 
 
 def play_dice(

@@ -17,9 +17,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from tabletris.bots.base import Bot, make_bot
+from tabletris.bots.base import Bot
 from tabletris.cli.render import board_text, shape_style
-from tabletris.cli.seats import SeatSpec
+from tabletris.cli.seats import SeatSpec, make_seat_bots
 from tabletris.engine import records
 from tabletris.engine.board import Placement, format_cells
 from tabletris.engine.errors import IllegalMove
@@ -376,11 +376,6 @@ class LineTowerGame:
             self.say(f"Tie on {best} points and on complete rows: shared win for {names}.", style="bold green")
         else:
             self.say(f"Winner: {names}", style="bold green")
-
-
-def make_seat_bots(seats: Sequence[SeatSpec], seed: int) -> dict[int, Bot]:
-    """A bot for every non-human seat, each seeded from the game seed and its seat."""
-    return {i: make_bot(s.kind, seed=seed * 31 + i, strength=s.strength) for i, s in enumerate(seats) if not s.is_human}
 
 
 def play_tower(

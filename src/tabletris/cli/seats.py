@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tabletris.bots.base import Bot
 
 
 @dataclass(frozen=True)
@@ -77,3 +82,14 @@ def parse_rules(items: list[str] | None, preset: str | None = None) -> dict[str,
             parsed = value
         rules[key.strip()] = parsed
     return rules
+
+
+def make_seat_bots(seats: Sequence[SeatSpec], seed: int) -> dict[int, Bot]:
+    """A bot for every non-human seat, each seeded from the game seed and its seat."""
+    from tabletris.bots.base import make_bot
+
+    return {
+        i: make_bot(s.kind, seed=seed * 31 + i, strength=s.strength)
+        for i, s in enumerate(seats)
+        if not s.is_human
+    }

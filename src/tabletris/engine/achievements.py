@@ -112,28 +112,33 @@ def _four_pairs(t: Tower, f: RoundFacts, r: TowerRules) -> bool:
     return sum(_max_matching(p) for p in pairs.values()) >= 4
 
 
+def largest_group(t: Tower, shapes: frozenset[Shape]) -> int:
+    """The most tetrominoes of ``shapes`` in one edge-connected group of such pieces."""
+    stones = t.board.stones
+    members = [n for n, s in stones.items() if s.shape in shapes]
+    if not members:
+        return 0
+    parent = {n: n for n in members}
+
+    def find(n: int) -> int:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for a, b in t.touching():
+        if a in parent and b in parent:
+            parent[find(a)] = find(b)
+    sizes: dict[int, int] = {}
+    for n in members:
+        root = find(n)
+        sizes[root] = sizes.get(root, 0) + 1
+    return max(sizes.values())
+
+
 def _connected(shapes: frozenset[Shape]) -> Condition:
     def condition(t: Tower, f: RoundFacts, r: TowerRules) -> bool:
-        stones = t.board.stones
-        members = [n for n, s in stones.items() if s.shape in shapes]
-        if len(members) < 4:
-            return False
-        parent = {n: n for n in members}
-
-        def find(n: int) -> int:
-            while parent[n] != n:
-                parent[n] = parent[parent[n]]
-                n = parent[n]
-            return n
-
-        for a, b in t.touching():
-            if a in parent and b in parent:
-                parent[find(a)] = find(b)
-        sizes: dict[int, int] = {}
-        for n in members:
-            root = find(n)
-            sizes[root] = sizes.get(root, 0) + 1
-        return max(sizes.values()) >= 4
+        return largest_group(t, shapes) >= 4
 
     return condition
 
