@@ -187,15 +187,6 @@ def _offsets(width: int, height: int, o: Orientation) -> tuple[int, ...]:
     return geometry(width, height).anchors(o).offsets
 
 
-def positions(board: Board, o: Orientation, access: Access) -> int:
-    """The anchors (a bitboard) where ``o`` may legally go: the engine's own move generator.
-
-    ``Board._positions`` is the set form of ``Board.placements``; a bot needs the set, not the
-    list, to test hundreds of "could this row be completed?" questions with one AND each.
-    """
-    return board._positions(o, access)
-
-
 def max_rows_completed(
     board: Board,
     shape: Shape,
@@ -212,7 +203,7 @@ def max_rows_completed(
     best = -1
     w, h = board.width, board.height
     for o in shape.orientations(mode):
-        legal = positions(board, o, access)
+        legal = board.positions(o, access)
         if not legal:
             continue
         if best < 0:

@@ -267,8 +267,12 @@ class Board:
 
     # -------------------------------------------------------- move generation
 
-    def _positions(self, o: Orientation, access: Access) -> int:
-        """The set of anchors (as a bitboard) where ``o`` may legally be placed."""
+    def positions(self, o: Orientation, access: Access) -> int:
+        """Where ``o`` may legally be placed, as a bit set of anchors (bit ``y * stride + x``).
+
+        The set form of ``placements``: bots and evaluations that only count or mask positions
+        need no ``Placement`` objects.
+        """
         g = self.geometry
         m = _orientation_masks(self.width, self.height, o)
         empty = g.full_ext & ~self.occupied
@@ -309,7 +313,7 @@ class Board:
         result: list[Placement] = []
         stride = self.geometry.stride
         for o in shape.orientations(orientation):
-            positions = self._positions(o, access)
+            positions = self.positions(o, access)
             while positions:
                 low = positions & -positions
                 index = low.bit_length() - 1
@@ -321,7 +325,7 @@ class Board:
     def has_placement(
         self, shape: Shape, orientation: OrientationMode = "rotate", access: Access = "slide"
     ) -> bool:
-        return any(self._positions(o, access) for o in shape.orientations(orientation))
+        return any(self.positions(o, access) for o in shape.orientations(orientation))
 
     def placement_mask(self, placement: Placement) -> int:
         m = _orientation_masks(self.width, self.height, placement.orientation)
@@ -370,7 +374,7 @@ class Board:
             if access == "free":
                 return placement
         bit = 1 << (y * self.geometry.stride + x)
-        if not self._positions(found, access) & bit:
+        if not self.positions(found, access) & bit:
             if access == "slide":
                 raise IllegalPlacement(shape, pts, "cannot be reached from the top (access slide)")
             raise IllegalPlacement(shape, pts, "is not where a straight drop lands (access drop)")
