@@ -208,3 +208,20 @@ async def test_replay_viewer_reaches_the_engine_position(tmp_path: Path) -> None
         await pilot.press("end")
         final = screen.game_at(screen.position)
         assert board.board.rows() == expected.board.rows() and final.scores == expected.scores
+
+
+async def test_rematch_is_started_by_the_loser_of_the_game_before() -> None:
+    """Seed 000: "the next games start with the one who lost the previous game"."""
+    from tabletris.engine.dice import next_starter
+
+    app = make_app("dice", [("random", "Ann"), ("random", "Bob"), ("random", "Cy")], {"width": 5, "height": 6}, seed=4)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, EndScreen))
+        first = app.game
+        expected = next_starter(first)
+        assert expected != first.rules.first_player  # the seed makes the rule visible
+        assert min(first.scores) == first.scores[expected]
+        await pilot.press("r")
+        await settle(pilot, lambda: app.game is not first and len(app.game.moves) >= 1)
+        assert app.game.rules.first_player == expected
+        assert app.game.moves[0].player == expected

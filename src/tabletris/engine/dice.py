@@ -721,6 +721,27 @@ def _rows_of(mask: int) -> list[int]:
     return rows
 
 
+def next_starter(last: DiceGame, loser_starts: bool = True) -> int:
+    """Who starts the game after ``last`` in a match: its loser (lowest score).
+
+    Among tied losers, the first after the previous starter in seat order (rules.md
+    [interpretation]); with ``loser_starts`` off, the seat after the last starter. Every rematch
+    (terminal, browser) asks this, so the rule lives here only.
+    """
+    if not last.over:
+        raise IllegalMove("the game is not over: nobody has lost yet")
+    n = len(last.players)
+    previous = last.rules.first_player
+    if not loser_starts:
+        return (previous + 1) % n
+    losers = set(last.losers())
+    for step in range(1, n + 1):
+        seat = (previous + step) % n
+        if seat in losers:
+            return seat
+    return previous
+
+
 class DiceMatch:
     """A series of games: game 1 starts with seat 0, each later one with the last game's loser."""
 
@@ -739,26 +760,10 @@ class DiceMatch:
         self.games: list[DiceGame] = []
 
     def next_starter(self) -> int:
-        """Seat 0 (or the rules' first player) first; then the loser of the game before.
-
-        Among tied losers, the first after the previous starter in seat order
-        (rules.md [interpretation]); with ``loser_starts`` off, the seat after the last starter.
-        """
+        """Seat 0 (or the rules' first player) first; then see ``next_starter``."""
         if not self.games:
             return self.rules.first_player
-        last = self.games[-1]
-        if not last.over:
-            raise IllegalMove("the current game of the match is not over")
-        n = len(self.players)
-        previous = last.rules.first_player
-        if not self.loser_starts:
-            return (previous + 1) % n
-        losers = set(last.losers())
-        for step in range(1, n + 1):
-            seat = (previous + step) % n
-            if seat in losers:
-                return seat
-        return previous
+        return next_starter(self.games[-1], self.loser_starts)
 
     def new_game(self) -> DiceGame:
         from dataclasses import replace

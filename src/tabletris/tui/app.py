@@ -10,6 +10,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from tabletris.engine.dice import DiceGame, next_starter
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.tui.setup import (
@@ -109,9 +110,15 @@ class TabletrisApp(App[None]):
         self._show(EndScreen(setup, game))
 
     def rematch(self, setup: Setup) -> None:
-        """The same table again; a seeded game's rematch takes the next seed, so it differs."""
+        """The same table again; a seeded game's rematch takes the next seed, so it differs.
+
+        In the dice game the loser of the game just played starts (the engine's match rule).
+        """
         seed = None if setup.seed is None else setup.seed + 1
-        self.start_game(dataclasses.replace(setup, seed=seed))
+        rules = dict(setup.rules)
+        if isinstance(self.game, DiceGame) and self.game.over:
+            rules["first_player"] = next_starter(self.game)
+        self.start_game(dataclasses.replace(setup, seed=seed, rules=rules))
 
     def action_new_game(self, setup: Setup | None = None) -> None:
         from tabletris.tui.new_game import NewGameScreen
