@@ -263,6 +263,7 @@ class DiceGame:
         self.moves: list[DiceMove] = []
         self.garbage: list[Stone] = []
         self._snapshots: list[_Snapshot] = []
+        self._keep_undo = True
         self._cache: dict[tuple[Shape, int | None], list[Placement]] = {}
         self._place_garbage()
 
@@ -454,7 +455,8 @@ class DiceGame:
         player = self.to_move
         assert self.roll_face is not None
         self.moves.append(DiceMove(player, self.roll_face))
-        self._snapshots.append(before_roll)
+        if self._keep_undo:
+            self._snapshots.append(before_roll)
         if self.rules.stuck_penalty:
             self.scores[player] -= 1
         self.stuck = player
@@ -484,7 +486,8 @@ class DiceGame:
         except (TypeError, ValueError, IndexError) as e:
             self._restore(snapshot)
             raise IllegalMove(f"malformed move: {e}") from None
-        self._snapshots.append(snapshot)
+        if self._keep_undo:
+            self._snapshots.append(snapshot)
         self.moves.append(move)
         return move
 
@@ -641,12 +644,24 @@ class DiceGame:
         del self.moves[s.moves :]
         self._cache.clear()
 
+    def drop_undo(self) -> None:
+        """Free the undo snapshots and keep none from now on (``undo`` then raises ``IllegalMove``).
+
+        For a game server, which never takes a move back: a snapshot per move is most of a long
+        game's memory, and the garbage collector walks all of it on every full collection, which
+        stalls every game on the server. A ``view`` of the game can still undo its own moves.
+        """
+        self._keep_undo = False
+        self._snapshots.clear()
+
     def undo(self) -> DiceMove:
         """Take back the last placement: the game returns to that turn with the same roll showing.
 
         A game that ended because a roll could not be placed is reopened too, back to the last
         placement before it.
         """
+        if not self._keep_undo:
+            raise IllegalMove("this game keeps no undo history (drop_undo was called)")
         if not any(m.place is not None for m in self.moves):
             # Checked first: a game that ended on its first roll must stay as it is, not reopen.
             raise IllegalMove("there is no move to undo")
@@ -675,6 +690,7 @@ class DiceGame:
         other.moves = list(self.moves)
         other.garbage = list(self.garbage)
         other._snapshots = []
+        other._keep_undo = True  # a bot may look ahead and take its own trial moves back
         other._cache = {}
         other.seed = 0
         return other
