@@ -87,7 +87,9 @@ class DiceAdapter:
         return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP)
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> DiceGame:
-        return DiceGame(list(players), dict(rules), seed=seed)
+        game = DiceGame(list(players), dict(rules), seed=seed)
+        game.drop_undo()  # the server never takes a move back; see DiceGame.drop_undo
+        return game
 
     def start_record(self, game: DiceGame) -> dict[str, Any]:
         record = game.to_record()
@@ -96,6 +98,7 @@ class DiceAdapter:
 
     def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> DiceGame:
         game = replay_dice({**start, "moves": list(events)})
+        game.drop_undo()
         self.advance(game)
         return game
 

@@ -1,0 +1,132 @@
+"""What the server does to keep its heap small and its collector's pauses short (docs/api.md,
+Load benchmark): its dice games keep no undo snapshots, and it serves with paced collection.
+
+``DiceGame.drop_undo`` must change nothing but ``undo``: a game that drops its snapshots plays
+exactly as one that keeps them, move for move, and an illegal move still leaves it untouched.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers import state_of
+from tabletris.engine.dice import DiceGame
+from tabletris.engine.errors import IllegalMove
+from tabletris.server.app import GC_THRESHOLDS, paced_gc
+from tabletris.server.games import DiceAdapter
+
+RULES: list[dict[str, Any]] = [
+    {"preset": "standard"},
+    {"width": 4, "height": 8, "supply": 1, "access": "free"},
+    {"width": 4, "height": 8, "supply": 1, "access": "free", "row_reward": "choose"},
+    {"width": 4, "height": 6, "access": "free", "clear_rows": True, "target": 8},
+    {"width": 6, "height": 8, "garbage": 3, "stuck_penalty": True},
+]
+
+
+def play_one(game: DiceGame, rng: random.Random) -> None:
+    """Roll if needed and play a random legal option (rewards as points under ``choose``)."""
+    if game.roll_face is None:
+        game.roll()
+    if game.over:
+        return
+    option = rng.choice(game.turn_options())
+    rewards = ["point"] * len(game.scoring_rows_after(option.placement, option.take))
+    game.play(
+        option.placement,
+        shape=option.shape,
+        take=option.take,
+        rewards=rewards if game.rules.row_reward == "choose" else None,
+    )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=st.sampled_from(RULES), seed=st.integers(0, 2**32 - 1), choices=st.integers(0, 2**32 - 1))
+def test_a_game_without_undo_plays_exactly_like_one_with_it(rules: dict[str, Any], seed: int, choices: int) -> None:
+    keeping = DiceGame(["Ann", "Bob", "Cid"], rules, seed=seed)
+    dropping = DiceGame(["Ann", "Bob", "Cid"], rules, seed=seed)
+    dropping.drop_undo()
+    rng_a, rng_b = random.Random(choices), random.Random(choices)
+    for _ in range(40):
+        if keeping.over:
+            break
+        play_one(keeping, rng_a)
+        play_one(dropping, rng_b)
+        assert state_of(dropping) == state_of(keeping)
+    assert dropping.over == keeping.over
+    assert dropping.to_record() == keeping.to_record()
+
+
+def test_an_illegal_move_still_leaves_a_game_without_undo_untouched() -> None:
+    game = DiceGame(["Ann", "Bob"], {"preset": "standard"}, seed=7)
+    game.drop_undo()
+    rng = random.Random(1)
+    for _ in range(5):
+        play_one(game, rng)
+    game.roll()
+    before = state_of(game)
+    with pytest.raises(IllegalMove):
+        game.play([[0, 0], [0, 1], [0, 2], [5, 5]])  # not a piece
+    assert state_of(game) == before
+
+
+def test_undo_after_drop_undo_raises_and_changes_nothing() -> None:
+    game = DiceGame(["Ann", "Bob"], {"preset": "standard"}, seed=3)
+    rng = random.Random(2)
+    for _ in range(4):
+        play_one(game, rng)
+    game.drop_undo()
+    before = state_of(game)
+    with pytest.raises(IllegalMove, match="drop_undo"):
+        game.undo()
+    assert state_of(game) == before
+
+
+def test_a_view_of_a_game_without_undo_can_take_back_its_own_moves() -> None:
+    """Bots look ahead on views; the view starts its own undo history."""
+    game = DiceGame(["Ann", "Bob"], {"preset": "standard"}, seed=5)
+    game.drop_undo()
+    rng = random.Random(3)
+    for _ in range(3):
+        play_one(game, rng)
+    game.roll()
+    view = game.view()
+    before = state_of(view)
+    play_one(view, rng)
+    view.undo()
+    assert state_of(view)["board"] == before["board"]
+    assert view.scores == before["scores"] and view.to_move == before["to_move"]
+
+
+def test_the_server_s_dice_games_keep_no_undo_history() -> None:
+    """New and rebuilt games alike: a snapshot per move would be most of a long game's memory."""
+    adapter = DiceAdapter()
+    game = adapter.new_game(["Ann", "Bot", "Bob"], {}, 11)
+    adapter.advance(game)
+    rng = random.Random(4)
+    for _ in range(3):
+        play_one(game, rng)
+        adapter.advance(game)
+    with pytest.raises(IllegalMove, match="drop_undo"):
+        game.undo()
+    start = adapter.start_record(adapter.new_game(["Ann", "Bot", "Bob"], {}, 11))
+    rebuilt = adapter.rebuild(start, [m.to_dict() for m in game.moves])
+    assert rebuilt.to_record()["moves"] == game.to_record()["moves"]
+    with pytest.raises(IllegalMove, match="drop_undo"):
+        rebuilt.undo()
+
+
+def test_paced_gc_sets_the_thresholds_freezes_start_up_objects_and_restores_both() -> None:
+    before = gc.get_threshold()
+    assert before != GC_THRESHOLDS
+    with paced_gc():
+        assert gc.get_threshold() == GC_THRESHOLDS
+        assert gc.get_freeze_count() > 0
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
