@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +49,7 @@ def free_port() -> int:
 class Stats:
     rtts: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    acked: list[tuple[str, int, int, list[list[int]]]] = field(default_factory=list)  # room, seq, seat, place
+    acked: list[tuple[str, int, int, str]] = field(default_factory=list)  # room, seq, seat, place as JSON
 
 
 def legal_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -63,8 +65,11 @@ def legal_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 async def person(ws_url: str, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random) -> None:
+    """One scripted person: on each state that gives them the move, pick a legal move, think, send it
+    and wait for its ``ack``. The move is picked as the state arrives and the state is not kept, so
+    a thousand idle connections do not hold a thousand parsed states (the client's own garbage
+    collector would then stall it, and the stall would be counted as server latency)."""
     async with websockets.connect(f"{ws_url}/ws/{room}?token={token}", max_size=2**22) as ws:
-        state: dict[str, Any] | None = None
         next_id = 1
         while time.monotonic() < until:
             try:
@@ -74,29 +79,37 @@ async def person(ws_url: str, room: str, seat: int, token: str, think: float, un
             msg = json.loads(text)
             if msg["type"] != "state":
                 continue
-            state = msg
-            game = state["game"]
-            if game is None or game["over"] or game["to_move"] != seat or state["private"] is None:
+            game = msg["game"]
+            if game is None or game["over"] or game["to_move"] != seat or msg["private"] is None:
                 continue
+            move = rng.choice(legal_moves(msg))
+            del msg, game
             await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             if time.monotonic() >= until:
                 return
-            move = rng.choice(legal_moves(state))
             msg_id = next_id
             next_id += 1
+            out = json.dumps({"type": "move", "id": msg_id, **move})
             sent = time.perf_counter()
-            await ws.send(json.dumps({"type": "move", "id": msg_id, **move}))
+            await ws.send(out)
             while True:
                 reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
                 if reply.get("id") == msg_id and reply["type"] in ("ack", "error"):
                     break
-                if reply["type"] == "state":
-                    state = reply
             if reply["type"] == "ack":
                 stats.rtts.append(time.perf_counter() - sent)
-                stats.acked.append((room, reply["seq"], seat, move["place"]))
+                stats.acked.append((room, reply["seq"], seat, json.dumps(move["place"])))
             else:
                 stats.errors.append(f"{reply['error']}: {reply['message']}")
+
+
+async def loop_lag(lags: list[float], every: float = 0.01) -> None:
+    """Record how late the client's event loop wakes up: a late wake-up delays reading acks, and
+    would be counted as server latency, so the benchmark reports it."""
+    while True:
+        t = time.perf_counter()
+        await asyncio.sleep(every)
+        lags.append(time.perf_counter() - t - every)
 
 
 async def run_level(base: str, rooms: int, duration: float, think: float, seed: int) -> dict[str, Any]:
@@ -120,6 +133,15 @@ async def run_level(base: str, rooms: int, duration: float, think: float, seed: 
         setup = time.perf_counter() - t0
         before = {r["id"]: r["events"] for r in (await http.get("/api/rooms?limit=500&status=playing")).json()}
     ws_url = base.replace("http", "ws")
+    # Everything alive now lives to the end: keep the collector from walking it again and again,
+    # and collect the young objects less often, so that few of them reach the old generation,
+    # whose full collections would stall every connection of this client at once.
+    gc.collect()
+    gc.freeze()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(10_000, 10, 100)
+    lags: list[float] = []
+    monitor = asyncio.create_task(loop_lag(lags))
     until = time.monotonic() + duration
     start = time.perf_counter()
     results = await asyncio.gather(
@@ -127,6 +149,10 @@ async def run_level(base: str, rooms: int, duration: float, think: float, seed: 
         return_exceptions=True,
     )
     elapsed = time.perf_counter() - start
+    monitor.cancel()
+    gc.set_threshold(*thresholds)
+    gc.unfreeze()
+    lags.sort()
     for r in results:
         if isinstance(r, BaseException):
             stats.errors.append(f"client: {type(r).__name__}: {r}")
@@ -146,10 +172,22 @@ async def run_level(base: str, rooms: int, duration: float, think: float, seed: 
         "p50_ms": round(1000 * statistics.median(rtts), 1) if rtts else None,
         "p99_ms": round(1000 * rtts[min(len(rtts) - 1, int(0.99 * len(rtts)))], 1) if rtts else None,
         "max_ms": round(1000 * rtts[-1], 1) if rtts else None,
+        "client_lag_p99_ms": round(1000 * lags[int(0.99 * (len(lags) - 1))], 1) if lags else None,
+        "client_lag_max_ms": round(1000 * lags[-1], 1) if lags else None,
         "errors": len(stats.errors),
         "error_samples": stats.errors[:5],
         "acked": stats.acked,
     }
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop when it is installed (it comes with uvicorn[standard]): the client then spends less
+    of the shared CPUs than the server it measures."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 def cpu_seconds(pid: int) -> float:
@@ -161,7 +199,7 @@ def cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
-def check_store(db: Path, acked: list[tuple[str, int, int, list[list[int]]]]) -> dict[str, int]:
+def check_store(db: Path, acked: list[tuple[str, int, int, str]]) -> dict[str, int]:
     """Every acknowledged move stored once at its sequence number, and no gaps in any room."""
     con = sqlite3.connect(db)
     rows = con.execute("SELECT room_id, seq, data FROM events ORDER BY room_id, seq").fetchall()
@@ -182,7 +220,7 @@ def check_store(db: Path, acked: list[tuple[str, int, int, list[list[int]]]]) ->
             duplicated += 1
         seen.add(key)
         event = stored.get(key)
-        if event is None or event.get("player") != seat or event.get("place") != place:
+        if event is None or event.get("player") != seat or event.get("place") != json.loads(place):
             lost += 1
     return {"stored_events": len(rows), "lost": lost, "duplicated": duplicated, "gaps": gaps}
 
@@ -216,7 +254,8 @@ def main() -> None:
         acked_all = []
         for n in args.rooms:
             server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
-            result = asyncio.run(run_level(base, n, args.duration, args.think, args.seed + n))
+            with asyncio.Runner(loop_factory=loop_factory()) as runner:
+                result = runner.run(run_level(base, n, args.duration, args.think, args.seed + n))
             acked_all.extend(result.pop("acked"))
             moves = max(1, result["all_moves_stored"])
             result["server_cpu_s"] = round(cpu_seconds(server.pid) - server_cpu, 1)
