@@ -1,5 +1,6 @@
-"""What the server does to keep its heap small and its collector's pauses short (docs/api.md,
-Load benchmark): its dice games keep no undo snapshots, and it serves with paced collection.
+"""What the server does to keep move latency low under load (docs/api.md, Load benchmark): its
+dice games keep no undo snapshots, rooms keep their event log as stored text, it serves with
+paced garbage collection, and every database write goes through the one grouped writer.
 
 ``DiceGame.drop_undo`` must change nothing but ``undo``: a game that drops its snapshots plays
 exactly as one that keeps them, move for move, and an illegal move still leaves it untouched.
@@ -7,19 +8,28 @@ exactly as one that keeps them, move for move, and an illegal move still leaves 
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import json
 import random
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy.exc import IntegrityError
 
 from helpers import state_of
+from server_helpers import dice_moves
 from tabletris.engine.dice import DiceGame
 from tabletris.engine.errors import IllegalMove
-from tabletris.server.app import GC_THRESHOLDS, paced_gc
+from tabletris.server.app import GC_THRESHOLDS, create_app, paced_gc
 from tabletris.server.games import DiceAdapter
+from tabletris.server.storage import Storage
 
 RULES: list[dict[str, Any]] = [
     {"preset": "standard"},
@@ -130,3 +140,71 @@ def test_paced_gc_sets_the_thresholds_freezes_start_up_objects_and_restores_both
         assert gc.get_freeze_count() > 0
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+# ---------------------------------------------------------------------- storage
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(f"sqlite+aiosqlite:///{tmp_path / 'mem.sqlite3'}", bot_delay=0)
+    with TestClient(app) as c:
+        yield c
+
+
+def test_a_move_that_cannot_be_stored_changes_nothing_and_the_next_one_is_stored(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The room rebuilds its game from its stored log (kept as text) when a commit fails."""
+    room = client.post(
+        "/api/rooms", json={"game": "dice", "rules": {"width": 5, "height": 5}, "seats": [{"kind": "open"}, {"kind": "open"}]}
+    ).json()["id"]
+    ann = {"X-Seat-Token": client.post(f"/api/rooms/{room}/join", json={"name": "Ann"}).json()["token"]}
+    bob = {"X-Seat-Token": client.post(f"/api/rooms/{room}/join", json={"name": "Bob"}).json()["token"]}
+    state = client.get(f"/api/rooms/{room}", headers=ann).json()
+    first = client.post(f"/api/rooms/{room}/moves", json=dice_moves(state)[0], headers=ann)
+    assert first.status_code == 200
+    before = client.get(f"/api/rooms/{room}", headers=bob).json()
+    storage = client.app.state.lobby.storage  # type: ignore[attr-defined]
+    real = storage._write_batch
+
+    async def broken(batch: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(storage, "_write_batch", broken)
+    failed = client.post(f"/api/rooms/{room}/moves", json=dice_moves(before)[0], headers=bob)
+    assert failed.status_code == 503 and failed.json()["error"] == "storage"
+    assert client.get(f"/api/rooms/{room}", headers=bob).json() == before
+    monkeypatch.setattr(storage, "_write_batch", real)
+    again = client.post(f"/api/rooms/{room}/moves", json=dice_moves(before)[0], headers=bob)
+    assert again.status_code == 200 and again.json()["seq"] == before["seq"] + 1
+    con = sqlite3.connect(tmp_path / "mem.sqlite3")
+    stored = [json.loads(d) for (d,) in con.execute("SELECT data FROM events WHERE room_id = ? ORDER BY seq", (room,))]
+    con.close()
+    assert [e.get("place") for e in stored if e.get("player") == 1] == [dice_moves(before)[0]["place"]]
+
+
+@pytest.mark.asyncio
+async def test_all_writes_share_grouped_commits_in_order_and_a_bad_one_fails_alone(tmp_path: Path) -> None:
+    storage = Storage(f"sqlite+aiosqlite:///{tmp_path / 'w.sqlite3'}")
+    await storage.open()
+    try:
+        seat_rows = [{"seat": 0, "kind": "open", "name": None, "strength": None, "token_hash": None}]
+        # Each room's creation and its first events are queued together: the writer must keep
+        # their order (the events table refers to the room).
+        jobs = []
+        for i in range(30):
+            jobs.append(storage.create_room(f"r{i}", "dice", {"rules": {}}, seat_rows))
+            jobs.append(storage.append(f"r{i}", 0, [json.dumps({"n": i}), json.dumps({"n": i + 100})], None))
+        await asyncio.gather(*jobs)
+        assert storage.commits < len(jobs)  # grouped, not one commit per write
+        duplicate = storage.append("r0", 1, [json.dumps({"dup": True})])
+        fine = storage.append("r1", 2, [json.dumps({"n": 201})], "over")
+        results = await asyncio.gather(duplicate, fine, return_exceptions=True)
+        assert isinstance(results[0], IntegrityError) and results[1] is None
+        stored = {room.id: room for room in await storage.load_rooms()}
+        assert [json.loads(e) for e in stored["r0"].events] == [{"n": 0}, {"n": 100}]
+        assert [json.loads(e) for e in stored["r1"].events] == [{"n": 1}, {"n": 101}, {"n": 201}]
+        assert stored["r1"].status == "over" and stored["r2"].status == "waiting"
+    finally:
+        await storage.close()

@@ -4,9 +4,10 @@ Three tables: ``rooms`` (configuration, the game's record header once it starts,
 ``seats`` (who sits where, with a hash of the seat's secret token, never the token itself) and
 ``events`` (the accepted moves of each room, in order: the event log the game is rebuilt from).
 
-A move is acknowledged only after its event is committed. Commits are grouped: one writer task
-drains every event queued while the previous transaction was committing and writes them in a
-single transaction, so hundreds of rooms share one fsync instead of paying one each. A crash
+A move is acknowledged only after its event is committed. Every write (events, new rooms, seats,
+status) goes through one writer task, which drains everything queued while the previous
+transaction was committing and writes it in a single transaction: hundreds of rooms share one
+commit instead of paying one each, and no two connections ever wait for SQLite's write lock. A crash
 between "queued" and "committed" loses only moves nobody was told were accepted.
 """
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +36,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.sql.expression import Executable
 
 metadata = MetaData()
 
@@ -85,15 +86,17 @@ class StoredRoom:
     created: float
     rematch: str | None
     seats: list[dict[str, Any]]
-    events: list[dict[str, Any]]
+    events: list[str]
+    """Each event as the JSON text stored (decoded only to rebuild the game)."""
 
 
 @dataclass
 class _Write:
-    room_id: str
-    first_seq: int
-    data: list[dict[str, Any]]
-    status: str | None
+    """One caller's writes, committed in one transaction with the rest of the batch: event rows
+    (inserted together with every other write's rows), then statements, in the order given."""
+
+    events: list[dict[str, Any]]
+    statements: list[tuple[Executable, Any]]
     done: asyncio.Future[None]
 
 
@@ -139,57 +142,60 @@ class Storage:
         self, room_id: str, game: str, config: dict[str, Any], seat_rows: Sequence[dict[str, Any]]
     ) -> None:
         now = time.time()
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                insert(rooms).values(
-                    id=room_id, game=game, config=config, start=None, status="waiting",
-                    created=now, updated=now, rematch=None,
-                )
-            )
-            await conn.execute(insert(seats), [{"room_id": room_id, **row} for row in seat_rows])
+        room = insert(rooms).values(
+            id=room_id, game=game, config=config, start=None, status="waiting",
+            created=now, updated=now, rematch=None,
+        )
+        await self._submit([], [(room, None), (insert(seats), [{"room_id": room_id, **row} for row in seat_rows])])
 
     async def take_seat(self, room_id: str, seat: int, name: str, token_hash: str) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                update(seats)
-                .where(seats.c.room_id == room_id, seats.c.seat == seat)
-                .values(kind="human", name=name, token_hash=token_hash)
-            )
+        statement = (
+            update(seats)
+            .where(seats.c.room_id == room_id, seats.c.seat == seat)
+            .values(kind="human", name=name, token_hash=token_hash)
+        )
+        await self._submit([], [(statement, None)])
 
     async def start_room(self, room_id: str, start: dict[str, Any]) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                update(rooms)
-                .where(rooms.c.id == room_id)
-                .values(start=start, status="playing", updated=time.time())
-            )
+        statement = update(rooms).where(rooms.c.id == room_id).values(start=start, status="playing", updated=time.time())
+        await self._submit([], [(statement, None)])
 
     async def set_rematch(self, room_id: str, rematch: str) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(update(rooms).where(rooms.c.id == room_id).values(rematch=rematch))
+        await self._submit([], [(update(rooms).where(rooms.c.id == room_id).values(rematch=rematch), None)])
 
     async def set_status(self, room_id: str, status: str) -> None:
-        async with self.engine.begin() as conn:
-            await conn.execute(
-                update(rooms).where(rooms.c.id == room_id).values(status=status, updated=time.time())
-            )
+        statement = update(rooms).where(rooms.c.id == room_id).values(status=status, updated=time.time())
+        await self._submit([], [(statement, None)])
 
     # ---------------------------------------------------------------- events (grouped commits)
 
     async def append(
-        self, room_id: str, first_seq: int, data: Sequence[dict[str, Any]], status: str | None = None
+        self, room_id: str, first_seq: int, data: Sequence[str], status: str | None = None
     ) -> None:
-        """Store a room's events from number ``first_seq`` on (and its new status); returns once
-        they are committed. All of them or none: they share one transaction."""
-        if self._queue is None:
-            raise RuntimeError("storage is not open")
+        """Store a room's events (JSON texts) from number ``first_seq`` on (and its new status);
+        returns once they are committed. All of them or none: they share one transaction."""
         if not data and status is None:
             return
+        now = time.time()
+        rows = [{"room_id": room_id, "seq": first_seq + i, "data": d, "created": now} for i, d in enumerate(data)]
+        statements: list[tuple[Executable, Any]] = []
+        if status is not None:
+            statements.append((update(rooms).where(rooms.c.id == room_id).values(status=status, updated=now), None))
+        await self._submit(rows, statements)
+
+    async def _submit(self, events: list[dict[str, Any]], statements: list[tuple[Executable, Any]]) -> None:
+        """Queue writes for the writer task and wait until they are committed (or failed)."""
+        if self._queue is None:
+            raise RuntimeError("storage is not open")
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Write(room_id, first_seq, list(data), status, done))
+        await self._queue.put(_Write(events, statements, done))
         await done
 
     async def _write_loop(self) -> None:
+        """The only writer: every write (events, rooms, seats) goes through here, so a SQLite
+        database never has two connections waiting for each other's write lock (its busy
+        handler sleeps in steps of up to 100 ms, which stalled moves while rooms were being
+        created), and each commit carries everything queued while the previous one ran."""
         assert self._queue is not None
         while True:
             batch = [await self._queue.get()]
@@ -214,22 +220,20 @@ class Storage:
                     w.done.set_result(None)
 
     async def _write_batch(self, batch: list[_Write]) -> None:
-        now = time.time()
+        """One transaction for the batch, in queue order; consecutive event rows share one insert."""
         async with self.engine.begin() as conn:
-            rows = [
-                {"room_id": w.room_id, "seq": w.first_seq + i, "data": json.dumps(d), "created": now}
-                for w in batch
-                for i, d in enumerate(w.data)
-            ]
+            rows: list[dict[str, Any]] = []
+            for w in batch:
+                rows.extend(w.events)
+                if w.statements and rows:
+                    await conn.execute(insert(events), rows)
+                    rows = []
+                for statement, params in w.statements:
+                    await conn.execute(statement, params)
             if rows:
                 await conn.execute(insert(events), rows)
-            statuses: dict[str, str] = {w.room_id: w.status for w in batch if w.status is not None}
-            for room_id, status in statuses.items():
-                await conn.execute(
-                    update(rooms).where(rooms.c.id == room_id).values(status=status, updated=now)
-                )
         self.commits += 1
-        self.events_written += sum(len(w.data) for w in batch)
+        self.events_written += sum(len(w.events) for w in batch)
 
     # ---------------------------------------------------------------- recovery
 
@@ -264,5 +268,5 @@ class Storage:
             if room is not None:
                 if seq != len(room.events):
                     raise RuntimeError(f"room {room_id}: event {seq} follows event {len(room.events) - 1}")
-                room.events.append(json.loads(data))
+                room.events.append(data)
         return result
