@@ -13,6 +13,7 @@ import gc
 import json
 import random
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,9 @@ from helpers import state_of
 from server_helpers import dice_moves
 from tabletris.engine.dice import DiceGame
 from tabletris.engine.errors import IllegalMove
+from tabletris.engine.records import replay
 from tabletris.server.app import GC_THRESHOLDS, create_app, paced_gc
-from tabletris.server.games import DiceAdapter
+from tabletris.server.games import ADAPTERS, DiceAdapter
 from tabletris.server.storage import Storage
 
 RULES: list[dict[str, Any]] = [
@@ -208,3 +210,33 @@ async def test_all_writes_share_grouped_commits_in_order_and_a_bad_one_fails_alo
         assert stored["r1"].status == "over" and stored["r2"].status == "waiting"
     finally:
         await storage.close()
+
+
+@pytest.mark.parametrize("game", ["dice", "tower"])
+def test_a_finished_room_keeps_its_game_as_text_and_still_serves_state_record_and_replay(
+    client: TestClient, tmp_path: Path, game: str
+) -> None:
+    """Finished rooms stay in the lobby for good: they keep text, not the game's objects."""
+    seats = [{"kind": "random"}, {"kind": "random"}]
+    rules = {"width": 5, "height": 5} if game == "dice" else {}
+    room_id = client.post("/api/rooms", json={"game": game, "rules": rules, "seats": seats}).json()["id"]
+    state: dict[str, Any] = {}
+    for _ in range(1000):
+        state = client.get(f"/api/rooms/{room_id}").json()
+        if state["room"]["status"] == "over":
+            break
+        time.sleep(0.01)
+    assert state["room"]["status"] == "over" and state["game"]["over"]
+    room = client.app.state.lobby.get(room_id)  # type: ignore[attr-defined]
+    assert room.game is None and room.start is None and not room._bots
+    record = client.get(f"/api/rooms/{room_id}/record").json()
+    rebuilt = ADAPTERS[game].public(replay(record))
+    assert json.loads(json.dumps(rebuilt)) == state["game"]
+    frames = client.get(f"/api/rooms/{room_id}/replay").json()["frames"]
+    assert frames[-1]["over"] is True
+    # A restarted server retires it the same way and serves the same state.
+    restarted = create_app(f"sqlite+aiosqlite:///{tmp_path / 'mem.sqlite3'}", bot_delay=0)
+    with TestClient(restarted) as again:
+        assert again.get(f"/api/rooms/{room_id}").json()["game"] == state["game"]
+        assert again.app.state.lobby.get(room_id).game is None  # type: ignore[attr-defined]
+        assert again.get(f"/api/rooms/{room_id}/record").json() == record

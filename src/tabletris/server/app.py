@@ -93,17 +93,18 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-GC_THRESHOLDS = (10_000, 10, 100)
-"""The collector's thresholds while serving (CPython's default is 700, 10, 10).
+GC_THRESHOLDS = (700, 10, 1000)
+"""The collector's thresholds while serving: CPython's defaults (700, 10, 10) except the last.
 
-A full collection walks every live object and stops the event loop while it does: with 500 rooms
-(1000 connections, their games) that took 150-300 ms on the 2-core test machine, and with the
-default thresholds it came every 2-3 s (the heap grows by a quarter that fast while games fill
-up), so every move in flight waited for it: that was the load benchmark's 0.5 s p99. Collecting
-the young generation every 10,000 new objects instead of 700 lets a move's short-lived objects
-die before they are promoted, and a full collection is considered only after 100 middle ones
-(about 10 million allocations, minutes at that load) instead of 10. Cycles among young objects
-are still collected within milliseconds."""
+A full collection walks every live object and stops the event loop meanwhile: with 500 rooms
+(1000 connections and their games) that took 150-300 ms on the 2-core test machine, and with
+the default thresholds it came every 2-3 s (whenever the heap had grown by a quarter, which it
+does fast while games fill up), so every move in flight waited for it: that was the load
+benchmark's 0.5 s p99. A full collection is now considered after 1000 middle-generation ones
+instead of 10 (about 7 million allocations, several minutes at that load). The young
+generations keep their default sizes: young and middle collections stay a few milliseconds
+(larger young generations made them 10-120 ms), and cycles among young objects are still
+collected within milliseconds."""
 
 
 @contextmanager

@@ -153,6 +153,10 @@ class Room:
     _dirty: bool = False
     _private: dict[int, str] = field(default_factory=dict)
     _seq: int = 0
+    _game_text: str | None = None
+    """A finished game's public state as JSON text (see ``_retire``)."""
+    _record_text: str | None = None
+    """A finished game's record as JSON text (see ``_retire``)."""
 
     @property
     def adapter(self) -> GameAdapter:
@@ -194,8 +198,13 @@ class Room:
         Readers only ever see these texts, never the live game, so a move that is still being
         committed is invisible until it is stored and broadcast.
         """
-        game = self.adapter.public(self.game) if self.game is not None else None
-        self._public = json.dumps({"room": self.info(), "game": game}, separators=(",", ":"))
+        if self._game_text is not None:
+            game = self._game_text
+        elif self.game is not None:
+            game = json.dumps(self.adapter.public(self.game), separators=(",", ":"))
+        else:
+            game = "null"
+        self._public = '{"room":' + json.dumps(self.info(), separators=(",", ":")) + ',"game":' + game + "}"
         self._private = {}
         if self.game is not None and self.status == "playing":
             for seat in self.seats:
@@ -328,6 +337,20 @@ class Room:
         self.events.extend(texts)
         if over:
             self.status = "over"
+            self._retire()
+
+    def _retire(self) -> None:
+        """Keep a finished game as text: its last public state and its record. The game object,
+        its bots and the start record are let go: a server keeps every finished room (for the
+        lobby, records and replays), and their objects, walked by every full garbage collection,
+        made those pauses grow with the server's age (about 1 s after 9,000 games)."""
+        if self.game is None or not self.game.over:
+            return
+        self._game_text = json.dumps(self.adapter.public(self.game), separators=(",", ":"))
+        self._record_text = json.dumps(self.adapter.record(self.game), separators=(",", ":"))
+        self.game = None
+        self.start = None
+        self._bots.clear()
 
     def logged_events(self) -> list[dict[str, Any]]:
         """The event log decoded, to rebuild the game from it."""
@@ -410,6 +433,8 @@ class Room:
     # ------------------------------------------------------------------ records
 
     def record(self) -> dict[str, Any]:
+        if self._record_text is not None:
+            return dict(json.loads(self._record_text))
         if self.game is None:
             raise ActionError("not_started", f"room {self.id} has no game yet")
         return self.adapter.record(self.game)
@@ -467,6 +492,7 @@ class Lobby:
                 log.error("room %s: %s", room.id, room.error)
                 return room
             room.status = "over" if room.game.over else "playing"
+            room._retire()
         return room
 
     def get(self, room_id: str) -> Room:
