@@ -50,6 +50,7 @@ class Stats:
     rtts: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     acked: list[tuple[str, int, int, str]] = field(default_factory=list)  # room, seq, seat, place as JSON
+    rematches: int = 0
 
 
 def legal_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -64,29 +65,60 @@ def legal_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
     return moves
 
 
-async def person(ws_url: str, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random) -> None:
+async def person(
+    ws_url: str, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random,
+    rematch: bool = True,
+) -> None:
     """One scripted person: on each state that gives them the move, pick a legal move, think, send it
-    and wait for its ``ack``. The move is picked as the state arrives and the state is not kept, so
-    a thousand idle connections do not hold a thousand parsed states (the client's own garbage
-    collector would then stall it, and the stall would be counted as server latency)."""
+    and wait for its ``ack``; when the game is over, ask for the rematch and go on playing there, so
+    the server keeps ``rooms`` games running however long the run.
+
+    The move is picked as the state arrives and the state is not kept, so a thousand idle
+    connections do not hold a thousand parsed states (the client's own garbage collector would
+    then stall it, and the stall would be counted as server latency)."""
+    while room:
+        room, seat, token = await play_room(ws_url, room, seat, token, think, until, stats, rng, rematch)
+
+
+async def play_room(
+    ws_url: str, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random,
+    rematch: bool,
+) -> tuple[str, int, str]:
+    """Play in one room until the time is up (returns an empty room) or the game is over (returns
+    the rematch room, seat and token, or an empty room without ``rematch``)."""
     async with websockets.connect(f"{ws_url}/ws/{room}?token={token}", max_size=2**22) as ws:
         next_id = 1
+        over = False  # the game ended (seen in a state, perhaps while waiting for an ack)
         while time.monotonic() < until:
+            if over:
+                if not rematch:
+                    break
+                await ws.send(json.dumps({"type": "rematch", "id": "rematch"}))
+                while True:
+                    reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                    if reply.get("id") == "rematch":
+                        break
+                if reply["type"] != "rematch":
+                    stats.errors.append(f"rematch: {reply.get('error')}: {reply.get('message')}")
+                    break
+                stats.rematches += 1
+                return reply["room"], reply["seat"], reply["token"]
             try:
                 text = await asyncio.wait_for(ws.recv(), max(0.05, until - time.monotonic()))
             except TimeoutError:
-                return
+                break
             msg = json.loads(text)
-            if msg["type"] != "state":
+            if msg["type"] != "state" or msg["game"] is None:
                 continue
             game = msg["game"]
-            if game is None or game["over"] or game["to_move"] != seat or msg["private"] is None:
+            over = game["over"]
+            if over or game["to_move"] != seat or msg["private"] is None:
                 continue
             move = rng.choice(legal_moves(msg))
             del msg, game
             await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             if time.monotonic() >= until:
-                return
+                break
             msg_id = next_id
             next_id += 1
             out = json.dumps({"type": "move", "id": msg_id, **move})
@@ -96,11 +128,14 @@ async def person(ws_url: str, room: str, seat: int, token: str, think: float, un
                 reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
                 if reply.get("id") == msg_id and reply["type"] in ("ack", "error"):
                     break
+                if reply["type"] == "state" and reply["game"] is not None:
+                    over = reply["game"]["over"]
             if reply["type"] == "ack":
                 stats.rtts.append(time.perf_counter() - sent)
                 stats.acked.append((room, reply["seq"], seat, json.dumps(move["place"])))
             else:
                 stats.errors.append(f"{reply['error']}: {reply['message']}")
+    return "", seat, ""
 
 
 async def loop_lag(lags: list[float], every: float = 0.01) -> None:
@@ -112,11 +147,24 @@ async def loop_lag(lags: list[float], every: float = 0.01) -> None:
         lags.append(time.perf_counter() - t - every)
 
 
-async def run_level(base: str, rooms: int, duration: float, think: float, seed: int) -> dict[str, Any]:
+def events_between(db: Path, start: float, end: float) -> int:
+    """Moves (people's, bots' and the rolls that end games) the server stored in a time window."""
+    con = sqlite3.connect(db)
+    try:
+        return int(con.execute("SELECT COUNT(*) FROM events WHERE created >= ? AND created < ?", (start, end)).fetchone()[0])
+    finally:
+        con.close()
+
+
+async def run_level(
+    base: str, db: Path, rooms: int, duration: float, think: float, seed: int, rematch: bool
+) -> dict[str, Any]:
     rng = random.Random(seed)
     stats = Stats()
     seats: list[tuple[str, int, str]] = []
-    limits = httpx.Limits(max_connections=50)
+    # Drop idle connections well before uvicorn's 5 s keep-alive timeout: with httpx's default
+    # (also 5 s) a request now and then went out on a connection the server was closing (ReadError).
+    limits = httpx.Limits(max_connections=50, keepalive_expiry=1.0)
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
         sem = asyncio.Semaphore(50)
 
@@ -131,7 +179,6 @@ async def run_level(base: str, rooms: int, duration: float, think: float, seed: 
         t0 = time.perf_counter()
         await asyncio.gather(*(make() for _ in range(rooms)))
         setup = time.perf_counter() - t0
-        before = {r["id"]: r["events"] for r in (await http.get("/api/rooms?limit=500&status=playing")).json()}
     ws_url = base.replace("http", "ws")
     # Everything alive now lives to the end: keep the collector from walking it again and again,
     # and collect the young objects less often, so that few of them reach the old generation,
@@ -143,12 +190,13 @@ async def run_level(base: str, rooms: int, duration: float, think: float, seed: 
     lags: list[float] = []
     monitor = asyncio.create_task(loop_lag(lags))
     until = time.monotonic() + duration
-    start = time.perf_counter()
+    start, wall_start = time.perf_counter(), time.time()
     results = await asyncio.gather(
-        *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random())) for room, seat, token in seats),
+        *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch)
+          for room, seat, token in seats),
         return_exceptions=True,
     )
-    elapsed = time.perf_counter() - start
+    elapsed, wall_end = time.perf_counter() - start, time.time()
     monitor.cancel()
     gc.set_threshold(*thresholds)
     gc.unfreeze()
@@ -156,10 +204,7 @@ async def run_level(base: str, rooms: int, duration: float, think: float, seed: 
     for r in results:
         if isinstance(r, BaseException):
             stats.errors.append(f"client: {type(r).__name__}: {r}")
-    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
-        after = {r["id"]: r["events"] for r in (await http.get("/api/rooms?limit=500")).json()}
-    my_rooms = {room for room, _, _ in seats}
-    all_moves = sum(after[r] - before.get(r, 0) for r in my_rooms)
+    all_moves = events_between(db, wall_start, wall_end)
     rtts = sorted(stats.rtts)
     return {
         "rooms": rooms,
@@ -167,6 +212,7 @@ async def run_level(base: str, rooms: int, duration: float, think: float, seed: 
         "setup_s": round(setup, 2),
         "seconds": round(elapsed, 1),
         "people_moves_acked": len(rtts),
+        "rematches": stats.rematches // 2,
         "all_moves_stored": all_moves,
         "moves_per_s": round(all_moves / elapsed, 1),
         "p50_ms": round(1000 * statistics.median(rtts), 1) if rtts else None,
@@ -232,6 +278,7 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds a person thinks before a move")
     parser.add_argument("--bot-delay", type=float, default=0.5, help="the server's pause before a bot moves")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-rematch", action="store_true", help="let finished games end instead of playing the rematch")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="tabletris-load-"))
     db = tmp / "load.sqlite3"
@@ -255,7 +302,7 @@ def main() -> None:
         for n in args.rooms:
             server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
             with asyncio.Runner(loop_factory=loop_factory()) as runner:
-                result = runner.run(run_level(base, n, args.duration, args.think, args.seed + n))
+                result = runner.run(run_level(base, db, n, args.duration, args.think, args.seed + n, not args.no_rematch))
             acked_all.extend(result.pop("acked"))
             moves = max(1, result["all_moves_stored"])
             result["server_cpu_s"] = round(cpu_seconds(server.pid) - server_cpu, 1)
