@@ -9,10 +9,10 @@ right can never wrap into the next row. Move generation works on whole sets of p
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from tabletris.engine.shapes import (
     Cell,
@@ -39,6 +39,23 @@ class IllegalPlacement(ValueError):
         # Malformed input has no cells to show: "T needs cells as [x, y] pairs, got 5", no "at []".
         where = f" at {format_cells(cells)}" if cells else ""
         super().__init__(f"{self.shape} {reason}{where}")
+
+
+def parse_cells(value: Any) -> tuple[Cell, ...]:
+    """Cells from ``[[x, y], ...]`` data; ValueError unless every cell is a pair of integers.
+
+    ``operator.index``, not ``int()``: a cell named 0.5, "1" or true is malformed, never rounded.
+    """
+    try:
+        if isinstance(value, str | bytes | Mapping) or not all(
+            isinstance(c, Sequence) and not isinstance(c, str | bytes) and len(c) == 2 for c in value
+        ):
+            raise ValueError
+        if any(isinstance(v, bool) for c in value for v in c):
+            raise ValueError
+        return tuple((operator.index(c[0]), operator.index(c[1])) for c in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"cells are [x, y] pairs of integers, got {value!r}") from None
 
 
 def format_cells(cells: Iterable[Sequence[int]]) -> str:
@@ -340,11 +357,8 @@ class Board:
     ) -> Placement:
         """The placement that ``cells`` describe, or ``IllegalPlacement`` saying which rule fails."""
         try:
-            # operator.index, not int(): 0.5 or "1" must be rejected, not silently rounded.
-            pts: list[Cell] = [(operator.index(c[0]), operator.index(c[1])) for c in cells]
-            if any(len(c) != 2 for c in cells):
-                raise ValueError
-        except (TypeError, ValueError, IndexError, KeyError):
+            pts = list(parse_cells(cells))
+        except ValueError:
             raise IllegalPlacement(shape, [], f"needs cells as [x, y] pairs, got {cells!r}") from None
         if len(set(pts)) != shape.size or len(pts) != shape.size:
             raise IllegalPlacement(shape, pts, f"needs {shape.size} distinct cells")

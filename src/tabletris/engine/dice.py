@@ -9,7 +9,6 @@ themselves. Every change is checked before anything moves: an illegal ``play`` r
 
 from __future__ import annotations
 
-import operator
 import random
 import secrets
 from collections.abc import Mapping, Sequence
@@ -24,6 +23,7 @@ from tabletris.engine.board import (
     Placement,
     Stone,
     format_cells,
+    parse_cells,
 )
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.options import RulesError, build_options, options_to_dict, options_to_spec
@@ -217,11 +217,7 @@ def _cells(value: Any) -> tuple[Cell, ...]:
         return value.cells
     if isinstance(value, Stone):
         return value.cells
-    # operator.index, not int(): a cell named 0.5 or "1" is malformed, never rounded.
-    cells = tuple((operator.index(c[0]), operator.index(c[1])) for c in value)
-    if any(len(c) != 2 for c in value):
-        raise ValueError(f"cells are [x, y] pairs, got {value!r}")
-    return cells
+    return parse_cells(value)
 
 
 class DiceGame:

@@ -35,7 +35,14 @@ from importlib import resources
 from typing import Any
 
 from tabletris.engine.achievements import ACHIEVEMENTS, AchievementCard, RoundFacts
-from tabletris.engine.board import Board, IllegalPlacement, Placement, format_cells, geometry
+from tabletris.engine.board import (
+    Board,
+    IllegalPlacement,
+    Placement,
+    format_cells,
+    geometry,
+    parse_cells,
+)
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.options import RulesError, build_options, options_to_dict, options_to_spec
 from tabletris.engine.shapes import TETROMINOES, Cell, Shape
@@ -255,7 +262,7 @@ class TowerAction:
     @classmethod
     def drop(cls, placement: Placement | Sequence[Sequence[int]], minos: Sequence[int] = ()) -> TowerAction:
         """A drop of the PLAY piece at ``placement`` (or its cells), after ``minos``."""
-        cells = placement.cells if isinstance(placement, Placement) else tuple((int(c[0]), int(c[1])) for c in placement)
+        cells = placement.cells if isinstance(placement, Placement) else parse_cells(placement)
         return cls(tuple(minos), cells, False)
 
     @classmethod
