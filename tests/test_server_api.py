@@ -152,6 +152,12 @@ def test_record_replay_and_rematch(client: TestClient) -> None:
     assert new["room"] != room and new["seat"] == 1
     assert client.post(f"/api/rooms/{room}/rematch", headers=ann).json()["room"] == new["room"]
     assert client.get(f"/api/rooms/{new['room']}").json()["room"]["status"] == "playing"
+    # The loser of the game before starts the rematch (the engine's match rule).
+    from tabletris.engine.dice import next_starter
+
+    starter = next_starter(game)
+    assert starter != 0  # seat 0 started this game, so the rule is visible
+    assert client.get(f"/api/rooms/{new['room']}").json()["game"]["to_move"] == starter
 
 
 def test_oversized_body_is_refused(client: TestClient) -> None:

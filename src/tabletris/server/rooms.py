@@ -22,8 +22,10 @@ from typing import Any
 
 from tabletris.bots.base import Bot, bot_names, make_bot
 from tabletris.bots.external import allowed_commands
+from tabletris.engine.dice import next_starter
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
+from tabletris.engine.records import replay
 from tabletris.server.games import ActionError, GameAdapter, adapter_for
 from tabletris.server.storage import Storage, StoredRoom
 
@@ -561,7 +563,11 @@ class Lobby:
                         {"kind": "open"} if not s.is_bot else {"kind": s.kind, "name": s.name, "strength": s.strength}
                         for s in room.seats
                     ]
-                    new = await self.create(room.game_name, room.rules, specs, room.timer, rematch_of=room.id)
+                    rules = dict(room.rules)
+                    if room.game_name == "dice":
+                        # Seed 000: "the next games start with the one who lost the previous game".
+                        rules["first_player"] = next_starter(replay(room.record()))
+                    new = await self.create(room.game_name, rules, specs, room.timer, rematch_of=room.id)
                     await self.storage.set_rematch(room.id, new.id)
                     room.rematch = new.id
         finally:
