@@ -156,8 +156,9 @@ def test_record_replay_and_rematch(client: TestClient) -> None:
     from tabletris.engine.dice import next_starter
 
     starter = next_starter(game)
-    assert starter != 0  # seat 0 started this game, so the rule is visible
-    assert client.get(f"/api/rooms/{new['room']}").json()["game"]["to_move"] == starter
+    again_state = client.get(f"/api/rooms/{new['room']}").json()
+    assert again_state["room"]["rules"]["first_player"] == starter
+    assert again_state["game"]["to_move"] == starter
 
 
 def test_oversized_body_is_refused(client: TestClient) -> None:
