@@ -102,11 +102,6 @@ BUILTIN_BOT_MODULES = (
 )
 
 
-def dice_view(game: DiceGame) -> DiceGame:
-    """A copy of ``game`` for a bot: same position, but a generator that knows nothing."""
-    return game.view()
-
-
 def decide_dice_reward_points(game: DiceGame, decision: DiceDecision) -> DiceDecision:
     """Fill in all-point rewards under ``row_reward: choose`` for bots that do not choose."""
     if game.rules.row_reward != "choose" or decision.rewards is not None:

@@ -8,7 +8,6 @@ scoring rows from the game's masks. This module only *measures* positions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -243,8 +242,3 @@ def max_rows_completed(
     return best
 
 
-def iter_bits(mask: int) -> Iterable[int]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low

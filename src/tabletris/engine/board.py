@@ -9,7 +9,7 @@ right can never wrap into the next row. Move generation works on whole sets of p
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, NamedTuple
@@ -457,5 +457,3 @@ class Board:
                 self.add(Stone(stone.shape, cells, stone.owner, stone.number))
         self._stack = [n for n in self._stack if n in self.stones]
 
-    def iter_stones(self) -> Iterator[Stone]:
-        return iter(self.stones.values())

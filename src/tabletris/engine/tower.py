@@ -427,13 +427,6 @@ class Tower:
         self._touch_cache = (newest, result)
         return result
 
-    def icon_at(self, cell: Cell) -> str | None:
-        """``'*'`` for a diamond, the bonus shape's letter, or None."""
-        if cell in self.layout.diamonds:
-            return "*"
-        shape = self.layout.bonus.get(cell)
-        return None if shape is None else shape.value
-
     def covered_bonus_cells(self) -> list[Cell]:
         """Bonus icons covered by a tetromino of the icon's shape."""
         result = []

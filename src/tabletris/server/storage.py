@@ -163,10 +163,6 @@ class Storage:
     async def set_rematch(self, room_id: str, rematch: str) -> None:
         await self._submit([], [(update(rooms).where(rooms.c.id == room_id).values(rematch=rematch), None)])
 
-    async def set_status(self, room_id: str, status: str) -> None:
-        statement = update(rooms).where(rooms.c.id == room_id).values(status=status, updated=time.time())
-        await self._submit([], [(statement, None)])
-
     # ---------------------------------------------------------------- events (grouped commits)
 
     async def append(
