@@ -16,15 +16,14 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from tabletris.bots.base import Bot, decide_dice_reward_points
+from tabletris.bots.base import decide_dice_reward_points
+from tabletris.cli.line_game import LineGame, orientation_picture, play_line_game
 from tabletris.cli.render import board_text, scoreboard, shape_style
-from tabletris.cli.seats import SeatSpec, make_seat_bots
-from tabletris.engine import records
+from tabletris.cli.seats import SeatSpec
 from tabletris.engine.board import IllegalPlacement, Placement, Stone, format_cells
 from tabletris.engine.dice import CHOICE, DiceGame
 from tabletris.engine.errors import IllegalMove
-from tabletris.engine.options import RulesError
-from tabletris.engine.shapes import Orientation, Shape
+from tabletris.engine.shapes import Shape
 
 HELP = """\
 Place the rolled piece:
@@ -38,40 +37,8 @@ Other commands:
   quit       stop the game (the record is saved with --save)"""
 
 
-class QuitGame(Exception):
-    """The player typed quit or the input ended."""
-
-
-class LineDiceGame:
-    """One game played at the terminal; ``ask`` reads a line (stdin by default)."""
-
-    def __init__(
-        self,
-        game: DiceGame,
-        seats: Sequence[SeatSpec],
-        bots: dict[int, Bot],
-        console: Console,
-        color: bool = True,
-        ask: Callable[[str], str] = input,
-    ) -> None:
-        self.game = game
-        self.seats = list(seats)
-        self.bots = bots
-        self.console = console
-        self.color = color
-        self._ask = ask
-
-    # --------------------------------------------------------------- display
-
-    def ask(self, prompt: str) -> str:
-        try:
-            line = self._ask(prompt)
-        except EOFError:
-            raise QuitGame("input ended") from None
-        line = line.strip()
-        if line.lower() in ("quit", "exit", "q"):
-            raise QuitGame("quit")
-        return line
+class LineDiceGame(LineGame[DiceGame]):
+    """One dice game at the terminal."""
 
     def show(self, marks: dict[tuple[int, int], str] | None = None) -> None:
         g = self.game
@@ -81,9 +48,6 @@ class LineDiceGame:
         )
         self.console.print(Text(f"supply {supply}", style="dim"))
         self.console.print(scoreboard(g.players, g.scores, to_move=None if g.over else g.to_move))
-
-    def say(self, message: str, style: str = "") -> None:
-        self.console.print(Text(message, style=style))
 
     # ------------------------------------------------------------------ loop
 
@@ -253,7 +217,7 @@ class LineDiceGame:
         columns: dict[int, set[int]] = {}
         for p in placements:
             columns.setdefault(orientations.index(p.orientation), set()).add(p.x)
-        pictures = [self._picture(o) for o in orientations]
+        pictures = [orientation_picture(o) for o in orientations]
         height = max(len(p) for p in pictures)
         text = Text()
         for i, _ in enumerate(orientations):
@@ -271,14 +235,6 @@ class LineDiceGame:
             cols = sorted(columns.get(i, ()))
             where = " ".join(str(c) for c in cols) if cols else "none"
             self.say(f"  orientation {i}: columns {where}")
-
-    @staticmethod
-    def _picture(o: Orientation) -> list[str]:
-        cells = set(o.cells)
-        return [
-            "".join("#" if (x, y) in cells else "." for x in range(o.width))
-            for y in range(o.height - 1, -1, -1)
-        ]
 
     def parse_placement(
         self, line: str, shape: Shape, placements: Sequence[Placement], take: Stone | None = None
@@ -363,25 +319,10 @@ def play_dice(
     ask: Callable[[str], str] = input,
     console: Console | None = None,
 ) -> int:
-    """Play one dice game; the exit code (0 played, 2 bad options)."""
-    console = console or Console(no_color=not color, highlight=False)
-    try:
-        game = DiceGame([s.name for s in seats], rules or None, seed=seed)
-        bots = make_seat_bots(seats, game.seed)
-    except (RulesError, ValueError) as e:
-        console.print(Text(f"error: {e}", style="red"))
-        return 2
-    names = ", ".join(f"{s.name} ({s.kind})" for s in seats)
-    console.print(Text(f"Dice Tetris — {names} — seed {game.seed}", style="bold"))
-    line_game = LineDiceGame(game, seats, bots, console, color=color, ask=ask)
-    try:
-        line_game.run()
-    except QuitGame as e:
-        console.print(Text(f"\nStopped ({e}).", style="yellow"))
-    except KeyboardInterrupt:
-        console.print(Text("\nStopped.", style="yellow"))
-    if save is not None:
-        save.write_text(records.dumps(game.to_record()), encoding="utf-8")
-        console.print(Text(f"Record saved to {save}", style="dim"))
-    return 0
-
+    """Play one dice game; the exit code (0 played or stopped, 2 bad options)."""
+    return play_line_game(
+        "Dice Tetris",
+        lambda names, rules, seed: DiceGame(names, rules, seed=seed),
+        LineDiceGame,
+        seats, rules, seed, save, color, ask, console,
+    )

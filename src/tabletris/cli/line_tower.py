@@ -18,13 +18,12 @@ from rich.table import Table
 from rich.text import Text
 
 from tabletris.bots.base import Bot
+from tabletris.cli.line_game import LineGame, QuitGame, orientation_picture, play_line_game
 from tabletris.cli.render import board_text, shape_style
-from tabletris.cli.seats import SeatSpec, make_seat_bots
-from tabletris.engine import records
+from tabletris.cli.seats import SeatSpec
 from tabletris.engine.board import Placement, format_cells
 from tabletris.engine.errors import IllegalMove
-from tabletris.engine.options import RulesError
-from tabletris.engine.shapes import Orientation, Shape
+from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
 
 HELP = """\
@@ -39,10 +38,6 @@ Your move this round (everybody moves at the same time, in private):
   quit       stop the game (the record is saved with --save)"""
 
 LEGEND = "icons on empty cells: lowercase letter = bonus icon of that shape (+1 when a piece of that shape covers it), * = diamond (a tetromino on it earns a mino)"
-
-
-class QuitGame(Exception):
-    """The player typed quit or the input ended."""
 
 
 def tower_marks(tower: Tower) -> dict[tuple[int, int], str]:
@@ -80,13 +75,8 @@ def compact_tower(tower: Tower, color: bool = True) -> Text:
     return text
 
 
-def orientation_picture(o: Orientation) -> list[str]:
-    cells = set(o.cells)
-    return ["".join("#" if (x, y) in cells else "." for x in range(o.width)) for y in range(o.height - 1, -1, -1)]
-
-
-class LineTowerGame:
-    """One tower game at the terminal; ``ask`` reads a line (stdin by default)."""
+class LineTowerGame(LineGame[TowerGame]):
+    """One tower game at the terminal."""
 
     def __init__(
         self,
@@ -97,28 +87,10 @@ class LineTowerGame:
         color: bool = True,
         ask: Callable[[str], str] = input,
     ) -> None:
-        self.game = game
-        self.seats = list(seats)
-        self.bots = bots
-        self.console = console
-        self.color = color
-        self._ask = ask
+        super().__init__(game, seats, bots, console, color, ask)
         self.humans = [i for i, s in enumerate(seats) if s.is_human]
 
     # --------------------------------------------------------------- display
-
-    def ask(self, prompt: str) -> str:
-        try:
-            line = self._ask(prompt)
-        except EOFError:
-            raise QuitGame("input ended") from None
-        line = line.strip()
-        if line.lower() in ("quit", "exit", "q"):
-            raise QuitGame("quit")
-        return line
-
-    def say(self, message: str, style: str = "") -> None:
-        self.console.print(Text(message, style=style if self.color else ""))
 
     def header(self) -> None:
         g = self.game
@@ -388,28 +360,18 @@ def play_tower(
     console: Console | None = None,
 ) -> int:
     """Play one tower game; the exit code (0 played or stopped, 2 bad options)."""
-    console = console or Console(no_color=not color, highlight=False)
-    try:
-        game = TowerGame([s.name for s in seats], rules or None, seed=seed)
-        bots = make_seat_bots(seats, game.seed)
-    except (RulesError, ValueError) as e:
-        console.print(Text(f"error: {e}", style="red" if color else ""))
-        return 2
-    names = ", ".join(f"{s.name} ({s.kind})" for s in seats)
-    towers = ", ".join(f"{n}: {spec if isinstance(spec, str) else 'custom'}" for n, spec in zip(game.players, game.layout_specs, strict=True))
-    console.print(Text(f"Tower Tetris — {names} — seed {game.seed}", style="bold" if color else ""))
-    console.print(Text(f"Towers: {towers}", style="dim" if color else ""))
-    line_game = LineTowerGame(game, seats, bots, console, color=color, ask=ask)
-    try:
-        line_game.run()
-    except QuitGame as e:
-        console.print(Text(f"\nStopped ({e}).", style="yellow" if color else ""))
-    except KeyboardInterrupt:
-        console.print(Text("\nStopped.", style="yellow" if color else ""))
-    if save is not None:
-        save.write_text(records.dumps(game.to_record()), encoding="utf-8")
-        console.print(Text(f"Record saved to {save}", style="dim" if color else ""))
-    return 0
+
+    def towers(game: TowerGame) -> list[str]:
+        specs = zip(game.players, game.layout_specs, strict=True)
+        return ["Towers: " + ", ".join(f"{n}: {spec if isinstance(spec, str) else 'custom'}" for n, spec in specs)]
+
+    return play_line_game(
+        "Tower Tetris",
+        lambda names, rules, seed: TowerGame(names, rules, seed=seed),
+        LineTowerGame,
+        seats, rules, seed, save, color, ask, console,
+        intro=towers,
+    )
 
 
 __all__ = ["LineTowerGame", "QuitGame", "Shape", "compact_tower", "play_tower", "tower_marks"]

@@ -1,0 +1,115 @@
+"""What the line-based games share: reading a line, stopping, and starting and saving a game.
+
+``play_dice`` and ``play_tower`` differ only in their game and their turn loop; everything around
+that loop (bad options, the title, quitting, the record) is here, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from rich.console import Console
+from rich.text import Text
+
+from tabletris.bots.base import Bot
+from tabletris.cli.seats import SeatSpec, make_seat_bots
+from tabletris.engine import records
+from tabletris.engine.options import RulesError
+from tabletris.engine.shapes import Orientation
+
+
+class QuitGame(Exception):
+    """The player typed quit or the input ended."""
+
+
+class RecordedGame(Protocol):
+    seed: int
+
+    def to_record(self) -> dict[str, Any]: ...
+
+
+G = TypeVar("G", bound=RecordedGame)
+
+
+class LineGame(Generic[G]):
+    """One game at the terminal; ``ask`` reads a line (stdin by default). Subclasses add ``run``."""
+
+    def __init__(
+        self,
+        game: G,
+        seats: Sequence[SeatSpec],
+        bots: dict[int, Bot],
+        console: Console,
+        color: bool = True,
+        ask: Callable[[str], str] = input,
+    ) -> None:
+        self.game = game
+        self.seats = list(seats)
+        self.bots = bots
+        self.console = console
+        self.color = color
+        self._ask = ask
+
+    def ask(self, prompt: str) -> str:
+        """A stripped line; QuitGame on ``quit`` or at the end of the input."""
+        try:
+            line = self._ask(prompt)
+        except EOFError:
+            raise QuitGame("input ended") from None
+        line = line.strip()
+        if line.lower() in ("quit", "exit", "q"):
+            raise QuitGame("quit")
+        return line
+
+    def say(self, message: str, style: str = "") -> None:
+        self.console.print(Text(message, style=style if self.color else ""))
+
+    def run(self) -> None:
+        raise NotImplementedError
+
+
+def orientation_picture(o: Orientation) -> list[str]:
+    """A piece's form as rows of ``#`` and ``.``, top row first."""
+    cells = set(o.cells)
+    return ["".join("#" if (x, y) in cells else "." for x in range(o.width)) for y in range(o.height - 1, -1, -1)]
+
+
+def play_line_game(
+    title: str,
+    new_game: Callable[[list[str], dict[str, Any] | None, int | None], G],
+    line_class: Callable[..., LineGame[G]],
+    seats: Sequence[SeatSpec],
+    rules: dict[str, Any],
+    seed: int | None,
+    save: Path | None,
+    color: bool = True,
+    ask: Callable[[str], str] = input,
+    console: Console | None = None,
+    intro: Callable[[G], list[str]] = lambda game: [],
+) -> int:
+    """Play one game; the exit code (0 played or stopped, 2 bad options). The record is saved
+    with ``save`` even when the players stop early."""
+    console = console or Console(no_color=not color, highlight=False)
+    style = (lambda s: s) if color else (lambda s: "")
+    try:
+        game = new_game([s.name for s in seats], rules or None, seed)
+        bots = make_seat_bots(seats, game.seed)
+    except (RulesError, ValueError) as e:
+        console.print(Text(f"error: {e}", style=style("red")))
+        return 2
+    names = ", ".join(f"{s.name} ({s.kind})" for s in seats)
+    console.print(Text(f"{title} — {names} — seed {game.seed}", style=style("bold")))
+    for line in intro(game):
+        console.print(Text(line, style=style("dim")))
+    try:
+        line_class(game, seats, bots, console, color=color, ask=ask).run()
+    except QuitGame as e:
+        console.print(Text(f"\nStopped ({e}).", style=style("yellow")))
+    except KeyboardInterrupt:
+        console.print(Text("\nStopped.", style=style("yellow")))
+    if save is not None:
+        save.write_text(records.dumps(game.to_record()), encoding="utf-8")
+        console.print(Text(f"Record saved to {save}", style=style("dim")))
+    return 0
