@@ -146,3 +146,10 @@ def test_tower_env_minos_are_sub_steps() -> None:
     drop = int(np.flatnonzero(obs["action_mask"])[0])
     env.step(drop)
     assert env.game.round == 2 and env.game.rounds[0][0].minos == (0, 0)
+
+
+@pytest.mark.parametrize("env_class", [DiceEnv, TowerEnv])
+def test_every_opponent_name_is_checked_at_construction(env_class: type) -> None:
+    """Not only the first: a bad name for the third seat fails before any game starts."""
+    with pytest.raises(ValueError, match="unknown bot 'wizard'"):
+        env_class(players=3, opponents=["random", "wizard"])

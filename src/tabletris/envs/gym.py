@@ -41,6 +41,35 @@ def make_opponents(names: Sequence[str], rng: np.random.Generator) -> list[Bot]:
     return [make_bot(name, seed=int(rng.integers(2**32))) for name in names]
 
 
+def check_seats(
+    env: gym.Env[Any, Any], players: int, seat: int, opponents: str | Sequence[str], render_mode: str | None, illegal_action: str
+) -> list[str]:
+    """The bots for the other seats, after checking the learner's seat, the bot names and the
+    render and illegal-action modes: once for both games, so a bad argument fails at construction
+    with its name."""
+    if not 0 <= seat < players:
+        raise ValueError(f"seat: {seat} does not exist with {players} players")
+    if render_mode is not None and render_mode not in env.metadata["render_modes"]:
+        raise ValueError(f"render_mode: {render_mode!r}: expected 'ansi' or None")
+    if illegal_action not in ("raise", "replace"):
+        raise ValueError(f"illegal_action: {illegal_action!r}: expected 'raise' or 'replace'")
+    names = opponent_names(opponents, players - 1)
+    for name in set(names):
+        make_bot(name)  # unknown names fail now, not at reset()
+    return names
+
+
+def codec_spaces(codec: DiceCodec | TowerCodec) -> tuple[spaces.Dict, spaces.Discrete]:
+    """The observation (vector and action mask) and action spaces of a codec."""
+    observation = spaces.Dict(
+        {
+            "observation": spaces.Box(codec.obs_low, codec.obs_high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (codec.n_actions,), dtype=np.int8),
+        }
+    )
+    return observation, spaces.Discrete(codec.n_actions)
+
+
 class DiceEnv(gym.Env[Any, Any]):
     """The dice game for one learning seat; see the module docstring."""
 
@@ -62,27 +91,14 @@ class DiceEnv(gym.Env[Any, Any]):
         self.rules = rules if isinstance(rules, DiceRules) else DiceRules.from_dict(rules)
         self.players = player_names(players)
         DiceGame(self.players, self.rules, seed=0)  # bad players or rules fail here, clearly
-        if not 0 <= seat < len(self.players):
-            raise ValueError(f"seat: {seat} does not exist with {len(self.players)} players")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: {render_mode!r}: expected 'ansi' or None")
-        if illegal_action not in ("raise", "replace"):
-            raise ValueError(f"illegal_action: {illegal_action!r}: expected 'raise' or 'replace'")
+        self.opponent_names = check_seats(self, len(self.players), seat, opponents, render_mode, illegal_action)
         self.seat = seat
-        self.opponent_names = opponent_names(opponents, len(self.players) - 1)
-        make_bot(self.opponent_names[0]) if self.opponent_names else None  # unknown names fail now
         self.render_mode = render_mode
         self.max_turns = max_turns
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.codec = DiceCodec(self.rules, len(self.players))
-        self.observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(self.codec.obs_low, self.codec.obs_high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.codec.n_actions,), dtype=np.int8),
-            }
-        )
-        self.action_space = spaces.Discrete(self.codec.n_actions)
+        self.observation_space, self.action_space = codec_spaces(self.codec)
         self.game: DiceGame | None = None
         self.bots: dict[int, Bot] = {}
         self._choices: dict[int, DiceChoice] = {}
@@ -180,26 +196,13 @@ class TowerEnv(gym.Env[Any, Any]):
         self.rules_spec = rules
         self.players = player_names(players)
         probe = TowerGame(self.players, rules, seed=0)  # bad players or rules fail here, clearly
-        if not 0 <= seat < len(self.players):
-            raise ValueError(f"seat: {seat} does not exist with {len(self.players)} players")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: {render_mode!r}: expected 'ansi' or None")
-        if illegal_action not in ("raise", "replace"):
-            raise ValueError(f"illegal_action: {illegal_action!r}: expected 'raise' or 'replace'")
+        self.opponent_names = check_seats(self, len(self.players), seat, opponents, render_mode, illegal_action)
         self.seat = seat
-        self.opponent_names = opponent_names(opponents, len(self.players) - 1)
-        make_bot(self.opponent_names[0]) if self.opponent_names else None  # unknown names fail now
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.codec = TowerCodec(probe.rules, len(self.players))
-        self.observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(self.codec.obs_low, self.codec.obs_high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.codec.n_actions,), dtype=np.int8),
-            }
-        )
-        self.action_space = spaces.Discrete(self.codec.n_actions)
+        self.observation_space, self.action_space = codec_spaces(self.codec)
         self.game: TowerGame | None = None
         self.bots: list[Bot | None] = []
         self.turn = SeatTurn()
