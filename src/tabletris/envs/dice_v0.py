@@ -35,6 +35,7 @@ from pettingzoo.utils import wrappers
 
 from tabletris.engine.dice import DiceGame, DiceRules
 from tabletris.envs.dice_codec import DiceChoice, DiceCodec
+from tabletris.envs.spaces import check_modes, codec_spaces
 
 IllegalPolicy = Literal["raise", "replace"]
 
@@ -81,10 +82,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
         self.player_names = player_names(players)
         # Builds a game once so that bad players or rules fail here, with the engine's message.
         DiceGame(self.player_names, self.rules, seed=0)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: {render_mode!r}: expected one of human, ansi or None")
-        if illegal_action not in ("raise", "replace"):
-            raise ValueError(f"illegal_action: {illegal_action!r}: expected 'raise' or 'replace'")
+        check_modes(render_mode, self.metadata["render_modes"], illegal_action)
         if max_turns is not None and max_turns < 1:
             raise ValueError(f"max_turns: {max_turns} must be at least 1")
         self.render_mode = render_mode
@@ -94,16 +92,8 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
         self.possible_agents = agent_names(players)
         self.codec = DiceCodec(self.rules, len(self.possible_agents))
         # One space object per agent, created once: seeding a space must stick (PettingZoo's test).
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(self.codec.obs_low, self.codec.obs_high, dtype=np.float32),
-                    "action_mask": spaces.Box(0, 1, (self.codec.n_actions,), dtype=np.int8),
-                }
-            )
-            for a in self.possible_agents
-        }
-        self.action_spaces = {a: spaces.Discrete(self.codec.n_actions) for a in self.possible_agents}
+        self.observation_spaces = {a: codec_spaces(self.codec)[0] for a in self.possible_agents}
+        self.action_spaces = {a: codec_spaces(self.codec)[1] for a in self.possible_agents}
         self._seeder: np.random.Generator | None = None
         self.game: DiceGame | None = None
         self._choices: dict[int, DiceChoice] = {}

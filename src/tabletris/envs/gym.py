@@ -16,13 +16,13 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from tabletris.bots.base import Bot, make_bot, play_dice_turn, play_tower_round
 from tabletris.engine.dice import DiceGame, DiceRules
 from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
 from tabletris.envs.dice_codec import DiceChoice, DiceCodec
 from tabletris.envs.dice_v0 import IllegalPolicy, player_names
+from tabletris.envs.spaces import check_modes, codec_spaces
 from tabletris.envs.tower_codec import SeatTurn, TowerCodec
 from tabletris.envs.tower_v0 import Legal, first_choice
 
@@ -49,25 +49,11 @@ def check_seats(
     with its name."""
     if not 0 <= seat < players:
         raise ValueError(f"seat: {seat} does not exist with {players} players")
-    if render_mode is not None and render_mode not in env.metadata["render_modes"]:
-        raise ValueError(f"render_mode: {render_mode!r}: expected 'ansi' or None")
-    if illegal_action not in ("raise", "replace"):
-        raise ValueError(f"illegal_action: {illegal_action!r}: expected 'raise' or 'replace'")
+    check_modes(render_mode, env.metadata["render_modes"], illegal_action)
     names = opponent_names(opponents, players - 1)
     for name in set(names):
         make_bot(name)  # unknown names fail now, not at reset()
     return names
-
-
-def codec_spaces(codec: DiceCodec | TowerCodec) -> tuple[spaces.Dict, spaces.Discrete]:
-    """The observation (vector and action mask) and action spaces of a codec."""
-    observation = spaces.Dict(
-        {
-            "observation": spaces.Box(codec.obs_low, codec.obs_high, dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (codec.n_actions,), dtype=np.int8),
-        }
-    )
-    return observation, spaces.Discrete(codec.n_actions)
 
 
 class DiceEnv(gym.Env[Any, Any]):

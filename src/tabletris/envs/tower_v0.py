@@ -36,6 +36,7 @@ from pettingzoo.utils.conversions import parallel_to_aec
 
 from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
 from tabletris.envs.dice_v0 import agent_names, player_names
+from tabletris.envs.spaces import check_modes, codec_spaces
 from tabletris.envs.tower_codec import SeatTurn, TowerCodec
 
 IllegalPolicy = Literal["raise", "replace"]
@@ -81,25 +82,14 @@ class TowerParallelEnv(ParallelEnv):
         self.rules_spec = rules
         self.player_names = player_names(players)
         probe = TowerGame(self.player_names, rules, seed=0)  # bad players or rules fail here
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: {render_mode!r}: expected one of human, ansi or None")
-        if illegal_action not in ("raise", "replace"):
-            raise ValueError(f"illegal_action: {illegal_action!r}: expected 'raise' or 'replace'")
+        check_modes(render_mode, self.metadata["render_modes"], illegal_action)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.possible_agents = agent_names(players)
         self.codec = TowerCodec(probe.rules, len(self.possible_agents))
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(self.codec.obs_low, self.codec.obs_high, dtype=np.float32),
-                    "action_mask": spaces.Box(0, 1, (self.codec.n_actions,), dtype=np.int8),
-                }
-            )
-            for a in self.possible_agents
-        }
-        self.action_spaces = {a: spaces.Discrete(self.codec.n_actions) for a in self.possible_agents}
+        self.observation_spaces = {a: codec_spaces(self.codec)[0] for a in self.possible_agents}
+        self.action_spaces = {a: codec_spaces(self.codec)[1] for a in self.possible_agents}
         self._seeder: np.random.Generator | None = None
         self.game: TowerGame | None = None
         self.turns: list[SeatTurn] = []
