@@ -438,12 +438,16 @@ class DiceGame:
         if face is not None and face not in self.rules.die:
             # Checked before drawing: a rejected roll must not move the generator either.
             raise IllegalMove(f"{face!r} is not a face of the die ({' '.join(self.rules.die)})")
-        before = self._snapshot()
+        rng_before = self.rng.getstate()
         drawn = self.rng.choice(self.rules.die)
         if face is None:
             face = drawn
         self.roll_face = face
         if not any(self.can_place(shape) for shape in self.shapes_for_roll()):
+            # The state before this roll, for undo: only the face and the generator have moved.
+            before = self._snapshot()
+            before.roll = None
+            before.rng_state = rng_before
             self._end_stuck(before)
         return face
 
