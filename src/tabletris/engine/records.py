@@ -152,9 +152,13 @@ def _new_dice_game(doc: Mapping[str, Any]) -> DiceGame:
     return game
 
 
-def replay_dice(doc: Mapping[str, Any]) -> DiceGame:
+def replay_dice(doc: Mapping[str, Any], step: Callable[[DiceGame], None] | None = None) -> DiceGame:
+    """Replay a dice record move by move; ``step`` sees the game before the first move and after
+    each one (a replay viewer's frames, in one pass)."""
     moves = _check_dice_moves(doc)
     game = _new_dice_game(doc)
+    if step is not None:
+        step(game)
     for number, move in enumerate(moves, 1):
         seat = move.get("player", game.to_move) if game.over else game.to_move
         name = game.players[seat] if 0 <= seat < len(game.players) else f"seat {seat}"
@@ -171,6 +175,8 @@ def replay_dice(doc: Mapping[str, Any]) -> DiceGame:
             if "place" in move or "take" in move or "rewards" in move:
                 shapes = " ".join(s.value for s in game.shapes_for_roll(move["roll"]))
                 raise RecordError(f"{where}: {shapes} cannot be placed anywhere: the game ends here")
+            if step is not None:
+                step(game)
             continue
         if "place" not in move:
             raise RecordError(
@@ -180,6 +186,8 @@ def replay_dice(doc: Mapping[str, Any]) -> DiceGame:
             game.play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"))
         except IllegalMove as e:
             raise RecordError(f"{where}: {e}") from None
+        if step is not None:
+            step(game)
     return game
 
 

@@ -87,9 +87,7 @@ class DiceAdapter:
         return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP)
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> DiceGame:
-        game = DiceGame(list(players), dict(rules), seed=seed)
-        game.drop_undo()  # the server never takes a move back; see DiceGame.drop_undo
-        return game
+        return DiceGame(list(players), dict(rules), seed=seed)
 
     def start_record(self, game: DiceGame) -> dict[str, Any]:
         record = game.to_record()
@@ -98,7 +96,6 @@ class DiceAdapter:
 
     def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> DiceGame:
         game = replay_dice({**start, "moves": list(events)})
-        game.drop_undo()
         self.advance(game)
         return game
 
@@ -214,18 +211,10 @@ class DiceAdapter:
         return summary
 
     def frames(self, record: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """The replay summary and the position after each move, found by undoing from the end."""
-        game = replay_dice(record)
-        summary = self.summary(game)
-        frames = [self._frame(game)]
-        while game.moves:
-            before = len(game.moves)
-            game.undo()
-            for _ in range(before - len(game.moves) - 1):
-                frames.append(frames[-1])  # a roll that ended the game changed no stone
-            frames.append(self._frame(game))
-        frames.reverse()
-        return summary, frames
+        """The replay summary and the position before the first move and after each move."""
+        frames: list[dict[str, Any]] = []
+        game = replay_dice(record, step=lambda g: frames.append(self._frame(g)))
+        return self.summary(game), frames
 
     def _frame(self, game: DiceGame) -> dict[str, Any]:
         state = self.public(game)
