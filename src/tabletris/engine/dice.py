@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tabletris.engine.board import (
@@ -201,6 +201,13 @@ class _Snapshot:
     rng_state: Any
     moves: int
 
+    def copy(self) -> _Snapshot:
+        """A snapshot that can be restored without sharing anything mutable with this one."""
+        return replace(
+            self, board=self.board.copy(), scores=list(self.scores),
+            rows_completed=list(self.rows_completed), supply=dict(self.supply),
+        )
+
 
 @dataclass
 class TurnOption:
@@ -258,10 +265,11 @@ class DiceGame:
         self.stuck: int | None = None
         self.moves: list[DiceMove] = []
         self.garbage: list[Stone] = []
-        self._snapshots: list[_Snapshot] = []
-        self._keep_undo = True
         self._cache: dict[tuple[Shape, int | None], list[Placement]] = {}
         self._place_garbage()
+        # The position before the first move: ``undo`` replays the moves from here, so a game
+        # keeps no copy of the board per move (a long game, or a server with many, stays small).
+        self._start = self._snapshot()
 
     # ------------------------------------------------------------------ setup
 
@@ -438,25 +446,18 @@ class DiceGame:
         if face is not None and face not in self.rules.die:
             # Checked before drawing: a rejected roll must not move the generator either.
             raise IllegalMove(f"{face!r} is not a face of the die ({' '.join(self.rules.die)})")
-        rng_before = self.rng.getstate()
         drawn = self.rng.choice(self.rules.die)
         if face is None:
             face = drawn
         self.roll_face = face
         if not any(self.can_place(shape) for shape in self.shapes_for_roll()):
-            # The state before this roll, for undo: only the face and the generator have moved.
-            before = self._snapshot()
-            before.roll = None
-            before.rng_state = rng_before
-            self._end_stuck(before)
+            self._end_stuck()
         return face
 
-    def _end_stuck(self, before_roll: _Snapshot) -> None:
+    def _end_stuck(self) -> None:
         player = self.to_move
         assert self.roll_face is not None
         self.moves.append(DiceMove(player, self.roll_face))
-        if self._keep_undo:
-            self._snapshots.append(before_roll)
         if self.rules.stuck_penalty:
             self.scores[player] -= 1
         self.stuck = player
@@ -486,8 +487,6 @@ class DiceGame:
         except (TypeError, ValueError, IndexError) as e:
             self._restore(snapshot)
             raise IllegalMove(f"malformed move: {e}") from None
-        if self._keep_undo:
-            self._snapshots.append(snapshot)
         self.moves.append(move)
         return move
 
@@ -644,35 +643,26 @@ class DiceGame:
         del self.moves[s.moves :]
         self._cache.clear()
 
-    def drop_undo(self) -> None:
-        """Free the undo snapshots and keep none from now on (``undo`` then raises ``IllegalMove``).
-
-        For a game server, which never takes a move back: a snapshot per move is most of a long
-        game's memory, and the garbage collector walks all of it on every full collection, which
-        stalls every game on the server. A ``view`` of the game can still undo its own moves.
-        """
-        self._keep_undo = False
-        self._snapshots.clear()
-
     def undo(self) -> DiceMove:
         """Take back the last placement: the game returns to that turn with the same roll showing.
 
         A game that ended because a roll could not be placed is reopened too, back to the last
-        placement before it.
+        placement before it. The moves before it are replayed from the starting position (their
+        rolls are in the moves, so the generator ends where it was), which costs a few
+        milliseconds and saves keeping a copy of the board per move.
         """
-        if not self._keep_undo:
-            raise IllegalMove("this game keeps no undo history (drop_undo was called)")
-        if not any(m.place is not None for m in self.moves):
-            # Checked first: a game that ended on its first roll must stay as it is, not reopen.
+        placed = [i for i, m in enumerate(self.moves) if m.place is not None]
+        if not placed:
             raise IllegalMove("there is no move to undo")
-        while self.moves:
-            move = self.moves[-1]
-            snapshot = self._snapshots.pop()
-            self._restore(snapshot)
-            if move.place is None:
-                continue  # the roll that ended the game: back to before it, then one more
-            return move
-        raise IllegalMove("there is no move to undo")
+        move = self.moves[placed[-1]]
+        keep = self.moves[: placed[-1]]
+        self._restore(self._start.copy())
+        for m in keep:
+            self.roll(m.roll)
+            if m.place is not None:
+                self.play(m.place, m.shape, m.take, m.rewards)
+        self.roll(move.roll)
+        return move
 
     def view(self) -> DiceGame:
         """A copy for a player or bot: the same position, with a generator that knows nothing.
@@ -689,8 +679,8 @@ class DiceGame:
         other.supply = dict(self.supply)
         other.moves = list(self.moves)
         other.garbage = list(self.garbage)
-        other._snapshots = []
-        other._keep_undo = True  # a bot may look ahead and take its own trial moves back
+        # Its own start, with its own blind generator: undo in a view must not reveal the rolls.
+        other._start = replace(self._start.copy(), rng_state=other.rng.getstate())
         other._cache = {}
         other.seed = 0
         return other
@@ -782,8 +772,6 @@ class DiceMatch:
         return next_starter(self.games[-1], self.loser_starts)
 
     def new_game(self) -> DiceGame:
-        from dataclasses import replace
-
         rules = replace(self.rules, first_player=self.next_starter())
         game = DiceGame(self.players, rules, seed=self._seeds.getrandbits(32))
         self.games.append(game)
