@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Select, Static, Switch
 
-from tabletris.cli.seats import SeatSpec
 from tabletris.engine.dice import RULE_HELP, DiceRules
+from tabletris.table.seats import SeatSpec
 from tabletris.tui.app import TabletrisApp
 from tabletris.tui.dice_screen import DiceScreen
 from tabletris.tui.new_game import NewGameScreen, option_choices

@@ -6,8 +6,8 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from tabletris.cli.seats import SeatSpec
 from tabletris.engine.board import Placement
+from tabletris.table.seats import SeatSpec
 from tabletris.tui.app import TabletrisApp
 from tabletris.tui.dice_screen import DiceScreen
 from tabletris.tui.end_screen import EndScreen

@@ -19,11 +19,11 @@ from rich.text import Text
 from tabletris.bots.base import decide_dice_reward_points
 from tabletris.cli.line_game import LineGame, orientation_picture, play_line_game
 from tabletris.cli.render import board_text, scoreboard, shape_style
-from tabletris.cli.seats import SeatSpec
 from tabletris.engine.board import IllegalPlacement, Placement, Stone, format_cells
 from tabletris.engine.dice import CHOICE, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
+from tabletris.table.seats import SeatSpec
 
 HELP = """\
 Place the rolled piece:

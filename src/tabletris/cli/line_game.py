@@ -14,10 +14,10 @@ from rich.console import Console
 from rich.text import Text
 
 from tabletris.bots.base import Bot
-from tabletris.cli.seats import SeatSpec, make_seat_bots
 from tabletris.engine import records
 from tabletris.engine.options import RulesError
 from tabletris.engine.shapes import Orientation
+from tabletris.table.seats import SeatSpec, make_seat_bots
 
 
 class QuitGame(Exception):

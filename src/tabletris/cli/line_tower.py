@@ -20,11 +20,11 @@ from rich.text import Text
 from tabletris.bots.base import Bot
 from tabletris.cli.line_game import LineGame, QuitGame, orientation_picture, play_line_game
 from tabletris.cli.render import board_text, shape_style
-from tabletris.cli.seats import SeatSpec
 from tabletris.engine.board import Placement, format_cells
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
+from tabletris.table.seats import SeatSpec
 
 HELP = """\
 Your move this round (everybody moves at the same time, in private):

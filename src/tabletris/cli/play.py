@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from tabletris.cli.seats import parse_rules, parse_seats
+from tabletris.table.seats import parse_rules, parse_seats
 
 
 def _fail(message: str) -> None:

@@ -138,7 +138,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Play many games between bots and print win rates, scores and game lengths."""
-        from tabletris.cli.seats import parse_rules
+        from tabletris.table.seats import parse_rules
 
         if save_records_ and out is None:
             _fail("--save-records needs --out DIR")

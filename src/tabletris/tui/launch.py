@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tabletris.cli.seats import SeatSpec
+from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import Setup
 
 

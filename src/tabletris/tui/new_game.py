@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from tabletris.bots.base import bot_names
-from tabletris.cli.seats import SeatSpec
 from tabletris.engine.options import RulesError, options_to_dict
+from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import GAMES, MAX_SEATS, Setup, rules_model
 
 NO_SEAT = "-"

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabletris.cli.seats import SeatSpec
 from tabletris.engine.options import RulesError
+from tabletris.table.seats import SeatSpec
 
 GAMES = ("dice", "tower")
 MAX_SEATS = {"dice": 8, "tower": 4}
