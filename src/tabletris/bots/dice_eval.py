@@ -15,9 +15,9 @@ from tabletris.bots.heuristics import (
     DEFAULT_WEIGHTS,
     Weights,
     features_of,
-    gap_rows,
-    max_rows_completed,
+    max_rows_of,
 )
+from tabletris.engine.board import complete_rows_of
 from tabletris.engine.dice import CHOICE, DiceGame, TurnOption
 from tabletris.engine.shapes import Shape
 
@@ -50,27 +50,25 @@ def _cleared(occupied: int, rows_mask: int, width: int, height: int) -> int:
 
 
 def immediate(game: DiceGame, option: TurnOption, weights: Weights = DEFAULT_WEIGHTS) -> Immediate:
-    """Points and board cost of ``option`` for the player to move, by push/pop on the real board."""
+    """Points and board cost of ``option`` for the player to move.
+
+    Measured on the bitboard alone (the take's cells off, the placement's on): a legal option
+    never overlaps, so this is the board ``play`` would make, with no stones pushed and popped.
+    """
     board = game.board
+    width, height = board.width, board.height
+    occupied = board.occupied
     take = option.take
     if take is not None:
-        board.remove(take)
-    try:
-        before = board.complete_rows_mask()
-        board.push(option.placement, game.to_move)
-        try:
-            after = board.complete_rows_mask()
-            occupied = board.occupied
-        finally:
-            board.pop()
-    finally:
-        if take is not None:
-            board.add(take)
+        occupied &= ~board.geometry.mask(take.cells)
+    before = complete_rows_of(occupied, width, height)
+    occupied |= board.placement_mask(option.placement)
+    after = complete_rows_of(occupied, width, height)
     new = after & ~before
     scoring = new if rescores(game) else new & ~game.scored_rows
     if game.rules.clear_rows and new:
-        occupied = _cleared(occupied, new, board.width, board.height)
-    cost = weights.cost(features_of(occupied, board.width, board.height))
+        occupied = _cleared(occupied, new, width, height)
+    cost = weights.cost(features_of(occupied, width, height))
     return Immediate(scoring.bit_count(), cost)
 
 
@@ -96,19 +94,17 @@ def shape_outlook(game: DiceGame, shape: Shape, rows_mask: int) -> int:
     is lifted off in turn (which may open a placement, or reopen a row that will not score again).
     """
     board = game.board
+    width, height = board.width, board.height
     rules = game.rules
     mode = rules.orientation_mode
     access = rules.access_mode
     best = -1
     for take in game.take_options(shape):
+        occupied = board.occupied
         if take is not None:
-            board.remove(take)
-        try:
-            rows = gap_rows(board, rows_mask & ~board.complete_rows_mask())
-            best = max(best, max_rows_completed(board, shape, mode, access, rows))
-        finally:
-            if take is not None:
-                board.add(take)
+            occupied &= ~board.geometry.mask(take.cells)
+        rows = rows_mask & ~complete_rows_of(occupied, width, height)
+        best = max(best, max_rows_of(occupied, width, height, shape, mode, access, rows))
     return best
 
 

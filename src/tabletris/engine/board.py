@@ -4,14 +4,21 @@ Cell ``(x, y)`` is bit ``y * stride + x`` of a Python int, with ``stride = width
 column at ``x = width`` is never a legal anchor, so shifting a set of positions one step left or
 right can never wrap into the next row. Move generation works on whole sets of positions at once
 (one int per orientation), which is what makes it cheap in Python.
+
+The same loops exist compiled (``engine/_native.c``, built at install when a C compiler is there):
+``positions``, ``placements``, ``has_placement`` and ``complete_rows_mask`` use it when it is
+loaded and the board is at most 63 wide. This file stays the reference the compiled core is
+tested against; ``TABLETRIS_PURE=1`` (or ``use_native(False)``) runs everything here.
 """
 
 from __future__ import annotations
 
 import operator
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+from types import ModuleType
 from typing import Any, Literal, NamedTuple
 
 from tabletris.engine.shapes import (
@@ -27,6 +34,50 @@ ACCESS_MODES: tuple[Access, ...] = ("drop", "slide", "free")
 
 ENTRY_ROWS = 4
 """Rows of open air above the top edge where a piece enters; as tall as the tallest piece."""
+
+NATIVE_MAX_WIDTH = 63
+"""Widest board the compiled core handles (one machine word per row); wider ones stay in Python."""
+
+ACCESS_CODE: dict[str, int] = {"drop": 0, "slide": 1, "free": 2}
+
+
+def _load_native() -> tuple[ModuleType | None, str]:
+    """The compiled core, or None and why not (said by ``engine_name`` and ``tabletris bench``)."""
+    if os.environ.get("TABLETRIS_PURE", "") not in ("", "0"):
+        return None, "TABLETRIS_PURE is set"
+    try:
+        from tabletris.engine import _native  # type: ignore[attr-defined]
+    except ImportError as e:
+        return None, f"the compiled core is not built: {e}"
+    return _native, ""
+
+
+_AVAILABLE, _WHY_NOT = _load_native()
+_NATIVE: ModuleType | None = _AVAILABLE
+
+
+def native_module() -> ModuleType | None:
+    """The compiled core when it is in use, else None (callers then run their Python code)."""
+    return _NATIVE
+
+
+def native_available() -> bool:
+    return _AVAILABLE is not None
+
+
+def use_native(on: bool) -> None:
+    """Switch engines at run time (benchmarks, differential tests); ValueError if it is not built."""
+    global _NATIVE
+    if on and _AVAILABLE is None:
+        raise ValueError(f"the native engine is not available: {_WHY_NOT}")
+    _NATIVE = _AVAILABLE if on else None
+
+
+def engine_name() -> str:
+    """``native``, or ``pure Python (why)``: what ``tabletris bench`` reports."""
+    if _NATIVE is not None:
+        return "native"
+    return f"pure Python ({_WHY_NOT or 'switched off with use_native(False)'})"
 
 
 class IllegalPlacement(ValueError):
@@ -163,6 +214,58 @@ def _orientation_masks(width: int, height: int, o: Orientation) -> OrientationMa
     return OrientationMasks(offsets, shape_mask, valid_ext, in_bounds, entry)
 
 
+def _spec_bytes(orientations: Iterable[Orientation]) -> bytes:
+    out = bytearray()
+    for o in orientations:
+        out += bytes((len(o.cells), o.width, o.height))
+        for dx, dy in o.cells:
+            out += bytes((dx, dy))
+    return bytes(out)
+
+
+@cache
+def _orientation_spec(o: Orientation) -> bytes:
+    """One orientation as the compiled core reads it: (n, width, height, dx0, dy0, ...)."""
+    return _spec_bytes((o,))
+
+
+@cache
+def shape_spec(shape: Shape, mode: OrientationMode) -> bytes:
+    return _spec_bytes(shape.orientations(mode))
+
+
+@lru_cache(maxsize=64)
+def _placement_table(
+    shape: Shape, mode: OrientationMode, width: int, height: int
+) -> tuple[tuple[Placement, ...], ...]:
+    """Every anchor's Placement, per orientation (index ``y * width + x``), for the compiled core
+    to hand out: placements are immutable values, so one object per anchor serves every call."""
+    return tuple(
+        tuple(Placement(shape, o, x, y) for y in range(height) for x in range(width))
+        for o in shape.orientations(mode)
+    )
+
+
+def complete_rows_of(occupied: int, width: int, height: int) -> int:
+    """The complete rows of the bitboard ``occupied`` as a bit set of row indices.
+
+    On a bare int, so evaluations can ask about a position they never build as a Board.
+    """
+    nat = _NATIVE
+    if nat is not None and width <= NATIVE_MAX_WIDTH:
+        result: int = nat.complete_rows(occupied, width, height)
+        return result
+    return _complete_rows_py(occupied, geometry(width, height))
+
+
+def _complete_rows_py(occupied: int, g: Geometry) -> int:
+    result = 0
+    for y, m in enumerate(g.row_masks):
+        if occupied & m == m:
+            result |= 1 << y
+    return result
+
+
 def _fill(seed: int, room: int, shift: int, steps: int) -> int:
     """Every position reached from ``seed`` by repeated steps of ``shift`` bits inside ``room``.
 
@@ -187,6 +290,53 @@ def _fill(seed: int, room: int, shift: int, steps: int) -> int:
             s <<= 1
             span <<= 1
     return g
+
+
+def positions_of(occupied: int, width: int, height: int, o: Orientation, access: Access) -> int:
+    """``Board.positions`` for the bitboard ``occupied``: evaluations ask about positions they
+    never build as a Board (a stone lifted off, a piece added)."""
+    nat = _NATIVE
+    if nat is not None and width <= NATIVE_MAX_WIDTH and access in ACCESS_CODE:
+        result: int = nat.positions(occupied, width, height, ACCESS_CODE[access], _orientation_spec(o))
+        return result
+    return _positions_py(occupied, width, height, o, access)
+
+
+def _positions_py(occupied: int, width: int, height: int, o: Orientation, access: Access) -> int:
+    """The reference for ``positions_of``: Kogge-Stone fills on the whole bitboard."""
+    g = geometry(width, height)
+    m = _orientation_masks(width, height, o)
+    empty = g.full_ext & ~occupied
+    fits = m.valid_ext
+    for off in m.offsets:
+        fits &= empty >> off
+    stride = g.stride
+    if access == "free":
+        return fits & m.in_bounds & _resting(occupied, g, m)
+    rows = g.rows_ext
+    reach = _fill(m.entry & fits, fits, -stride, rows)
+    if access == "drop":
+        # Where a straight fall stops: reachable, and the position below does not fit.
+        return reach & ~(fits << stride) & m.in_bounds
+    if access != "slide":
+        raise ValueError(f"unknown access mode {access!r}: expected drop, slide or free")
+    while True:
+        grown = _fill(reach, fits, 1, width)
+        grown = _fill(grown, fits, -1, width)
+        grown = _fill(grown, fits, -stride, rows)
+        if grown == reach:
+            break
+        reach = grown
+    return reach & m.in_bounds & _resting(occupied, g, m)
+
+
+def _resting(occupied: int, g: Geometry, m: OrientationMasks) -> int:
+    """Anchors where some cell of the piece lies on the floor or on a stone."""
+    support = (occupied << g.stride) | g.bottom_row
+    rest = 0
+    for off in m.offsets:
+        rest |= support >> off
+    return rest
 
 
 class Board:
@@ -248,12 +398,7 @@ class Board:
 
     def complete_rows_mask(self) -> int:
         """Complete rows as a bit set of row indices, for cheap before/after comparisons."""
-        occ = self.occupied
-        result = 0
-        for y, m in enumerate(self.geometry.row_masks):
-            if occ & m == m:
-                result |= 1 << y
-        return result
+        return complete_rows_of(self.occupied, self.width, self.height)
 
     def column_heights(self) -> list[int]:
         """For each column, one more than its highest filled row (0 when empty)."""
@@ -290,47 +435,37 @@ class Board:
         The set form of ``placements``: bots and evaluations that only count or mask positions
         need no ``Placement`` objects.
         """
-        g = self.geometry
-        m = _orientation_masks(self.width, self.height, o)
-        empty = g.full_ext & ~self.occupied
-        fits = m.valid_ext
-        for off in m.offsets:
-            fits &= empty >> off
-        stride = g.stride
-        if access == "free":
-            return fits & m.in_bounds & self._resting(m)
-        rows = g.rows_ext
-        reach = _fill(m.entry & fits, fits, -stride, rows)
-        if access == "drop":
-            # Where a straight fall stops: reachable, and the position below does not fit.
-            return reach & ~(fits << stride) & m.in_bounds
-        if access != "slide":
-            raise ValueError(f"unknown access mode {access!r}: expected drop, slide or free")
-        width = self.width
-        while True:
-            grown = _fill(reach, fits, 1, width)
-            grown = _fill(grown, fits, -1, width)
-            grown = _fill(grown, fits, -stride, rows)
-            if grown == reach:
-                break
-            reach = grown
-        return reach & m.in_bounds & self._resting(m)
+        return positions_of(self.occupied, self.width, self.height, o, access)
 
-    def _resting(self, m: OrientationMasks) -> int:
-        support = (self.occupied << self.geometry.stride) | self.geometry.bottom_row
-        rest = 0
-        for off in m.offsets:
-            rest |= support >> off
-        return rest
+    def positions_py(self, o: Orientation, access: Access) -> int:
+        """The reference for ``positions``."""
+        return _positions_py(self.occupied, self.width, self.height, o, access)
 
     def placements(
         self, shape: Shape, orientation: OrientationMode = "rotate", access: Access = "slide"
     ) -> list[Placement]:
         """Every legal placement of ``shape``: each orientation, each position."""
+        nat = _NATIVE
+        if nat is not None and self.width <= NATIVE_MAX_WIDTH and access in ACCESS_CODE:
+            native_result: list[Placement] = nat.placements(
+                self.occupied,
+                self.width,
+                self.height,
+                ACCESS_CODE[access],
+                shape_spec(shape, orientation),
+                _placement_table(shape, orientation, self.width, self.height),
+            )
+            return native_result
+        return self.placements_py(shape, orientation, access)
+
+    def placements_py(
+        self, shape: Shape, orientation: OrientationMode = "rotate", access: Access = "slide"
+    ) -> list[Placement]:
+        """The reference for ``placements``."""
         result: list[Placement] = []
         stride = self.geometry.stride
         for o in shape.orientations(orientation):
-            positions = self.positions(o, access)
+            positions = self.positions_py(o, access)
             while positions:
                 low = positions & -positions
                 index = low.bit_length() - 1
@@ -342,7 +477,12 @@ class Board:
     def has_placement(
         self, shape: Shape, orientation: OrientationMode = "rotate", access: Access = "slide"
     ) -> bool:
-        return any(self.positions(o, access) for o in shape.orientations(orientation))
+        nat = _NATIVE
+        if nat is not None and self.width <= NATIVE_MAX_WIDTH and access in ACCESS_CODE:
+            spec = shape_spec(shape, orientation)
+            found: bool = nat.has_any(self.occupied, self.width, self.height, ACCESS_CODE[access], spec)
+            return found
+        return any(self.positions_py(o, access) for o in shape.orientations(orientation))
 
     def placement_mask(self, placement: Placement) -> int:
         m = _orientation_masks(self.width, self.height, placement.orientation)
