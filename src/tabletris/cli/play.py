@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from tabletris.engine.games import GAMES
 from tabletris.table.seats import parse_rules, parse_seats
 
 
@@ -43,10 +44,10 @@ def register(app: typer.Typer) -> None:
             launch_setup()
             return
         game = game or "dice"
-        if game not in ("dice", "tower"):
-            _fail(f"unknown game {game!r}: expected dice or tower")
+        if game not in GAMES:
+            _fail(f"unknown game {game!r}: expected {' or '.join(GAMES)}")
         try:
-            seat_specs = parse_seats(seats, max_seats=8 if game == "dice" else 4)
+            seat_specs = parse_seats(seats, max_seats=GAMES[game].max_players)
             rules_obj = parse_rules(rules, preset)
         except ValueError as e:
             _fail(str(e))

@@ -18,10 +18,11 @@ from typing import Any, Literal
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
+from tabletris.engine.errors import RulesError
+from tabletris.engine.games import GAMES, spec
 from tabletris.engine.records import record_of
 from tabletris.table.driver import Table
 
-GAMES = ("dice", "tower")
 Backend = Literal["local", "process", "ray"]
 BACKENDS: tuple[str, ...] = ("local", "process", "ray")
 MAX_DICE_TURNS = 100_000
@@ -341,23 +342,12 @@ def config_from(
         save_records,
         budget,
     )
-    from tabletris.engine.options import RulesError
-
     for preset in config.presets:
         try:
-            if game == "dice":
-                from tabletris.engine.dice import DiceRules
-
-                DiceRules.from_dict(config.rules_for(preset))
-            else:
-                from tabletris.engine.tower import TowerRules
-
-                TowerRules.from_dict(config.rules_for(preset))
+            spec(game).rules(config.rules_for(preset))
         except RulesError as e:
             raise ValueError(f"--preset {preset}: {e}") from None
-    from tabletris.engine import dice, tower
-
-    limit = dice.MAX_PLAYERS if game == "dice" else tower.MAX_PLAYERS
+    limit = spec(game).max_players
     if len(config.seats) > limit:
         raise ValueError(f"--seats: the {game} game takes 1 to {limit} players, got {len(config.seats)}")
     for s in config.seats:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from tabletris.bots.base import Bot
+from tabletris.bots.base import Bot
+from tabletris.bots.registry import make_bot
 
 
 @dataclass(frozen=True)
@@ -84,12 +83,11 @@ def parse_rules(items: list[str] | None, preset: str | None = None) -> dict[str,
     return rules
 
 
-def make_seat_bots(seats: Sequence[SeatSpec], seed: int) -> dict[int, Bot]:
-    """A bot for every non-human seat, each seeded from the game seed and its seat."""
-    from tabletris.bots.registry import make_bot
-
+def make_seat_bots(seats: Sequence[SeatSpec], seed: int | None) -> dict[int, Bot]:
+    """A bot for every non-human seat, each seeded from the game seed and its seat (so a seeded
+    game repeats exactly); unseeded bots for an unseeded game."""
     return {
-        i: make_bot(s.kind, seed=seed * 31 + i, strength=s.strength)
+        i: make_bot(s.kind, seed=None if seed is None else seed * 31 + i, strength=s.strength)
         for i, s in enumerate(seats)
         if not s.is_human
     }
