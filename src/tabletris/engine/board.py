@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, NamedTuple
 
-from tabletris.engine.errors import IllegalPlacement, format_cells
+from tabletris.engine.errors import IllegalPlacement, MalformedMove, format_cells
 from tabletris.engine.shapes import (
     Cell,
     Orientation,
@@ -30,10 +30,15 @@ ENTRY_ROWS = 4
 """Rows of open air above the top edge where a piece enters; as tall as the tallest piece."""
 
 
-def parse_cells(value: Any) -> tuple[Cell, ...]:
-    """Cells from ``[[x, y], ...]`` data; ValueError unless every cell is a pair of integers.
+CELLS_EXPECTED = "expected a list of [x, y] cells with integer x and y"
+
+
+def parse_cells(value: Any, where: str | None = None) -> tuple[Cell, ...]:
+    """Cells from ``[[x, y], ...]`` data; the one check of cell data in the project.
 
     ``operator.index``, not ``int()``: a cell named 0.5, "1" or true is malformed, never rounded.
+    Without ``where`` a ValueError shows the value; with it, a ``MalformedMove`` names the key at
+    fault (``moves[3].place``), as records and protocols report it.
     """
     try:
         if isinstance(value, str | bytes | Mapping) or not all(
@@ -44,6 +49,8 @@ def parse_cells(value: Any) -> tuple[Cell, ...]:
             raise ValueError
         return tuple((operator.index(c[0]), operator.index(c[1])) for c in value)
     except (TypeError, ValueError):
+        if where is not None:
+            raise MalformedMove(f"{where}: {CELLS_EXPECTED}", where, CELLS_EXPECTED) from None
         raise ValueError(f"cells are [x, y] pairs of integers, got {value!r}") from None
 
 
