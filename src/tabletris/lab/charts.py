@@ -15,7 +15,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-from tabletris.lab.simulate import SimulationResults
+from tabletris.lab.tasks import SimulationResults
 
 
 def write_charts(run: SimulationResults, summary: dict[str, Any], directory: Path) -> list[Path]:

@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from tabletris.lab.simulate import GameResult, SimulationResults
+from tabletris.lab.tasks import GameResult, SimulationResults
 
 Z95 = 1.959963984540054
 """The standard normal quantile for a two-sided 95% interval."""
