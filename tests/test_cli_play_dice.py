@@ -63,19 +63,37 @@ def test_bots_only_game_needs_no_input_and_reports_the_winner() -> None:
     assert "Winner" in result.output
 
 
-def test_undo_in_hot_seat_takes_back_the_last_human_move(tmp_path: Path) -> None:
+def test_undo_takes_back_the_persons_move_and_the_bots_moves_after_it(tmp_path: Path) -> None:
     save = tmp_path / "undo.json"
-    # seed 3: seat 0 rolls O first (see the record); place it, undo, place it elsewhere, stop.
+    # seed 3: Ann rolls O first; she places it, the bot moves, Ann undoes and places it elsewhere.
     result = runner.invoke(
         app,
-        ["play", "dice", "--plain", "--no-color", "--seats", "human=Ann,human=Bob", "--seed", "3", "--save", str(save)],
+        ["play", "dice", "--plain", "--no-color", "--seats", "human=Ann,random", "--seed", "3", "--save", str(save)],
         input="0 0\nundo\n0 8\nquit\n",
     )
     assert result.exit_code == 0, result.output
     assert "Undone: Ann plays the O again." in result.output
     doc = json.loads(save.read_text())
-    assert len(doc["moves"]) == 1
+    assert doc["moves"][0]["player"] == 0
     assert sorted(map(tuple, doc["moves"][0]["place"])) == [(8, 0), (8, 1), (9, 0), (9, 1)]
+
+
+def test_in_hot_seat_a_person_cannot_undo_the_other_persons_move(tmp_path: Path) -> None:
+    """Issue 15.10: Bob's undo took back Ann's move; now each person undoes only their own."""
+    save = tmp_path / "hot.json"
+    # seed 3: Ann places her O; Bob (who has not moved) asks to undo; he places his L; Ann asks.
+    result = runner.invoke(
+        app,
+        ["play", "dice", "--plain", "--no-color", "--seats", "human=Ann,human=Bob", "--seed", "3", "--save", str(save)],
+        input="0 0\nundo\n0 4\nundo\nquit\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "✗ Bob has no move to undo" in result.output
+    assert "✗ Ann can undo only their own move: Bob has moved since" in result.output
+    assert "Undone" not in result.output
+    doc = json.loads(save.read_text())
+    assert [m["player"] for m in doc["moves"]] == [0, 1]
+    assert sorted(map(tuple, doc["moves"][0]["place"])) == [(0, 0), (0, 1), (1, 0), (1, 1)]
 
 
 def test_bad_options_are_clear_errors() -> None:

@@ -48,7 +48,7 @@ def test_invalid_input_is_answered_with_the_reason_and_asked_again() -> None:
     assert "there is no drop number 999" in out
     assert "column 42 is outside the tower" in out
     assert "type m and a column number" in out
-    assert "Ann has 1 minos, not 2" in out
+    assert "Ann has 1 mino, not 2" in out
     assert "queued: columns 0" in out
     assert "m C        first drop one of your minos" in out  # help
     assert "Ann: has used the hold already" in out

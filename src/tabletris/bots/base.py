@@ -47,6 +47,11 @@ class Bot(ABC):
         """The action for this round of the tower game, from the seat's view."""
         raise NotImplementedError(f"the {self.name} bot does not play the tower game")
 
+    games: tuple[str, ...] = ("dice", "tower")
+    """The games this bot really plays; front ends refuse a seat for any other game."""
+    games_reason = ""
+    """Why the bot does not play the games missing from ``games``, for that refusal."""
+
     sees_deck = False
     """True only for measuring bots (``oracle``) that are handed the whole game, deck included."""
 
@@ -79,6 +84,19 @@ def make_bot(name: str, seed: int | None = None, strength: float | None = None, 
     except KeyError:
         raise ValueError(f"unknown bot {name!r}: expected one of {', '.join(sorted(BOTS))}") from None
     return factory(seed=seed, strength=strength, budget=budget)
+
+
+def bot_refusal(name: str, game: str) -> str | None:
+    """Why the bot ``name`` should not take a seat in ``game``, or None if it plays it."""
+    if name.startswith("ext:"):
+        return None
+    _load_builtin_bots()
+    factory = BOTS.get(name)
+    games: tuple[str, ...] = getattr(factory, "games", ("dice", "tower"))
+    if factory is None or game in games:
+        return None
+    reason: str = getattr(factory, "games_reason", "")
+    return f"the {name} bot plays only the {' and '.join(games)} game" + (f": {reason}" if reason else "")
 
 
 def bot_names() -> list[str]:

@@ -32,7 +32,7 @@ Place the rolled piece:
   x,y x,y x,y x,y   the four cells themselves (also JSON: [[0,0],[1,0],[2,0],[1,1]])
 Other commands:
   list       show the board and the legal places again
-  undo       take back the last move of a person (hot-seat)
+  undo       take back your last move (and the bots' moves after it)
   help       this text
   quit       stop the game (the record is saved with --save)"""
 
@@ -120,7 +120,7 @@ class LineDiceGame(LineGame[DiceGame]):
                     self.show_orientations(shape, placements)
                     continue
                 if cmd == "undo":
-                    if self.undo():
+                    if self.undo(player):
                         return False
                     continue
                 try:
@@ -145,7 +145,7 @@ class LineDiceGame(LineGame[DiceGame]):
         while True:
             line = self.ask(f"The die shows *: name a shape ({names}): ")
             if line.lower() == "undo":
-                if self.undo():
+                if self.undo(g.to_move):
                     return None
                 continue
             if line.lower() == "help":
@@ -153,8 +153,8 @@ class LineDiceGame(LineGame[DiceGame]):
                 continue
             try:
                 shape = Shape.parse(line)
-            except ValueError as e:
-                self.say(f"✗ {e}", style="red")
+            except ValueError:  # the choice is among the offered shapes, not all the game's
+                self.say(f"✗ {line!r} is not one of {names}", style="red")
                 continue
             if shape not in options:
                 self.say(f"✗ {shape.value} is not one of {names}", style="red")
@@ -249,7 +249,14 @@ class LineDiceGame(LineGame[DiceGame]):
             o = orientations[o_index]
             fits = [p for p in placements if p.orientation is o and p.x == x]
             if len(parts) == 3:
-                fits = [p for p in fits if p.y == int(parts[2])]
+                y = int(parts[2])
+                at_height = [p for p in fits if p.y == y]
+                if fits and not at_height:  # the column is right: the height is what is wrong
+                    heights = " ".join(str(p.y) for p in fits)
+                    raise ValueError(
+                        f"orientation {o_index} in column {x} has no legal place at height {y} (heights: {heights})"
+                    )
+                fits = at_height
             if not fits:
                 legal = sorted({p.x for p in placements if p.orientation is o})
                 raise ValueError(
@@ -276,18 +283,31 @@ class LineDiceGame(LineGame[DiceGame]):
         except IllegalPlacement as e:
             raise ValueError(str(e)) from None
 
-    def undo(self) -> bool:
-        """Take back moves until a person's move is undone; False if there is none."""
+    def undo(self, player: int) -> bool:
+        """Take back ``player``'s last move and the bots' moves after it; False if there is none.
+
+        In hot-seat a person undoes only their own move: once another person has moved since,
+        that move is theirs to keep, so the undo is refused.
+        """
         g = self.game
+        name = g.players[player]
+        placed = [i for i, m in enumerate(g.moves) if m.place is not None]
+        mine = [i for i in placed if g.moves[i].player == player]
+        if not mine:
+            self.say(f"✗ {name} has no move to undo", style="red")
+            return False
         humans = {i for i, s in enumerate(self.seats) if s.is_human}
-        if not any(m.player in humans and m.place is not None for m in g.moves):
-            self.say("✗ there is no move of a person to undo", style="red")
+        since = [g.moves[i].player for i in placed if i > mine[-1] and g.moves[i].player in humans]
+        if since:
+            self.say(
+                f"✗ {name} can undo only their own move: {g.players[since[-1]]} has moved since", style="red"
+            )
             return False
         while True:
             move = g.undo()
-            if move.player in humans:
+            if move.player == player:
                 break
-        self.say(f"Undone: {g.players[move.player]} plays the {move.roll} again.", style="yellow")
+        self.say(f"Undone: {name} plays the {move.roll} again.", style="yellow")
         self.show()
         return True
 

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from tabletris.cli.examples import preset_list
 from tabletris.lab.simulate import (
     BACKENDS,
     SimConfig,
@@ -26,6 +27,7 @@ from tabletris.lab.simulate import (
     simulate,
 )
 from tabletris.lab.stats import summarize
+from tabletris.table.saving import check_writable
 
 
 def _fail(message: str) -> None:
@@ -62,6 +64,13 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
             f"  game length: mean {length['mean']:.1f}, median {length['median']:g} "
             f"(min {length['min']:g}, max {length['max']:g})"
         )
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuse an ``--out`` folder that cannot be made or written: OSError naming the reason."""
+    if out.exists() and not out.is_dir():
+        raise OSError(f"{out} is a file, not a folder")
+    check_writable(out / "results.json")
 
 
 def write_outputs(run: SimulationResults, summary: dict[str, Any], out: Path, seconds: float) -> list[Path]:
@@ -121,7 +130,8 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="Master seed: every game's seed derives from it.")] = 0,
         jobs: Annotated[int, typer.Option(help="Worker processes (results do not depend on it).")] = 1,
         preset: Annotated[
-            list[str] | None, typer.Option("--preset", help="Rule preset; repeat to compare several.")
+            list[str] | None,
+            typer.Option("--preset", help=f"Rule preset ({preset_list()}); repeat to compare several."),
         ] = None,
         rules: Annotated[
             list[str] | None, typer.Option("--rules", help="Rule option key=value or a JSON object; repeatable.")
@@ -156,6 +166,12 @@ def register(app: typer.Typer) -> None:
         except ValueError as e:
             _fail(str(e))
             return
+        if out is not None:
+            try:  # before the games, not after them: a bad path must not cost the run
+                check_out_dir(out)
+            except OSError as e:
+                _fail(f"--out: {e}")
+                return
         console = Console()
         start = time.perf_counter()
         try:
@@ -169,5 +185,9 @@ def register(app: typer.Typer) -> None:
         total = len(run.results)
         console.print(f"{total} games in {seconds:.1f} s ({total / seconds:.1f} games/s, --jobs {jobs})")
         if out is not None:
-            paths = write_outputs(run, summary, out, seconds)
+            try:
+                paths = write_outputs(run, summary, out, seconds)
+            except OSError as e:  # checked before the run; the tables above are still printed
+                _fail(f"--out: cannot write the results to {out}: {e}")
+                return
             console.print(f"wrote {len(paths)} files to {out}")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tabletris.bots.base import Bot, make_bot, play_dice_turn, play_tower_round
+from tabletris.table.seats import check_game, parse_strength
 
 GAMES = ("dice", "tower")
 MAX_DICE_TURNS = 100_000
@@ -37,12 +38,7 @@ class SeatBot:
         name = name.strip()
         if not name:
             raise ValueError(f"--seats: {text!r} names no bot")
-        strength: float | None = None
-        if level:
-            try:
-                strength = float(level)
-            except ValueError:
-                raise ValueError(f"--seats: {text!r}: strength {level!r} is not a number") from None
+        strength = parse_strength(text.strip(), level) if level else None
         return cls(name, strength, text.strip())
 
 
@@ -87,6 +83,8 @@ class SimConfig:
             raise ValueError("--preset: at least one preset")
         if not self.seats:
             raise ValueError("--seats: at least one bot is needed")
+        if self.budget is not None and not self.budget > 0:  # also refuses nan
+            raise ValueError(f"--budget: {self.budget:g}: seconds per decision must be above 0")
         extra = json.loads(self.rules)
         if not isinstance(extra, dict):
             raise ValueError("--rules: expected a JSON object")
@@ -295,4 +293,5 @@ def config_from(
         raise ValueError(f"--seats: the {game} game takes 1 to {limit} players, got {len(config.seats)}")
     for s in config.seats:
         make_bot(s.bot, strength=s.strength)  # ValueError naming the known bots
+    check_game([s.bot for s in config.seats], game)
     return config
