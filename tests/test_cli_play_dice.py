@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from pathlib import Path
 
+from rich.console import Console
 from typer.testing import CliRunner
 
 from tabletris.cli.app import app
+from tabletris.cli.line_dice import play_dice
 from tabletris.engine import records
+from tabletris.table.seats import parse_seats
 
 runner = CliRunner()
 
@@ -106,3 +111,102 @@ def test_bad_options_are_clear_errors() -> None:
     result = runner.invoke(app, ["play", "chess"])
     assert result.exit_code == 2
     assert "unknown game 'chess'" in result.output
+
+
+# ---------------------------------------------------------------- issue 15: save, exits, wording
+
+SGR = re.compile(r"\x1b\[([0-9;]*)m")
+COLOUR_CODES = {*range(30, 39), *range(40, 49), *range(90, 98), *range(100, 108)}
+
+
+def colour_codes(text: str) -> set[int]:
+    """The colour parameters (not bold, dim...) of every ANSI SGR sequence in ``text``."""
+    return {int(p) for m in SGR.finditer(text) for p in m.group(1).split(";") if p} & COLOUR_CODES
+
+
+def test_save_never_overwrites_a_record_it_numbers_the_next_one(tmp_path: Path) -> None:
+    """Issue 15.3: a second game saved to the same path went over the first."""
+    save = tmp_path / "game.json"
+    args = ["play", "dice", "--plain", "--no-color", "--seats", "random,random", "--save", str(save)]
+    first = runner.invoke(app, [*args, "--seed", "4"])
+    second = runner.invoke(app, [*args, "--seed", "5"])
+    assert first.exit_code == 0 and second.exit_code == 0, second.output
+    assert json.loads(save.read_text())["seed"] == 4
+    numbered = tmp_path / "game-2.json"
+    assert json.loads(numbered.read_text())["seed"] == 5
+    assert "game-2.json" in second.output.replace("\n", "")
+
+
+def test_a_bad_save_path_is_refused_before_the_game_starts(tmp_path: Path) -> None:
+    """Issue 15.5: the path failed only after the whole game, with a traceback."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for bad, why in ((blocker / "game.json", "is not a folder"), (tmp_path, "is a folder, not a file")):
+        result = runner.invoke(
+            app, ["play", "dice", "--plain", "--seats", "human,random", "--save", str(bad)], input="0 0\n"
+        )
+        assert result.exit_code == 2
+        assert result.output.startswith("error: --save: ") and why in result.output
+        assert "Dice Tetris" not in result.output  # no game was started
+        assert "Traceback" not in result.output
+
+
+def test_end_of_input_mid_game_exits_1_and_still_saves(tmp_path: Path) -> None:
+    """Issue 15.10: input ending mid-game exited 0 as if the game had been played out."""
+    save = tmp_path / "cut.json"
+    result = runner.invoke(
+        app,
+        ["play", "dice", "--plain", "--no-color", "--seats", "human=Ann,random", "--seed", "3", "--save", str(save)],
+        input="0 0\n",
+    )
+    assert result.exit_code == 1
+    assert "Stopped (input ended)." in result.output
+    assert len(json.loads(save.read_text())["moves"]) >= 1
+
+
+def test_ctrl_c_exits_130_and_still_saves(tmp_path: Path) -> None:
+    """Issue 15.10: Ctrl-C exited 0; 130 is what shells report for an interrupted program."""
+    save = tmp_path / "int.json"
+    answers = iter(["0 0"])
+
+    def ask(prompt: str) -> str:
+        try:
+            return next(answers)
+        except StopIteration:
+            raise KeyboardInterrupt from None
+
+    out = io.StringIO()
+    seats = parse_seats("human=Ann,random")
+    code = play_dice(seats, {}, 3, save, color=False, ask=ask, console=Console(file=out, width=100))
+    assert code == 130
+    assert "Stopped." in out.getvalue()
+    assert json.loads(save.read_text())["moves"][0]["player"] == 0
+
+
+def test_a_height_that_does_not_fit_is_named_not_the_column() -> None:
+    """Issue 15.10: `O C Y` with a good column and a bad height blamed the column."""
+    result = runner.invoke(
+        app, ["play", "dice", "--plain", "--no-color", "--seats", "human", "--seed", "3"], input="0 0 5\nquit\n"
+    )
+    assert "✗ orientation 0 in column 0 has no legal place at height 5 (heights: 0)" in result.output
+    assert "no legal place in column 0" not in result.output
+
+
+def test_the_star_prompt_and_its_error_list_the_same_shapes() -> None:
+    """Issue 15.10: the * prompt offered I O T S L but its error listed every shape, Z, J and M too."""
+    result = runner.invoke(
+        app, ["play", "dice", "--plain", "--no-color", "--seats", "human", "--seed", "19"], input="q2\nquit\n"
+    )
+    assert "name a shape (I O T S L)" in result.output
+    assert "✗ 'q2' is not one of I O T S L" in result.output
+    assert "Z J L M" not in result.output
+
+
+def test_no_color_in_the_environment_turns_colour_off() -> None:
+    """Issue 15.9: NO_COLOR was ignored (line mode asked Rich for colour explicitly)."""
+    args = ["play", "dice", "--plain", "--seats", "random,random", "--seed", "4"]
+    coloured = runner.invoke(app, args, env={"FORCE_COLOR": "1", "NO_COLOR": ""})
+    assert colour_codes(coloured.output)  # the check can see colour when there is some
+    plain = runner.invoke(app, args, env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert plain.exit_code == 0 and "Game over." in plain.output
+    assert colour_codes(plain.output) == set()
