@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from pathlib import Path
 
 from rich.console import Console
 from typer.testing import CliRunner
 
+from cli_helpers import colour_codes
 from tabletris.cli.app import app
 from tabletris.cli.line_dice import play_dice
 from tabletris.engine import records
+from tabletris.engine.shapes import Shape
 from tabletris.table.seats import parse_seats
 
 runner = CliRunner()
@@ -115,15 +116,6 @@ def test_bad_options_are_clear_errors() -> None:
 
 # ---------------------------------------------------------------- issue 15: save, exits, wording
 
-SGR = re.compile(r"\x1b\[([0-9;]*)m")
-COLOUR_CODES = {*range(30, 39), *range(40, 49), *range(90, 98), *range(100, 108)}
-
-
-def colour_codes(text: str) -> set[int]:
-    """The colour parameters (not bold, dim...) of every ANSI SGR sequence in ``text``."""
-    return {int(p) for m in SGR.finditer(text) for p in m.group(1).split(";") if p} & COLOUR_CODES
-
-
 def test_save_never_overwrites_a_record_it_numbers_the_next_one(tmp_path: Path) -> None:
     """Issue 15.3: a second game saved to the same path went over the first."""
     save = tmp_path / "game.json"
@@ -210,3 +202,14 @@ def test_no_color_in_the_environment_turns_colour_off() -> None:
     plain = runner.invoke(app, args, env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
     assert plain.exit_code == 0 and "Game over." in plain.output
     assert colour_codes(plain.output) == set()
+
+
+def test_shapes_take_the_article_of_their_spoken_letter() -> None:
+    """Issue 15.10: "is not the shape of a O" / "a S"; the letters are said eye, oh, ess, ell, em."""
+    assert [s.with_article for s in Shape] == ["an I", "an O", "a T", "an S", "a Z", "a J", "an L", "an M"]
+    result = runner.invoke(
+        app,
+        ["play", "dice", "--plain", "--no-color", "--seats", "human", "--seed", "3"],
+        input="[[0,0],[1,0],[2,0],[1,1]]\nquit\n",
+    )
+    assert "✗ O is not the shape of an O at [[0,0],[1,0],[2,0],[1,1]]" in result.output

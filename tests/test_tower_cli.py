@@ -92,3 +92,20 @@ def test_bad_rules_exit_with_status_2_and_the_reason() -> None:
     code, out = _play("human,random", 1, "", "--rules", 'achievements=["nope"]')
     assert code == 2
     assert "rules.achievements: unknown card 'nope'" in out
+
+
+def test_end_of_input_mid_game_exits_1_and_still_saves(tmp_path: Path) -> None:
+    """Issue 15.10: input ending mid-game exited 0; the record is still written."""
+    save = tmp_path / "cut.json"
+    code, out = _play("human=Ann,random", 3, "1\n", "--save", str(save))
+    assert code == 1, out
+    assert "Stopped (input ended)." in out
+    assert len(json.loads(save.read_text())["rounds"]) == 1
+
+
+def test_one_mino_is_singular() -> None:
+    """Issue 15.10: "Ann has 1 minos" (the engine's message, as line mode shows it)."""
+    code, out = _play("human=Ann", 5, "m 0\nm 1\nquit\n")
+    assert code == 0
+    assert "✗ Ann has 1 mino, not 2" in out
+    assert "1 minos" not in out
