@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from rich.console import Console
 from rich.text import Text
 
 from tabletris.bots.base import Bot
 from tabletris.engine import records
+from tabletris.engine.dice import DiceGame
 from tabletris.engine.options import RulesError
+from tabletris.engine.records import record_of
 from tabletris.engine.shapes import Orientation
+from tabletris.engine.tower import TowerGame
 from tabletris.table.saving import save_record
 from tabletris.table.seats import SeatSpec, make_seat_bots
 
@@ -35,13 +38,7 @@ class QuitGame(Exception):
         self.status = status
 
 
-class RecordedGame(Protocol):
-    seed: int
-
-    def to_record(self) -> dict[str, Any]: ...
-
-
-G = TypeVar("G", bound=RecordedGame)
+G = TypeVar("G", DiceGame, TowerGame)
 
 
 class LineGame(Generic[G]):
@@ -56,7 +53,7 @@ class LineGame(Generic[G]):
         color: bool = True,
         ask: Callable[[str], str] = input,
     ) -> None:
-        self.game = game
+        self.game: G = game
         self.seats = list(seats)
         self.bots = bots
         self.console = console
@@ -127,11 +124,11 @@ def play_line_game(
         status = EXIT_INTERRUPTED
     if save is not None:
         try:
-            saved = save_record(game.to_record(), save)
+            saved = save_record(record_of(game), save)
         except OSError as e:
             # The path was checked before the game; if it broke since, the record still goes out.
             console.print(Text(f"error: cannot save the record to {save}: {e}", style=style("red")))
-            console.print(records.dumps(game.to_record()), markup=False, highlight=False)
+            console.print(records.dumps(record_of(game)), markup=False, highlight=False)
             return status or 1
         console.print(Text(f"Record saved to {saved}", style=style("dim")))
     return status

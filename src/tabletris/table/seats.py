@@ -65,7 +65,7 @@ def parse_strength(item: str, level: str) -> float:
 
 def check_game(kinds: Sequence[str], game: str) -> None:
     """Refuse a bot seat for a game that bot does not play; ValueError naming the bot and why."""
-    from tabletris.bots.base import bot_refusal
+    from tabletris.bots.registry import bot_refusal
 
     for kind in kinds:
         if kind == "human":
@@ -106,7 +106,7 @@ def parse_rules(items: list[str] | None, preset: str | None = None) -> dict[str,
 
 def make_seat_bots(seats: Sequence[SeatSpec], seed: int) -> dict[int, Bot]:
     """A bot for every non-human seat, each seeded from the game seed and its seat."""
-    from tabletris.bots.base import make_bot
+    from tabletris.bots.registry import make_bot
 
     return {
         i: make_bot(s.kind, seed=seed * 31 + i, strength=s.strength)
