@@ -110,3 +110,12 @@ def test_one_mino_is_singular() -> None:
     assert code == 0
     assert "✗ Ann has 1 mino, not 2" in out
     assert "1 minos" not in out
+
+
+def test_a_drop_that_breaks_a_rule_is_explained_in_the_engines_words() -> None:
+    """Issue 10: line mode worded the skyline rule itself ("would not fit below the skyline or
+    leave the tower", whichever it was); now the engine's drop_error says which."""
+    code, out = _play("human=Ann,random", 3, "0 42\nquit\n")
+    assert code == 0
+    assert "✗ orientation 0 in column 42 is not a legal drop: S this way up is 3 wide: its left edge goes in column 0-5, not 42" in " ".join(out.split())
+    assert "or leave the tower" not in out

@@ -18,8 +18,8 @@ from rich.text import Text
 
 from tabletris.cli.line_game import LineGame, orientation_picture, play_line_game
 from tabletris.cli.render import board_text, scoreboard, shape_style
-from tabletris.engine.board import IllegalPlacement, Placement, Stone, format_cells
-from tabletris.engine.dice import CHOICE, DiceGame
+from tabletris.engine.board import Placement, Stone, format_cells
+from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
 from tabletris.table.seats import SeatSpec
@@ -56,17 +56,18 @@ class LineDiceGame(LineGame[DiceGame]):
         while not g.over:
             player = g.to_move
             name = g.players[player]
-            face = g.roll_face if g.roll_face is not None else g.roll()
-            self.say(f"\n{name} rolls {face}", style="bold")
-            if g.over:
+            if not self.table.to_act():  # the roll (made by the driver) cannot be placed: the end
+                face = g.moves[-1].roll
+                self.say(f"\n{name} rolls {face}", style="bold")
                 shapes = " ".join(s.value for s in g.shapes_for_roll(face))
                 self.say(f"{shapes} cannot be placed anywhere: the game ends.", style="bold red")
                 break
-            bot = self.bots.get(player)
+            face = g.roll_face or ""
+            self.say(f"\n{name} rolls {face}", style="bold")
             score_before = g.scores[player]
-            if bot is not None:
-                decision = g.complete(bot.choose_dice(g.view()))
-                move = g.play(decision.placement, decision.shape, decision.take, decision.rewards)
+            if self.table.is_bot(player):
+                self.table.play_bot(player)
+                move = g.moves[-1]
                 self.say(f"{name} places {move.shape or face} at {format_cells(move.place or ())}")
                 self._report_move(player, score_before)
                 self.show()
@@ -128,8 +129,11 @@ class LineDiceGame(LineGame[DiceGame]):
                     self.say(f"✗ {e}", style="red")
                     continue
                 rewards = self.ask_rewards(placement, take if isinstance(take, Stone) else None)
+                action = DiceAction(
+                    shape, placement, take if isinstance(take, Stone) else None, None if rewards is None else tuple(rewards)
+                )
                 try:
-                    g.play(placement, shape, take if isinstance(take, Stone) else None, rewards)
+                    self.table.act(player, action)
                 except IllegalMove as e:
                     self.say(f"✗ {e}", style="red")
                     continue
@@ -273,14 +277,10 @@ class LineDiceGame(LineGame[DiceGame]):
         for p in placements:
             if set(p.cells) == wanted:
                 return p
-        board = self.game.board.copy()
-        if take is not None:
-            board.remove(take)
-        rules = self.game.rules
-        try:
-            return board.validate(shape, cells, rules.orientation_mode, rules.access_mode)
-        except IllegalPlacement as e:
-            raise ValueError(str(e)) from None
+        reason = self.game.placement_error(shape, cells, take)  # the engine words the rule
+        if reason is None:  # pragma: no cover - legal cells are one of the legal placements
+            reason = f"{shape.value} at {format_cells(cells)} is not among this turn's places"
+        raise ValueError(reason)
 
     def undo(self, player: int) -> bool:
         """Take back ``player``'s last move and the bots' moves after it; False if there is none.

@@ -20,6 +20,7 @@ from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of
 from tabletris.engine.shapes import Orientation
 from tabletris.engine.tower import TowerGame
+from tabletris.table.driver import Table
 from tabletris.table.saving import save_record
 from tabletris.table.seats import SeatSpec, make_seat_bots
 
@@ -56,6 +57,8 @@ class LineGame(Generic[G]):
         self.game: G = game
         self.seats = list(seats)
         self.bots = bots
+        self.table = Table(game, bots)
+        """The turn driver: who acts now (it rolls the die), the bots' actions, applying moves."""
         self.console = console
         self.color = color
         self._ask = ask
