@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -214,3 +215,26 @@ def test_shapes_take_the_article_of_their_spoken_letter() -> None:
         input="[[0,0],[1,0],[2,0],[1,1]]\nquit\n",
     )
     assert "✗ O is not the shape of an O at [[0,0],[1,0],[2,0],[1,1]]" in result.output
+
+
+def test_a_record_that_cannot_be_written_after_the_game_is_printed_not_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 15.5: if the save fails after the game (the disk filled up), the record still comes
+    out, on standard output, with one error line and exit status 1: never a traceback."""
+
+    def full_disk(doc: dict, path: Path) -> Path:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("tabletris.cli.line_game.save_record", full_disk)
+    save = tmp_path / "game.json"
+    result = runner.invoke(
+        app, ["play", "dice", "--plain", "--no-color", "--seats", "random,random", "--seed", "4", "--save", str(save)]
+    )
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert f"error: cannot save the record to {save}: [Errno 28] No space left on device" in result.output.replace("\n", "")
+    record = result.output[result.output.index("\n{\n") + 1 :]
+    assert record == records.dumps(json.loads(record)) + "\n"  # whole lines, unwrapped
+    doc = json.loads(record)
+    assert records.replay(doc).over
