@@ -406,7 +406,7 @@ class Board:
         if found is None:
             if orientation == "rotate" and find_orientation(shape, pts, "free") is not None:
                 raise IllegalPlacement(shape, pts, "would have to be mirrored (orientation rotate)")
-            raise IllegalPlacement(shape, pts, f"is not the shape of a {shape.value}")
+            raise IllegalPlacement(shape, pts, f"is not the shape of {shape.with_article}")
         for c in pts:
             if not self.in_bounds(c):
                 raise IllegalPlacement(shape, pts, "is out of bounds")

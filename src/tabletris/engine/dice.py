@@ -364,7 +364,7 @@ class DiceGame:
                 if shape not in self.supply:
                     raise RulesError(f"{where}: {shape.value} is not a shape of this game's die")
                 if len(cells) != 4 or find_orientation(shape, cells, mode) is None:
-                    raise RulesError(f"{where}: {format_cells(cells)} is not the shape of a {shape.value}")
+                    raise RulesError(f"{where}: {format_cells(cells)} is not the shape of {shape.with_article}")
                 for c in cells:
                     if not self.board.in_bounds(c):
                         raise RulesError(f"{where}: {format_cells(cells)} is out of bounds")

@@ -727,7 +727,9 @@ class TowerGame:
         if self.over or self.play_card is None or t.out:
             return []
         if len(minos) > t.minos:
-            raise IllegalMove(f"{self.players[seat]} has {t.minos} minos, not {len(minos)}")
+            raise IllegalMove(
+                f"{self.players[seat]} has {t.minos} mino{'s' if t.minos != 1 else ''}, not {len(minos)}"
+            )
         board = t.board
         pushed = 0
         try:
