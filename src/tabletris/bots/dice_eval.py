@@ -18,7 +18,7 @@ from tabletris.bots.heuristics import (
     max_rows_of,
 )
 from tabletris.engine.board import complete_rows_of
-from tabletris.engine.dice import CHOICE, DiceGame, TurnOption
+from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.shapes import Shape
 
 
@@ -49,7 +49,7 @@ def _cleared(occupied: int, rows_mask: int, width: int, height: int) -> int:
     return out
 
 
-def immediate(game: DiceGame, option: TurnOption, weights: Weights = DEFAULT_WEIGHTS) -> Immediate:
+def immediate(game: DiceGame, option: DiceAction, weights: Weights = DEFAULT_WEIGHTS) -> Immediate:
     """Points and board cost of ``option`` for the player to move.
 
     Measured on the bitboard alone (the take's cells off, the placement's on): a legal option
