@@ -6,6 +6,7 @@ boards, positions and seeds, so the speed-up column compares like with like in t
 
 - ``placements``: all placements of one rolled shape (every orientation, mirrors included, as the
   dice game's ``free`` orientation asks) on fixed mid-game 10x20 boards, per access mode and shape;
+- ``batch``: ``engine.batch.legal_anchors`` on 240 boards at once, all seven shapes;
 - ``expert``: the median time of one expert dice decision over fixed mid-game positions;
 - ``simulate``: whole 2-player dice games, expert against greedy, per second;
 - ``dice-games``: whole 4-player dice games between random bots, per second;
@@ -129,6 +130,22 @@ def bench_placements(seconds: float) -> dict[str, Any]:
     return result
 
 
+def bench_batch(seconds: float) -> dict[str, Any]:
+    """``engine.batch.legal_anchors``: every placement of all seven shapes (slide, free
+    orientation) for a batch of 240 mid-game boards into one NumPy array; boards per second."""
+    from tabletris.engine.batch import Layout, legal_anchors
+
+    boards = [b.occupied for b in midgame_boards()] * 10
+    layout = Layout(10, 20)
+    calls = 0
+    start = time.perf_counter()
+    while not calls or time.perf_counter() - start < seconds:
+        legal_anchors(boards, layout)
+        calls += 1
+    elapsed = time.perf_counter() - start
+    return {"batch": len(boards), "calls": calls, "boards_per_s": round(calls * len(boards) / elapsed, 1)}
+
+
 def bench_expert(seconds: float) -> dict[str, Any]:
     """The expert's dice decision time over fixed positions: median and 90th percentile."""
     positions = midgame_positions()
@@ -228,6 +245,7 @@ def bench_env(seconds: float) -> dict[str, Any]:
 
 BENCHES: dict[str, Callable[[float], dict[str, Any]]] = {
     "placements": bench_placements,
+    "batch": bench_batch,
     "expert": bench_expert,
     "simulate": bench_simulate,
     "dice-games": bench_dice_games,
@@ -307,6 +325,7 @@ def _rows(names: list[str], engines: dict[str, Any]) -> list[tuple[str, str, boo
             for s in DIE_SHAPES:
                 rows.append((f"  {access}, {s.value} (µs)", f"placements/{access}/per_shape_median_us/{s.value}", True))
     labels = {
+        "batch": ("batch: all shapes' placements, 240 boards to NumPy (boards/s)", "batch/boards_per_s", False),
         "expert": ("expert dice decision, median (ms)", "expert/median_ms", True),
         "simulate": ("simulate expert vs greedy, dice (games/s)", "simulate/games_per_s", False),
         "dice-games": ("dice, 4 random bots (games/s)", "dice-games/games_per_s", False),
