@@ -327,8 +327,14 @@ static PyObject *py_batch_positions(PyObject *self, PyObject *args) {
         for (int i = 0; i < k; i++) {
             generate(occ, w, h, &os[i], access, out);
             unsigned char *p = dst + (b * k + i) * plane;
-            for (int y = 0; y < h; y++)
-                for (int x = 0; x < w; x++) p[y * w + x] = (unsigned char)(out[y] >> x & 1);
+            for (int y = 0; y < h; y++) {
+                uint64_t bits = out[y];
+                memset(p + y * w, 0, (size_t)w);
+                while (bits) {
+                    p[y * w + __builtin_ctzll(bits)] = 1;
+                    bits &= bits - 1;
+                }
+            }
         }
     }
     Py_DECREF(seq);
