@@ -206,3 +206,49 @@ def test_switching_needs_the_core() -> None:
     with engine(False):
         assert board_module.engine_name() == "pure Python (switched off with use_native(False))"
     assert board_module.engine_name() == "native"
+
+
+def _outcome(board: Board, shape: Shape, cells: object, mode: str, access: str) -> object:
+    try:
+        return board.validate(shape, cells, mode, access)  # type: ignore[arg-type]
+    except Exception as e:  # the exact error is what is compared
+        return (type(e).__name__, str(e))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    board=boards,
+    shape=st.sampled_from(list(Shape)),
+    mode=st.sampled_from(ORIENTATION_MODES),
+    access=st.sampled_from(ACCESS_MODES),
+    data=st.data(),
+)
+def test_validate_fast_path_words_everything_as_validate(
+    board: Board, shape: Shape, mode: str, access: str, data: st.DataObject
+) -> None:
+    """``validate`` on int pairs goes through a bitboard fast path: same placement, same error."""
+    legal = board.placements_py(shape, "free", "free")
+    pick = st.sampled_from([p.cells for p in legal]) if legal else st.nothing()
+    coord = st.integers(-2, max(board.width, board.height) + 2)
+    cells = data.draw(
+        st.one_of(
+            pick,
+            st.lists(st.tuples(coord, coord), min_size=0, max_size=5),
+            st.lists(st.lists(coord, min_size=2, max_size=2).map(tuple), min_size=1, max_size=4).map(tuple),
+            st.just(((0, 0), (1.0, 0), (2, 0), (3, 0))),
+            st.just(((True, 0), (1, 0), (2, 0), (3, 0))),
+        ),
+        label="cells",
+    )
+    slow = Board.__new__(Board)
+    slow.__dict__.update({k: getattr(board, k) for k in ("geometry", "width", "height", "occupied")})
+    slow.stones, slow._grid = board.stones, board._grid
+    slow._validate_fast = lambda *a: None  # type: ignore[method-assign]
+    assert _outcome(board, shape, cells, mode, access) == _outcome(slow, shape, cells, mode, access)
+
+
+def test_validate_fast_path_takes_legal_placements() -> None:
+    board = Board.from_rows(["....", "....", "#..#"])
+    for p in board.placements(Shape.T, "rotate", "slide"):
+        assert board._validate_fast(Shape.T, p.cells, "rotate", "slide") == p
+        assert board._validate_fast(Shape.T, [list(c) for c in p.cells], "rotate", "slide") is None

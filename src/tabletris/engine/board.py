@@ -237,6 +237,20 @@ def _placement_table(
     )
 
 
+@lru_cache(maxsize=8192)
+def _locate(
+    shape: Shape, cells: tuple[Cell, ...], mode: OrientationMode
+) -> tuple[Orientation, int, int] | None:
+    """The orientation and anchor of distinct ``cells`` forming ``shape`` under ``mode``, or None:
+    ``validate``'s shape checks, remembered (a game asks about the same few hundred often)."""
+    if len(cells) != shape.size or len(set(cells)) != shape.size:
+        return None
+    found = find_orientation(shape, cells, mode)
+    if found is None:
+        return None
+    return found, min(c[0] for c in cells), min(c[1] for c in cells)
+
+
 def complete_rows_of(occupied: int, width: int, height: int) -> int:
     """The complete rows of the bitboard ``occupied`` as a bit set of row indices.
 
@@ -536,6 +550,9 @@ class Board:
         access: Access = "slide",
     ) -> Placement:
         """The placement that ``cells`` describe, or ``IllegalPlacement`` saying which rule fails."""
+        legal = self._validate_fast(shape, cells, orientation, access)
+        if legal is not None:
+            return legal
         try:
             pts = list(parse_cells(cells))
         except ValueError:
@@ -573,6 +590,37 @@ class Board:
                 raise IllegalPlacement(shape, pts, "cannot be reached from the top (access slide)")
             raise IllegalPlacement(shape, pts, "is not where a straight drop lands (access drop)")
         return placement
+
+    def _validate_fast(
+        self, shape: Shape, cells: Any, orientation: OrientationMode, access: Access
+    ) -> Placement | None:
+        """``validate`` for the common case, legal cells given as int pairs, on the bitboard;
+        None whenever any check does not pass plainly, so that ``validate`` itself words the error.
+        The rules checked, and their order, are ``validate``'s."""
+        if type(cells) is not tuple and type(cells) is not list:
+            return None
+        for c in cells:
+            if type(c) is not tuple or len(c) != 2 or type(c[0]) is not int or type(c[1]) is not int:
+                return None
+        found = _locate(shape, tuple(cells), orientation)
+        if found is None:
+            return None
+        o, x, y = found
+        if x < 0 or y < 0 or x + o.width > self.width or y + o.height > self.height:
+            return None
+        stride = self.geometry.stride
+        m = _orientation_masks(self.width, self.height, o)
+        mask = m.shape_mask << (y * stride + x)
+        occupied = self.occupied
+        if occupied & mask:
+            return None
+        if (access == "free" or access == "slide") and not (y == 0 or (mask >> stride) & occupied):
+            return None
+        if access != "free" and not positions_of(occupied, self.width, self.height, o, access) >> (
+            y * stride + x
+        ) & 1:
+            return None
+        return Placement(shape, o, x, y)
 
     # ---------------------------------------------------------------- changes
 
