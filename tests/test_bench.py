@@ -37,7 +37,7 @@ def test_json_has_both_engines_side_by_side() -> None:
 
 
 def test_the_table_names_the_engine_and_the_speed_up() -> None:
-    result = runner.invoke(app, ["bench", "--seconds", "0.01", "--only", "dice-games"])
+    result = runner.invoke(app, ["bench", "--seconds", "0.01", "--only", "dice-games"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert f"engine: {board_module.engine_name()}" in result.output
     assert "dice, 4 random bots (games/s)" in result.output

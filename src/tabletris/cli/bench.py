@@ -352,7 +352,12 @@ def print_figures(figures: dict[str, Any], console: Console) -> None:
         f"Python {figures['python']} on {figures['machine']}, one process; "
         f"engine: {figures['engine']}; load average {figures['load_average'][0]}"
     )
-    table = Table(title="Speed, both engines on the same boards and seeds", header_style="bold")
+    title = (
+        "Speed, both engines on the same boards and seeds"
+        if "native" in engines
+        else "Speed of the pure-Python engine (the compiled core is not in use)"
+    )
+    table = Table(title=title, header_style="bold")
     table.add_column("measure")
     for label in engines:
         table.add_column("pure Python" if label == "pure" else "native", justify="right")

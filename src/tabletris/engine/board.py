@@ -13,6 +13,7 @@ tested against; ``TABLETRIS_PURE=1`` (or ``use_native(False)``) runs everything 
 
 from __future__ import annotations
 
+import importlib
 import operator
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -47,10 +48,10 @@ def _load_native() -> tuple[ModuleType | None, str]:
     if os.environ.get("TABLETRIS_PURE", "") not in ("", "0"):
         return None, "TABLETRIS_PURE is set"
     try:
-        from tabletris.engine import _native  # type: ignore[attr-defined]
+        native = importlib.import_module("tabletris.engine._native")
     except ImportError as e:
         return None, f"the compiled core is not built: {e}"
-    return _native, ""
+    return native, ""
 
 
 _AVAILABLE, _WHY_NOT = _load_native()
