@@ -233,14 +233,11 @@ class ExpertBot(Bot):
 
 
 def _removable_after(game: DiceGame, option: DiceAction) -> list[tuple[tuple[int, int], ...]]:
-    """Cells of each stone a ``choose`` reward could remove once ``option`` is on the board."""
+    """Cells of each stone a ``choose`` reward could remove once ``option`` is on the board: the
+    rewards are settled before any row is cleared, so these are the cells before the fall."""
     probe = game.view()
     board = probe.board
     if option.take is not None:
         board.remove(option.take)
-    before = board.complete_rows_mask()
     board.push(option.placement, probe.to_move)
-    if probe.rules.clear_rows:
-        new = board.complete_rows_mask() & ~before
-        board.clear_rows([y for y in range(board.height) if new >> y & 1])
     return [s.cells for s in probe.rewardable_stones()]
