@@ -19,7 +19,7 @@ from rich.text import Text
 from tabletris.cli.line_game import LineGame, orientation_picture, play_line_game
 from tabletris.cli.render import board_text, scoreboard, shape_style
 from tabletris.engine.board import IllegalPlacement, Placement, Stone, format_cells
-from tabletris.engine.dice import CHOICE, DiceGame
+from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
 from tabletris.table.seats import SeatSpec
@@ -46,6 +46,11 @@ class LineDiceGame(LineGame[DiceGame]):
             f"{s.value}:{n}" for s, n in g.supply.items()
         )
         self.console.print(Text(f"supply {supply}", style="dim"))
+        if any(g.tokens):
+            held = "; ".join(
+                f"{name} {' '.join(t.value for t in mine)}" for name, mine in zip(g.players, g.tokens, strict=True) if mine
+            )
+            self.console.print(Text(f"point tokens (out of the supply): {held}", style="dim"))
         self.console.print(scoreboard(g.players, g.scores, to_move=None if g.over else g.to_move))
 
     # ------------------------------------------------------------------ loop
@@ -66,7 +71,7 @@ class LineDiceGame(LineGame[DiceGame]):
             score_before = g.scores[player]
             if bot is not None:
                 decision = g.complete(bot.choose_dice(g.view()))
-                move = g.play(decision.placement, decision.shape, decision.take, decision.rewards)
+                move = g.act(decision)
                 self.say(f"{name} places {move.shape or face} at {format_cells(move.place or ())}")
                 self._report_move(player, score_before)
                 self.show()
@@ -84,6 +89,9 @@ class LineDiceGame(LineGame[DiceGame]):
         for reward in move.rewards or ():
             if not isinstance(reward, str):
                 self.say(f"{name} removes the stone at {format_cells(reward)}")
+        if move.tokens:
+            shown = " ".join(t.value for t in move.tokens)
+            self.say(f"{name} takes {shown} out of the supply as point token{'s' if len(move.tokens) > 1 else ''}")
 
     def finish(self) -> None:
         g = self.game
@@ -105,6 +113,8 @@ class LineDiceGame(LineGame[DiceGame]):
             if take is False:
                 continue
             placements = g.legal_placements(shape, take if isinstance(take, Stone) else None)
+            if g.must_close_applies(shape):
+                self.say("must_close: a placement completes a row, so only those are offered.", style="yellow")
             self.show_orientations(shape, placements)
             while True:
                 line = self.ask(f"{g.players[player]}, place {shape.value} (O C, cells, list, undo, help): ")
@@ -128,8 +138,9 @@ class LineDiceGame(LineGame[DiceGame]):
                     self.say(f"✗ {e}", style="red")
                     continue
                 rewards = self.ask_rewards(placement, take if isinstance(take, Stone) else None)
+                tokens = self.ask_tokens(placement, shape, take if isinstance(take, Stone) else None, rewards)
                 try:
-                    g.play(placement, shape, take if isinstance(take, Stone) else None, rewards)
+                    g.play(placement, shape, take if isinstance(take, Stone) else None, rewards, tokens)
                 except IllegalMove as e:
                     self.say(f"✗ {e}", style="red")
                     continue
@@ -210,6 +221,32 @@ class LineDiceGame(LineGame[DiceGame]):
                     break
                 self.say(f"✗ type point or a number from 1 to {len(stones)}", style="red")
         return rewards
+
+    def ask_tokens(
+        self, placement: Placement, shape: Shape, take: Stone | None, rewards: list[Any] | None
+    ) -> list[str] | None:
+        """The point tokens' shapes (``tokens_from_supply``): the engine's default is shown and
+        Enter accepts it; the engine checks a typed choice (and the turn is asked again if it
+        refuses)."""
+        g = self.game
+        action = DiceAction(shape, placement, take, None if rewards is None else tuple(rewards))
+        default = g.complete(action).tokens
+        if not default:
+            return None
+        shown = " ".join(t.value for t in default)
+        names = " ".join(s.value for s in g.token_choices())
+        count = f"{len(default)} point token{'s' if len(default) > 1 else ''}"
+        while True:
+            line = self.ask(f"{count} out of the supply ({names}) [Enter: {shown}]: ").upper()
+            if not line:
+                return [t.value for t in default]
+            picked = line.replace(",", " ").split()
+            if len(picked) == 1 and len(default) > 1 and len(picked[0]) == len(default):
+                picked = list(picked[0])  # "IO" for two tokens
+            if len(picked) != len(default):
+                self.say(f"✗ name {len(default)} shape{'s' if len(default) > 1 else ''}, e.g. {shown}", style="red")
+                continue
+            return picked
 
     def show_orientations(self, shape: Shape, placements: Sequence[Placement]) -> None:
         orientations = list(shape.orientations(self.game.rules.orientation_mode))
