@@ -54,7 +54,7 @@ def test_unchosen_seats_get_a_free_tower_and_end(seed: int, chosen: list[str | N
     seat chose, never one another seat got: every seat has a tower of its own."""
     numbers = [c[0] for c in chosen if c is not None]
     if len(numbers) != len(set(numbers)):
-        with pytest.raises(RulesError, match=r"towers\[\d\]: tower \d is already seat \d's"):
+        with pytest.raises(RulesError, match=r"towers: seats [\d, ]+ and \d (both|all) chose tower \d"):
             TowerGame([f"P{i}" for i in range(len(chosen))], seed=seed, towers=chosen)
         return
     game = TowerGame([f"P{i}" for i in range(len(chosen))], seed=seed, towers=chosen)
@@ -80,7 +80,7 @@ def test_bad_tower_choices_are_named() -> None:
     """A choice that is not a tower, or too few free towers, is refused with the seat and reason."""
     with pytest.raises(RulesError, match=r"towers\[1\]: unknown layout '5a'"):
         TowerGame(["A", "B"], towers=["1a", "5a"])
-    with pytest.raises(RulesError, match=r"towers\[1\]: tower 1 is already seat 0's"):
+    with pytest.raises(RulesError, match=r"towers: seats 0 and 1 both chose tower 1 .*free towers: 2 3 4"):
         TowerGame(["A", "B"], towers=["1a", "1b"])
 
 
@@ -106,3 +106,50 @@ def test_a_record_stores_the_icons_so_it_replays_without_the_layout_files() -> N
     assert replay(doc).towers[0].layout.bonus == game.towers[0].layout.bonus
     with pytest.raises(RecordError, match=r"towers\[0\]\.name: expected the layout's name"):
         replay({**doc, "towers": [{**doc["towers"][0], "name": 3}, doc["towers"][1]]})
+
+
+def test_line_mode_towers_option(tmp_path: Path) -> None:
+    """`tabletris play tower --plain --towers 2b,-`: seat 0 plays tower 2 with end b at the bottom,
+    seat 1 a free tower drawn at random; a clash or a dice game is refused with the reason."""
+    from typer.testing import CliRunner
+
+    from tabletris.cli.app import app
+
+    runner = CliRunner()
+    save = tmp_path / "game.json"
+    result = runner.invoke(
+        app, ["play", "tower", "--plain", "--no-color", "--seats", "random=Ann,random=Bob", "--seed", "5",
+              "--towers", "2b,-", "--save", str(save)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Towers: Ann: 2b, Bob: " in result.output
+    towers = json.loads(save.read_text())["towers"]
+    assert towers[0]["name"] == "2b" and towers[1]["name"][0] != "2"
+    clash = runner.invoke(app, ["play", "tower", "--plain", "--seats", "random,random", "--towers", "1a,1b"])
+    assert clash.exit_code == 2 and "seats 0 and 1 both chose tower 1" in clash.output
+    dice = runner.invoke(app, ["play", "dice", "--plain", "--seats", "random,random", "--towers", "1a,2a"])
+    assert dice.exit_code == 2 and "--towers is for the tower game" in dice.output
+
+
+def test_server_create_and_join_take_a_tower_choice(tmp_path: Path) -> None:
+    """The web table's create/join flow: a seat may name its tower and end; a clash or a tower in a
+    dice room is refused with the engine's reason; seats without one get a free tower."""
+    from fastapi.testclient import TestClient
+
+    from tabletris.server.app import create_app
+
+    app = create_app(f"sqlite+aiosqlite:///{tmp_path / 'towers.sqlite3'}", bot_delay=0)
+    with TestClient(app) as c:
+        body = {"game": "tower", "seats": [{"kind": "open"}, {"kind": "open"}, {"kind": "random", "tower": "3a"}]}
+        room = c.post("/api/rooms", json=body).json()
+        assert [s["tower"] for s in room["seats"]] == [None, None, "3a"]
+        clash = c.post(f"/api/rooms/{room['id']}/join", json={"name": "Ann", "tower": "3b"})
+        assert clash.status_code == 422 and clash.json()["error"] == "bad_tower"
+        assert "seats 0 and 2 both chose tower 3" in clash.json()["message"]  # the engine's words
+        assert c.post(f"/api/rooms/{room['id']}/join", json={"name": "Ann", "tower": "2b"}).status_code == 200
+        assert c.post(f"/api/rooms/{room['id']}/join", json={"name": "Bob"}).status_code == 200
+        state = c.get(f"/api/rooms/{room['id']}").json()
+        layouts = [t["layout"] for t in state["game"]["towers"]]
+        assert layouts[0] == "2b" and layouts[2] == "3a" and layouts[1][0] not in "23"
+        dice = c.post("/api/rooms", json={"game": "dice", "seats": [{"kind": "open", "tower": "1a"}]})
+        assert dice.status_code == 422 and dice.json()["error"] == "bad_tower"

@@ -226,7 +226,7 @@ def replay_tower(doc: Mapping[str, Any]) -> TowerGame:
     rounds = _check_tower_rounds(doc)
     try:
         game = TowerGame(
-            doc["players"], doc.get("rules"), seed=doc.get("seed"), towers=_recorded_towers(doc), deck=doc.get("deck")
+            doc["players"], doc.get("rules"), seed=doc.get("seed"), towers=recorded_towers(doc), deck=doc.get("deck")
         )
     except RulesError as e:
         raise RecordError(str(e)) from None
@@ -264,7 +264,7 @@ def replay_tower(doc: Mapping[str, Any]) -> TowerGame:
     return game
 
 
-def _recorded_towers(doc: Mapping[str, Any]) -> list[Any] | None:
+def recorded_towers(doc: Mapping[str, Any]) -> list[Any] | None:
     """The record's layouts. A record names a layout without its icons only if the first release
     wrote it, so a bare name ``2b`` is that release's layout, ``2b@v1``; records since then carry
     the icons (``tower_record``)."""

@@ -653,19 +653,18 @@ class TowerGame:
         chosen: list[Layout | None] = [
             None if spec is None else parse_layout(spec, f"towers[{i}]", w, h) for i, spec in enumerate(towers)
         ]
-        taken: dict[int, int] = {}
+        seats_of: dict[int, list[int]] = {}
         for seat, layout in enumerate(chosen):
             number = None if layout is None or layout.name in LEGACY_LAYOUT_NAMES else layout.tower
-            if number is None:
-                continue
-            if number in taken:
+            if number is not None:
+                seats_of.setdefault(number, []).append(seat)
+        free = [t for t in range(1, 5) if t not in seats_of]
+        for number, seats in seats_of.items():
+            if len(seats) > 1:
                 raise RulesError(
-                    f"towers[{seat}]: tower {number} is already seat {taken[number]}'s "
-                    f"(each player has a tower of their own; free towers: "
-                    f"{' '.join(str(t) for t in range(1, 5) if t not in taken and t != number) or 'none'})"
+                    f"towers: seats {', '.join(map(str, seats[:-1]))} and {seats[-1]} {'both' if len(seats) == 2 else 'all'} chose tower {number} (each player "
+                    f"has a tower of their own; free towers: {' '.join(map(str, free)) or 'none'})"
                 )
-            taken[number] = seat
-        free = [t for t in range(1, 5) if t not in taken]
         if chosen.count(None) > len(free):
             raise RulesError(f"towers: {chosen.count(None)} seats without a tower, but only {len(free)} free")
         # The draw without any choice is the one the first release made, so seeds keep their towers.

@@ -16,7 +16,7 @@ from tabletris.engine.board import Placement, Stone
 from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceGame, DiceRules
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError, options_to_dict
-from tabletris.engine.records import record_of, replay_dice, replay_tower
+from tabletris.engine.records import record_of, recorded_towers, replay_dice, replay_tower
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import RULE_HELP as TOWER_HELP
 from tabletris.engine.tower import TOWER_PRESETS, TowerAction, TowerGame, TowerRules
@@ -259,7 +259,7 @@ class TowerAdapter:
         try:
             game = TowerGame(
                 start["players"], start.get("rules"), seed=start.get("seed"),
-                towers=start.get("towers"), deck=start.get("deck"),
+                towers=recorded_towers(start), deck=start.get("deck"),
             )
         except RulesError as e:
             raise RecordError(str(e)) from None
