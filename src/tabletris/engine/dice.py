@@ -5,6 +5,17 @@ the game's own seeded generator, or given by a record) and ``play()`` (the playe
 A roll that leaves no legal placement ends the game at once, so front ends never decide that
 themselves. Every change is checked before anything moves: an illegal ``play`` raises
 ``IllegalMove`` and leaves the game exactly as it was.
+
+Readings where the rule texts are silent, each marked **[interpretation]** in rules.md and each
+an option (``DiceRules``): the supply counts stones by shape only; a take is one of the stones of
+the shape whose lowest cell is lowest (``take``); a reopened row does not score again
+(``rescore_reopened``); a point's token is a stone out of the supply whose shape the scorer
+names (default: most stones left, ties in die order), and with an empty supply the point counts
+without one (``tokens_from_supply``); with ``row_reward: choose`` "an opponent's stone" is a stone
+another seat placed (never garbage), it goes back to the supply, and the rewards are settled right
+after the placement, before any clearing; ``clear_rows`` reads ``cells`` (computer Tetris) or
+``stones`` (at a table); ``must_close`` reads "If possible, he places the piece so that it closes
+the entire row" as a duty, across every shape a ``*`` may name.
 """
 
 from __future__ import annotations

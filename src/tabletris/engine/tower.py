@@ -7,8 +7,8 @@ the outcome never depends on who submitted first.
 
 Decisions the engine takes itself, so front ends never have to:
 
-- **Forced hold / out.** When a card comes to PLAY, a seat with no legal drop for it holds
-  automatically if its hold is unused, and is otherwise out (its tower freezes, it keeps its
+- **Forced hold / out** [interpretation]. When a card comes to PLAY, a seat with no legal drop
+  for it holds automatically if its hold is unused, and is otherwise out (its tower freezes, it keeps its
   score, its record entry is ``null``). Minos never help (they only raise columns), so "no legal
   drop" is judged without them. A round in which nobody is left to choose resolves by itself.
 - **Layouts.** Each seat chooses a tower and which end is the bottom (``towers=["2b", None,
@@ -921,7 +921,7 @@ class TowerGame:
             diamonds, fact = tower.apply(prepared, seat)
             earned.append(diamonds)
             facts.append(fact)
-        for seat, want in enumerate(earned):  # seat order when the supply runs short
+        for seat, want in enumerate(earned):  # seat order when the supply runs short [interpretation]
             give = min(want, self.supply)
             self.supply -= give
             self.towers[seat].minos += give
