@@ -17,7 +17,7 @@ runner = CliRunner()
 
 
 def _play(tmp_path: Path, rules: dict[str, object], script: list[str], seed: int = 1) -> tuple[str, DiceGame]:
-    save = tmp_path / "game.json"
+    save = tmp_path / f"game{len(list(tmp_path.iterdir()))}.json"  # a new file: saves never overwrite
     result = runner.invoke(
         app,
         ["play", "dice", "--plain", "--no-color", "--seats", "human=Ann,human=Bob", "--seed", str(seed),
