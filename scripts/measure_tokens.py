@@ -73,7 +73,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seed", type=int, default=11_000)
+    parser.add_argument("--parts", default="0,1,2,3,4", help="which lines of the plan to run (0-4)")
     args = parser.parse_args()
+    parts = {int(p) for p in args.parts.split(",")}
     plan = [
         ("greedy", "greedy", False),
         ("greedy", "greedy", True),
@@ -81,7 +83,9 @@ def main() -> None:
         ("expert", "greedy", True),
         ("expert", "expert-default-tokens", True),
     ]
-    for first, second, tokens in plan:
+    for i, (first, second, tokens) in enumerate(plan):
+        if i not in parts:
+            continue
         start = time.perf_counter()
         r = run(first, second, args.games, tokens, args.seed)
         low, high = r["wilson"]

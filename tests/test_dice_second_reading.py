@@ -442,3 +442,30 @@ def _completes(game: DiceGame, option: DiceAction) -> bool:
               for x, y in s.cells}
     filled |= set(option.placement.cells)
     return any(all((x, y) in filled for x in range(game.board.width)) for _, y in option.placement.cells)
+
+
+def test_the_expert_chooses_tokens_to_starve_the_next_player() -> None:
+    """Bots choose tokens with purpose: the expert names a token the next player needs (a shape
+    they could complete a row with), where the default rule would take the most plentiful one."""
+    from tabletris.bots.dice_eval import shape_outlook
+    from tabletris.bots.registry import make_bot
+    from tabletris.table.driver import Table
+
+    game = DiceGame(["A", "B"], {"preset": "standard"}, seed=0)
+    table = Table(game, [make_bot("expert", seed=1), make_bot("greedy", seed=2)])
+    chosen: list[tuple[tuple[Shape, ...], tuple[Shape, ...], int]] = []
+    while not game.over and len(chosen) < 3:
+        for seat in table.to_act():
+            action = table.bot_action(seat)
+            if seat == 0 and action.tokens:
+                default = game.complete(DiceAction(action.shape, action.placement, action.take, action.rewards)).tokens
+                assert default is not None
+                after = game.view()
+                after.act(action)
+                need = shape_outlook(after, action.tokens[0], (1 << after.board.height) - 1 & ~after.scored_rows)
+                chosen.append((action.tokens, default, need))
+            table.act(seat, action)
+    assert chosen, "the expert scored no point in this game"
+    starved = [c for c in chosen if c[0] != c[1]]
+    assert starved, f"the expert always took the default tokens: {chosen}"
+    assert all(need >= 1 for _, _, need in starved)  # each starved shape could complete a row for B

@@ -155,7 +155,9 @@ class ExpertBot(Bot):
         need = {s: max(0, shape_outlook(probe, s, rows_mask)) for s in game.rules.shapes}
         for k in range(len(tokens)):
             best_value = float("-inf")
-            for shape in game.rules.shapes:
+            # The default first: another shape must be strictly better (no choice without purpose).
+            default = tokens[k]
+            for shape in (default, *(s for s in game.rules.shapes if s is not default)):
                 trial = (*tokens[:k], shape, *tokens[k + 1 :])
                 try:
                     child = self._after(game, decision, decision.rewards, trial)
