@@ -80,14 +80,17 @@ class RemoveIn(Strict):
 
 
 class MoveIn(Strict):
-    """A move. Dice: ``place`` (+ ``shape`` on '*', ``take``, ``rewards``). Tower: ``minos``,
-    ``place`` or ``hold``."""
+    """A move. Dice: ``place`` (+ ``shape`` on '*', ``take``, ``rewards``, ``tokens``). Tower:
+    ``minos``, ``place`` or ``hold``."""
 
     seat: StrictInt | None = Field(None, description="Optional: checked against the token's seat")
     place: CellsIn | None = None
     shape: str | None = Field(None, max_length=8)
     take: CellsIn | None = None
     rewards: Annotated[list[Literal["point"] | RemoveIn], Field(max_length=40)] | None = None
+    tokens: Annotated[list[Annotated[str, Field(max_length=8)]], Field(max_length=40)] | None = Field(
+        None, description="Dice, tokens_from_supply: each point token's shape (left out: the most stones left)"
+    )
     minos: Annotated[list[StrictInt], Field(max_length=64)] | None = None
     hold: StrictBool = False
 
