@@ -159,7 +159,7 @@ def test_bad_input_is_refused_clearly() -> None:
         _native.positions(0, 10, 10, 1, b"\x01\x01")
     with pytest.raises(ValueError, match="negative"):
         _native.complete_rows(-1, 10, 10)
-    with pytest.raises(OverflowError):
+    with pytest.raises(OverflowError, match=r"board bits beyond a 10x10 board \(highest bit 5000; 112 bits fit\)"):
         _native.complete_rows(1 << 5000, 10, 10)
 
 

@@ -95,7 +95,14 @@ static int load_rows(PyObject *v, int w, int h, uint64_t *rows) {
     size_t stride = (size_t)w + 1;
     size_t n = (stride * (size_t)h + 7) / 8;
     memset(buf, 0, n + 16);
-    if (int_to_bytes(v, buf, n) < 0) return -1;
+    if (int_to_bytes(v, buf, n) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_OverflowError, "board bits beyond a %dx%d board (highest bit %zu; %zu bits fit)",
+                         w, h, PyLong_Check(v) ? (size_t)_PyLong_NumBits(v) - 1 : (size_t)0, n * 8);
+        }
+        return -1;
+    }
     for (int y = 0; y < h; y++) rows[y] = read_bits(buf, (size_t)y * stride, w);
     return 0;
 }
