@@ -264,15 +264,17 @@ def run(names: list[str], seconds: float) -> dict[str, Any]:
         "engines": {},
     }
     engines = [("pure", False)] + ([("native", True)] if board_module.native_available() else [])
-    for label, native in engines:
-        results: dict[str, Any] = {}
-        with engine(native):
-            for name in names:
+    for label, _ in engines:
+        figures["engines"][label] = {}
+    # Each benchmark on both engines back to back: a machine whose load drifts (other processes)
+    # then disturbs both figures of a row alike.
+    for name in names:
+        for label, native in engines:
+            with engine(native):
                 try:
-                    results[name] = BENCHES[name](seconds)
+                    figures["engines"][label][name] = BENCHES[name](seconds)
                 except ModuleNotFoundError as e:
-                    results[name] = {"error": f"not available: {e.name}"}
-        figures["engines"][label] = results
+                    figures["engines"][label][name] = {"error": f"not available: {e.name}"}
     figures["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     return figures
 
