@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "tabletris.cli.bench",
     "tabletris.cli.simulate",
     "tabletris.cli.serve",
+    "tabletris.cli.kit",
 )
 
 for _name in COMMAND_MODULES:
