@@ -34,7 +34,7 @@ from tabletris.kit.parts import (
     piece_cells,
     piece_solid,
 )
-from tabletris.kit.plates import Plate, pack
+from tabletris.kit.plates import Plate, check_fits, pack
 
 Progress = Callable[[int, int, str], None]
 
@@ -167,6 +167,7 @@ def make_kit(opts: KitOptions, progress: Progress = _nothing) -> Kit:
     ]
     parts = boards + set_parts + extras
     step("plates")
+    check_fits(parts, opts.printer)
     plates = pack(
         [(p, p.count) for p in boards + extras],
         opts.printer,

@@ -58,21 +58,26 @@ def usable(printer: Printer) -> tuple[float, float]:
     return printer.width - 2 * BED_MARGIN, printer.depth - 2 * BED_MARGIN
 
 
-def check_fits(part: Part, printer: Printer) -> None:
-    """Refuse a part no orientation on the bed can hold, naming it and by how much it misses."""
+def shortfall(part: Part, printer: Printer) -> str | None:
+    """How a part misses the bed (by how many mm, in its best orientation), or None if it fits."""
     w, d, h = part.size
     uw, ud = usable(printer)
     if h > printer.height:
+        return f"{part.title} is {h:.1f} mm tall, {h - printer.height:.1f} mm more than the printer's height"
+    short = min(max(w - uw, d - ud), max(d - uw, w - ud))
+    if short > 0:
+        return f"{part.title} ({w:.1f} x {d:.1f} mm) is {short:.1f} mm too long even turned"
+    return None
+
+
+def check_fits(parts: Sequence[Part], printer: Printer) -> None:
+    """Refuse parts no orientation on the bed can hold, naming each and by how much it misses."""
+    misses = [m for m in (shortfall(p, printer) for p in parts) if m]
+    if misses:
+        uw, ud = usable(printer)
         raise KitError(
-            f"{part.title} is {h:.1f} mm tall: {h - printer.height:.1f} mm more than the "
-            f"{printer.label} can print; choose a bigger printer"
-        )
-    shortfall = min(max(w - uw, d - ud), max(d - uw, w - ud))
-    if shortfall > 0:
-        raise KitError(
-            f"{part.title} ({w:.1f} x {d:.1f} mm) does not fit the {printer.label} bed: "
-            f"{shortfall:.1f} mm too long even turned (usable {uw:g} x {ud:g} mm, {BED_MARGIN:g} mm "
-            "kept at each edge); choose a bigger printer or a smaller size"
+            f"the {printer.label} bed (usable {uw:g} x {ud:g} mm, {BED_MARGIN:g} mm kept at each edge) "
+            f"cannot hold {'; '.join(misses)}; choose a bigger printer or a smaller size"
         )
 
 
@@ -80,8 +85,7 @@ def pack(
     parts: Sequence[tuple[Part, int]], printer: Printer, key: str, title: str, copies: int, colour: str
 ) -> list[Plate]:
     """Plates holding ``count`` of each part; as few as MaxRects (best short side fit) manages."""
-    for part, _ in parts:
-        check_fits(part, printer)
+    check_fits([part for part, _ in parts], printer)
     uw, ud = usable(printer)
     packer = rectpack.newPacker(
         mode=rectpack.PackingMode.Offline,
