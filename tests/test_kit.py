@@ -213,6 +213,7 @@ def test_big_does_not_fit_a_180_bed_and_says_which_part_and_by_how_much() -> Non
     message = str(caught.value)
     assert "Board centre (214.0 x 212.0 mm) is 40.0 mm too long" in message
     assert "A1 Mini" in message and "\n" not in message
+    assert "--printer bambu-x1" in message  # the first bed in the table that holds every part
     make_kit(kit_options(size="big", printer="bambu-x1"))  # and a 256 mm bed holds it
 
 

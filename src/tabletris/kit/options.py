@@ -44,7 +44,6 @@ class Printer:
 
 PRINTERS: dict[str, Printer] = {
     "a1-mini": Printer("Bambu Lab A1 Mini", 180, 180, 180),
-    "mini-180": Printer("180 mm cube", 180, 180, 180),
     "prusa-mini": Printer("Prusa MINI", 180, 180, 180),
     "ender-3": Printer("Creality Ender-3", 220, 220, 250),
     "mk4": Printer("Prusa MK4", 250, 210, 220),
@@ -53,7 +52,8 @@ PRINTERS: dict[str, Printer] = {
 }
 """Common beds. ``--printer`` also takes ``WxD`` or ``WxDxH`` in mm."""
 
-DEFAULT_PRINTER = "bambu-x1"
+DEFAULT_PRINTER = "a1-mini"
+"""The seed's reference printer: Mini and Medium fit it, Big needs a bigger bed."""
 DEFAULT_CLEARANCE = 0.25
 MAX_CLEARANCE = 1.0
 DIE_FACES_ALLOWED = 6
@@ -83,7 +83,7 @@ class KitOptions:
     rules: DiceRules = field(default_factory=DiceRules)
     cell: float = SIZES["medium"]
     players: int = 4
-    printer: Printer = PRINTERS[DEFAULT_PRINTER]
+    printer: Printer = field(default_factory=lambda: PRINTERS[DEFAULT_PRINTER])
     clearance: float = DEFAULT_CLEARANCE
     size_name: str | None = "medium"
 

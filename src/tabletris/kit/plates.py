@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import rectpack
 from manifold3d import Manifold
 
-from tabletris.kit.options import KitError, Printer
+from tabletris.kit.options import PRINTERS, KitError, Printer
 from tabletris.kit.parts import Part, _bounds
 
 BED_MARGIN = 3.0
@@ -75,9 +75,11 @@ def check_fits(parts: Sequence[Part], printer: Printer) -> None:
     misses = [m for m in (shortfall(p, printer) for p in parts) if m]
     if misses:
         uw, ud = usable(printer)
+        big_enough = [key for key, p in PRINTERS.items() if not any(shortfall(part, p) for part in parts)]
+        hint = f" (e.g. --printer {big_enough[0]})" if big_enough else ""
         raise KitError(
             f"the {printer.label} bed (usable {uw:g} x {ud:g} mm, {BED_MARGIN:g} mm kept at each edge) "
-            f"cannot hold {'; '.join(misses)}; choose a bigger printer or a smaller size"
+            f"cannot hold {'; '.join(misses)}; choose a bigger printer{hint} or a smaller size"
         )
 
 
