@@ -19,7 +19,7 @@ import rectpack
 import trimesh
 from manifold3d import Manifold
 
-from tabletris.engine.dice import DiceGame
+from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.shapes import Cell, Shape
 from tabletris.kit.options import KitOptions
 from tabletris.kit.parts import (
@@ -206,7 +206,7 @@ def demo_stones(opts: KitOptions, turns: int = 16, seed: int = 3) -> list[tuple[
         placements = game.legal_placements(shape)
         best = min(placements, key=lambda p: (min(y for _, y in p.cells), p.x))
         stones.append((shape, best.cells, game.to_move))
-        game.play(best, shape)
+        game.act(DiceAction(shape, best))
     return stones
 
 
@@ -425,8 +425,9 @@ def maker_readme(kit: Kit, summary: dict[str, Any]) -> str:
         "",
         f"1. Lay the board parts in a row: {' - '.join(s.title.lower() for s in kit.sections)} "
         "(the bottom part has the closed end without tabs at its front).",
-        "2. Push each part's two dovetail tabs down into the slots under the next part; the frame "
-        "and the grid line up when the joint is home.",
+        "2. Each part but the top has two dovetail tabs at its upper edge, at table level. Lower "
+        "the next part onto them, so they sit in the slots under its lower edge; the frame and the "
+        "grid line up when the joint is home.",
         "3. Each player takes the die of their colour. All pieces go in the box, which is the tray "
         "during the game; a piece may be of any colour when it is played.",
         f"4. After the game the board parts stack flat in the box (inside {kit.box_inner[0]:.0f} x "

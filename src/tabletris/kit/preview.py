@@ -69,7 +69,7 @@ def render(
     eye = _eye(elev, azim)
     extent = max(float(np.ptp(v, axis=0).max()) for v, _, _ in meshes)
     for verts, faces, colour in meshes:
-        tris, colours = _shade(verts, faces, colour, eye, extent / 40.0)
+        tris, colours = _shade(verts, faces, colour, eye, extent / 30.0)
         all_tris.append(tris)
         all_colours.append(colours)
         lows.append(verts.min(axis=0))
@@ -77,13 +77,14 @@ def render(
     # One collection: matplotlib orders polygons by depth within a collection, but whole
     # collections against each other, which would draw the board over the pieces on it.
     tris, colours = np.concatenate(all_tris), np.concatenate(all_colours)
-    ax.add_collection3d(Poly3DCollection(tris, facecolors=colours, edgecolors=colours, linewidths=0.15))
+    ax.add_collection3d(Poly3DCollection(tris, facecolors=colours, edgecolors=colours, linewidths=0.6))
     lo, hi = np.min(lows, axis=0), np.max(highs, axis=0)
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     ax.set_zlim(lo[2], hi[2])
     ax.set_box_aspect(tuple(float(v) for v in np.maximum(hi - lo, 1e-3)))
     ax.view_init(elev=elev, azim=azim)
+    ax.set_proj_type("ortho")
     ax.set_axis_off()
     if title:
         ax.set_title(title)
