@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import trimesh
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from manifold3d import JoinType, Manifold
 from typer.testing import CliRunner
 
@@ -21,7 +23,11 @@ from tabletris.engine.dice import DiceRules
 from tabletris.engine.shapes import Shape
 from tabletris.kit import SIZES, Kit, KitError, kit_options, make_kit
 from tabletris.kit.parts import (
+    STANDARD_CENTRE_ROWS,
+    BoardSection,
+    Dimensions,
     _cells_section,
+    board_part,
     board_sections,
     mesh_arrays,
     piece_cells,
@@ -100,12 +106,35 @@ def test_the_long_board_has_the_engines_rows_in_more_centre_parts() -> None:
     assert _play_area(kit)[1] == pytest.approx(LONG.height * SIZES["mini"], abs=0.1)
 
 
-@pytest.mark.parametrize("rows", [4, 13, 20, 27, 30, 41])
+@given(rows=st.integers(min_value=4, max_value=100))
 def test_any_height_the_engine_plays_is_split_into_parts_that_add_up(rows: int) -> None:
+    DiceRules(height=rows)  # a height the engine plays
     sections = board_sections(rows)
     assert sum(s.rows for s in sections) == rows
     assert sections[0].frame_below and sections[-1].frame_above
     assert [s.first_row for s in sections] == [sum(t.rows for t in sections[:i]) for i in range(len(sections))]
+    assert all(s.rows == STANDARD_CENTRE_ROWS for s in sections[1:-1])
+    assert min(s.rows for s in sections) >= 2
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    cell=st.floats(min_value=6.0, max_value=40.0),
+    clearance=st.floats(min_value=0.05, max_value=1.0),
+    shape=st.sampled_from(STANDARD.shapes),
+)
+def test_at_any_size_a_piece_sits_in_its_squares_and_moves_at_most_the_clearance(
+    cell: float, clearance: float, shape: Shape
+) -> None:
+    opts = kit_options(cell=cell, clearance=clearance, printer="prusa-xl")
+    dims = Dimensions(cell, clearance)
+    board = board_part(opts, dims, BoardSection("board-bottom", "Board bottom", 0, 4, True, True))
+    cells = piece_cells(shape)
+    seated = piece_solid(cells, dims, upright=True).translate((0.0, 0.0, dims.base + 0.4))
+    assert (board ^ seated).volume() == pytest.approx(0, abs=1e-6)
+    for dx, dy in ((1, 0), (0, 1)):
+        moved = seated.translate((dx * (clearance + 0.05), dy * (clearance + 0.05), 0.0))
+        assert (board ^ moved).volume() > 0
 
 
 def test_a_height_the_engine_refuses_is_refused_with_its_message() -> None:
