@@ -313,6 +313,9 @@ def _one_line(output: str) -> str:
         (["--printer", "ender-9"], "--printer", "unknown printer 'ender-9'"),
         (["--size", "huge"], "--size", "unknown size 'huge'"),
         (["--preset", "longer"], "--preset", 'unknown preset "longer"'),
+        (["--height", "200"], "--height", "rules.height: 200 is out of range (4-100)"),
+        (["--supply", "0"], "--supply", "needs at least 1 piece of each shape"),
+        (["--cell", "3"], "--cell", "cell: 3 mm is out of range"),
         (["--size", "big", "--printer", "a1-mini"], "--printer", "Board centre (214.0 x 212.0 mm) is 40.0 mm too long"),
     ],
 )

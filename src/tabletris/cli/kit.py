@@ -26,25 +26,6 @@ from tabletris.kit.options import (
 from tabletris.kit.slicer import SlicerError, find_slicer
 
 
-def _option_for(message: str) -> str:
-    """Which option a KitError is about, from the start of its message."""
-    for prefix, option in (
-        ("players", "--players"),
-        ("clearance", "--clearance"),
-        ("cell", "--cell"),
-        ("unknown size", "--size"),
-        ("size and cell", "--size"),
-        ("rules.height", "--height"),
-        ("rules.supply", "--supply"),
-        ("supply", "--supply"),
-        ("rules.preset", "--preset"),
-        ("rules.", "--preset"),
-    ):
-        if message.startswith(prefix):
-            return option
-    return "--printer"
-
-
 def kit(
     size: Annotated[str | None, typer.Option(help=f"Square size: {', '.join(f'{k} ({v:g} mm)' for k, v in SIZES.items())}.")] = None,
     cell: Annotated[float | None, typer.Option(help="Square size in mm, instead of --size.")] = None,
@@ -76,7 +57,7 @@ def kit(
             clearance=clearance,
         )
     except KitError as e:
-        raise typer.BadParameter(str(e), param_hint=_option_for(str(e))) from None
+        raise typer.BadParameter(str(e), param_hint=e.option) from None
     have_slicer = find_slicer() is not None
     if slice_plates and not have_slicer:
         raise typer.BadParameter("prusa-slicer is not installed (Debian: apt-get install prusa-slicer)", param_hint="--slice")
@@ -104,7 +85,7 @@ def kit(
             built = make_kit(opts, on_geometry)
             summary = write_kit(built, out, slice_plates=do_slice, previews=previews, progress=on_files)
         except KitError as e:
-            raise typer.BadParameter(str(e), param_hint="--printer") from None
+            raise typer.BadParameter(str(e), param_hint=e.option) from None
         except SlicerError as e:
             typer.echo(f"error: {e}", err=True)
             raise typer.Exit(1) from None

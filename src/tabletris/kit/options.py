@@ -20,8 +20,13 @@ from tabletris.engine.shapes import Shape
 class KitError(ValueError):
     """Options a kit cannot be built from, or a part that can never fit the printer.
 
-    ``str()`` is one line that names the option or part, the value and what would work.
+    ``str()`` is one line that names the option or part, the value and what would work;
+    ``option`` is the command-line option to blame.
     """
+
+    def __init__(self, message: str, option: str = "--printer") -> None:
+        super().__init__(message)
+        self.option = option
 
 
 SIZES: dict[str, float] = {"mini": 10.0, "medium": 15.0, "big": 20.0}
@@ -89,19 +94,23 @@ class KitOptions:
 
     def __post_init__(self) -> None:
         if not (6.0 <= self.cell <= 40.0):
-            raise KitError(f"cell: {self.cell:g} mm is out of range: a square must be 6 to 40 mm")
+            raise KitError(f"cell: {self.cell:g} mm is out of range: a square must be 6 to 40 mm", "--cell")
         if not (1 <= self.players <= MAX_PLAYERS):
             raise KitError(
-                f"players: {self.players} colour sets: the dice game takes 1 to {MAX_PLAYERS} players"
+                f"players: {self.players} colour sets: the dice game takes 1 to {MAX_PLAYERS} players",
+                "--players",
             )
         if not (0.0 <= self.clearance <= MAX_CLEARANCE):
-            raise KitError(f"clearance: {self.clearance:g} mm is out of range (0 to {MAX_CLEARANCE:g} mm)")
+            raise KitError(
+                f"clearance: {self.clearance:g} mm is out of range (0 to {MAX_CLEARANCE:g} mm)", "--clearance"
+            )
         if len(self.rules.die) != DIE_FACES_ALLOWED:
             raise KitError(
-                f"rules.die: a printed die is a cube with 6 faces, these rules have {len(self.rules.die)}"
+                f"rules.die: a printed die is a cube with 6 faces, these rules have {len(self.rules.die)}",
+                "--preset",
             )
         if self.rules.supply < 1:
-            raise KitError("supply: a printed kit needs at least 1 piece of each shape per colour")
+            raise KitError("supply: a printed kit needs at least 1 piece of each shape per colour", "--supply")
 
     @property
     def width(self) -> int:
@@ -162,12 +171,12 @@ def kit_options(
 ) -> KitOptions:
     """Options from command-line values; the rules go through the engine's own validation."""
     if size is not None and cell is not None:
-        raise KitError("size and cell: give one of them, not both")
+        raise KitError("size and cell: give one of them, not both", "--cell")
     size_name: str | None
     if cell is None:
         name = (size or "medium").lower()
         if name not in SIZES:
-            raise KitError(f"unknown size {size!r}: expected one of {', '.join(SIZES)} (or a cell in mm)")
+            raise KitError(f"unknown size {size!r}: expected one of {', '.join(SIZES)} (or a cell in mm)", "--size")
         cell, size_name = SIZES[name], name
     else:
         size_name = next((n for n, mm in SIZES.items() if mm == cell), None)
@@ -181,7 +190,8 @@ def kit_options(
     try:
         rules = DiceRules.from_dict(raw)
     except RulesError as e:
-        raise KitError(str(e)) from None
+        option = next((f"--{k}" for k in ("height", "supply") if str(e).startswith(f"rules.{k}")), "--preset")
+        raise KitError(str(e), option) from None
     return KitOptions(
         rules=rules,
         cell=cell,

@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-from manifold3d import CrossSection, JoinType, Manifold
+from manifold3d import CrossSection, JoinType, Manifold, OpType
 
 from tabletris.engine.dice import CHOICE
 from tabletris.engine.shapes import Cell, Shape
@@ -124,7 +124,7 @@ class Part:
 
     @cached_property
     def size(self) -> tuple[float, float, float]:
-        lo, hi = _bounds(self.solid)
+        lo, hi = bounds(self.solid)
         return (hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2])
 
     @property
@@ -132,13 +132,13 @@ class Part:
         return float(self.solid.volume()) / 1000.0
 
 
-def _bounds(solid: Manifold) -> tuple[np.ndarray, np.ndarray]:
+def bounds(solid: Manifold) -> tuple[np.ndarray, np.ndarray]:
     box = np.asarray(solid.bounding_box(), dtype=float)
     return box[:3], box[3:]
 
 
 def _to_origin(solid: Manifold) -> Manifold:
-    lo, _ = _bounds(solid)
+    lo, _ = bounds(solid)
     return solid.translate((-float(lo[0]), -float(lo[1]), -float(lo[2])))
 
 
@@ -152,18 +152,12 @@ def _slab(section: CrossSection, z0: float, z1: float) -> Manifold:
 
 def _union(solids: Iterable[Manifold]) -> Manifold:
     items = list(solids)
-    return Manifold.batch_boolean(items, _op_add()) if len(items) > 1 else items[0]
-
-
-def _op_add() -> Any:
-    from manifold3d import OpType
-
-    return OpType.Add
+    return Manifold.batch_boolean(items, OpType.Add) if len(items) > 1 else items[0]
 
 
 def _cells_section(cells: Iterable[Cell], pitch: float) -> CrossSection:
     squares = [_rect(x * pitch, y * pitch, (x + 1) * pitch, (y + 1) * pitch) for x, y in cells]
-    return CrossSection.batch_boolean(squares, _op_add())
+    return CrossSection.batch_boolean(squares, OpType.Add)
 
 
 # ---------------------------------------------------------------------------- board

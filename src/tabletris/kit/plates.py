@@ -15,7 +15,7 @@ import rectpack
 from manifold3d import Manifold
 
 from tabletris.kit.options import PRINTERS, KitError, Printer
-from tabletris.kit.parts import Part, _bounds
+from tabletris.kit.parts import Part, bounds
 
 BED_MARGIN = 3.0
 """Kept free at the bed's edges (mm): a placed part's outline stays this far inside the bed."""
@@ -108,7 +108,7 @@ def pack(
         part = items[rid]
         turned = w != _int(part.size[0] + GAP)
         solid = part.solid.rotate((0.0, 0.0, 90.0)) if turned else part.solid
-        lo, _ = _bounds(solid)
+        lo, _ = bounds(solid)
         px, py = BED_MARGIN + x / _SCALE, BED_MARGIN + y / _SCALE
         solid = solid.translate((px - float(lo[0]), py - float(lo[1]), -float(lo[2])))
         placed_by_bin.setdefault(b, []).append(Placed(part, solid, turned, px, py))
