@@ -53,7 +53,7 @@ def test_full_kit_builds_and_every_plate_slices_on_its_bed(size: str, printer: s
         mesh = trimesh.load(out / part["stl"])
         assert mesh.is_watertight and mesh.volume > 0, part["key"]
     if previews:
-        assert len(doc["previews"]) == len(doc["parts"]) + 1
+        assert len(doc["previews"]) == len(doc["parts"]) + 1 + len(doc["plates"])
         for name in doc["previews"]:
             data = (out / name).read_bytes()
             assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000, name

@@ -254,7 +254,8 @@ def write_kit(
     out.mkdir(parents=True, exist_ok=True)
     (out / "stl").mkdir(exist_ok=True)
     (out / "plates").mkdir(exist_ok=True)
-    steps = len(kit.parts) + len(kit.plates) * (2 if slice_plates else 1) + (len(kit.parts) + 1 if previews else 0)
+    steps = len(kit.parts) + len(kit.plates) * (2 if slice_plates else 1)
+    steps += len(kit.parts) + 1 + len(kit.plates) if previews else 0
     done = 0
 
     def step(what: str) -> None:
@@ -366,6 +367,19 @@ def _write_previews(kit: Kit, folder: Path, step: Callable[[str], None]) -> list
         size=(7.0, 7.0),
     )
     files.append(f"previews/{path.name}")
+    bed = kit.options.printer
+    for plate in kit.plates:
+        step(f"preview: plate {plate.title}")
+        colour = SET_COLOURS[0][1] if plate.copies > 1 else BOARD_COLOUR[1]
+        sheet = Manifold.cube((bed.width, bed.depth, 0.6)).translate((0.0, 0.0, -0.6))
+        path = render(
+            [shaded(sheet, "#2f3640"), *(shaded(item.solid, colour) for item in plate.placed)],
+            folder / f"plate-{plate.key}.png",
+            f"{plate.title} on the {bed.name} bed" + (f", x{plate.copies}" if plate.copies > 1 else ""),
+            elev=60,
+            azim=-90,
+        )
+        files.append(f"previews/{path.name}")
     return files
 
 
