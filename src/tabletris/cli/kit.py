@@ -33,7 +33,7 @@ def kit(
     height: Annotated[int | None, typer.Option(help="Board rows (the engine's height option); more rows, more centre parts.")] = None,
     preset: Annotated[str | None, typer.Option(help="Rules preset the board is for, e.g. long (30 rows).")] = None,
     supply: Annotated[int | None, typer.Option(help="Pieces of each shape per colour (default: the engine's supply rule).")] = None,
-    printer: Annotated[str, typer.Option(help=f"Printer bed: {', '.join(PRINTERS)} or WxD[xH] in mm.")] = DEFAULT_PRINTER,
+    printer: Annotated[str, typer.Option(help=f"Printer bed: {', '.join(PRINTERS)} or WxD or WxDxH in mm.")] = DEFAULT_PRINTER,
     clearance: Annotated[float, typer.Option(help="Fit tolerance per side in mm.")] = DEFAULT_CLEARANCE,
     out: Annotated[Path, typer.Option(help="Folder to write the kit to.")] = Path("kit"),
     slice_plates: Annotated[
