@@ -12,35 +12,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import state_of
+from helpers import O_LEFT, O_RIGHT, ROW0, assert_rejected, narrow, turn
 from tabletris.engine.dice import DICE_PRESETS, DiceAction, DiceGame, DiceRules
-from tabletris.engine.errors import IllegalMove, RulesError
+from tabletris.engine.errors import RulesError
 from tabletris.engine.records import record_of, replay
 from tabletris.engine.shapes import Shape, find_orientation
 
-ROW0 = [[0, 0], [1, 0], [2, 0], [3, 0]]
-O_LEFT = [[0, 0], [1, 0], [0, 1], [1, 1]]
-O_RIGHT = [[2, 0], [3, 0], [2, 1], [3, 1]]
 O_LEFT_UP = [[0, 2], [1, 2], [0, 3], [1, 3]]
 
 
-def narrow(players: int = 2, **rules: Any) -> DiceGame:
-    """A 4-wide board: one I fills a row, two Os fill two rows."""
-    spec: dict[str, Any] = {"width": 4, "height": 6, **rules}
-    return DiceGame(["Ann", "Bob", "Cid", "Dee"][:players], spec, seed=1)
 
-
-def turn(game: DiceGame, face: str, place: Any, **kwargs: Any) -> None:
-    game.roll(face)
-    assert not game.over, f"{face} should be placeable"
-    game.play(place, **kwargs)
-
-
-def assert_rejected(game: DiceGame, match: str, place: Any, **kwargs: Any) -> None:
-    before = state_of(game)
-    with pytest.raises(IllegalMove, match=match):
-        game.play(place, **kwargs)
-    assert state_of(game) == before
 
 
 # ------------------------------------------------------------ point tokens
