@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from tabletris.engine.board import Placement
 from tabletris.table.seats import SeatSpec
@@ -27,7 +28,10 @@ async def settle(pilot: Pilot[Any], until: Any, limit: int = 600) -> None:
         await pilot.pause()
         if until():
             return
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:  # an exclusive bot worker replaced by a newer one: expected
+            pass
         await pilot.pause(0.005)
         if until():
             return

@@ -171,7 +171,7 @@ class CurtainScreen(ModalScreen[None]):
     BINDINGS = [Binding("space", "go", "I am here"), Binding("enter", "go", "I am here", show=False)]
 
     def __init__(self, text: Text) -> None:
-        super().__init__(id="curtain-screen")
+        super().__init__(classes="curtain-screen")
         self.text = text
 
     def compose(self) -> ComposeResult:
@@ -189,7 +189,7 @@ class RevealScreen(ModalScreen[None]):
     BINDINGS = [Binding("space", "go", "Continue"), Binding("enter", "go", "Continue", show=False)]
 
     def __init__(self, game: TowerGame, summary: Text) -> None:
-        super().__init__(id="reveal-screen")
+        super().__init__(classes="reveal-screen")
         self.game = game
         self.summary = summary
 
@@ -356,7 +356,8 @@ class TowerScreen(Screen[None]):
             self.phase = "reveal"
             self.seat = None
             self.refresh_all()
-            self.app.push_screen(RevealScreen(game, summary), lambda _: self.start_round())
+            # The next round starts once the reveal is gone: a fast bot's round must not meet it still there.
+            self.app.push_screen(RevealScreen(game, summary), lambda _: self.call_after_refresh(self.start_round))
         else:
             self.start_round()
 
