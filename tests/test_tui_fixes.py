@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from tabletris.tui.end_screen import EndScreen
-from tabletris.tui.tower_screen import CurtainScreen, RevealScreen, TowerScreen
+from tabletris.tui.tower_screen import TowerScreen
+from tabletris.tui.widgets.dialogs import CurtainScreen, RevealScreen
 from tui_helpers import make_app, settle
 
 pytestmark = pytest.mark.asyncio

@@ -19,8 +19,9 @@ from textual.widgets import Footer, Static
 from tabletris.engine import records
 from tabletris.engine.errors import RecordError
 from tabletris.tui import palette
-from tabletris.tui.board_view import BoardView
-from tabletris.tui.pieces import format_cells_short, shape_letter
+from tabletris.tui.widgets.board import BoardView
+from tabletris.tui.widgets.pieces import format_cells_short, shape_letter
+from tabletris.tui.widgets.tower import tower_reveal, tower_score_line
 
 
 class ReplayScreen(Screen[None]):
@@ -109,8 +110,6 @@ class ReplayScreen(Screen[None]):
             self.query_one("#replay-scores", Static).update(self.dice_scores(game))
             self.query_one("#replay-log", Static).update(self.dice_log())
         else:
-            from tabletris.tui.tower_screen import tower_reveal, tower_score_line
-
             reveal = self.query_one("#reveal", HorizontalScroll)
             reveal.remove_children()
             reveal.mount_all(list(tower_reveal(game)))
