@@ -13,8 +13,6 @@ from tabletris.tui.tower_screen import TowerScreen
 from tabletris.tui.widgets.dialogs import CurtainScreen, RevealScreen
 from tui_helpers import make_app, settle
 
-pytestmark = pytest.mark.asyncio
-
 
 @pytest.fixture(autouse=True)
 def _config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -27,6 +25,7 @@ def _tower_ready(app: Any) -> bool:
     return isinstance(s, EndScreen | CurtainScreen | RevealScreen) or (isinstance(s, TowerScreen) and s.phase == "plan")
 
 
+@pytest.mark.asyncio
 async def test_two_people_out_and_a_bot_playing_on_never_crash_and_the_record_is_saved(tmp_path: Path) -> None:
     """Issue 15.1: ``play tower --seats human=Ann,human=Bob,expert --seed 3 --save rep.json``, both
     people taking the default spot (or holding), space at every curtain and reveal. Once both are
@@ -59,3 +58,142 @@ async def test_two_people_out_and_a_bot_playing_on_never_crash_and_the_record_is
     assert reveals > 18
     doc = json.loads(save.read_text(encoding="utf-8"))
     assert doc["game"] == "tower" and len(doc["rounds"]) == len(game.rounds)
+
+
+def test_a_crash_keeps_the_record_and_exits_non_zero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15.1: the app died with exit status 0 and no record; now the record is saved on the
+    way out whatever ends the app, and the status says it failed."""
+    from tabletris.engine import records
+    from tabletris.tui.dice_screen import DiceScreen
+    from tabletris.tui.launch import run_app
+
+    real_commit = DiceScreen.commit
+
+    def commit_then_break(self: DiceScreen, action: Any) -> None:
+        if len(self.game.moves) >= 3:
+            raise RuntimeError("a bug in a screen")
+        real_commit(self, action)
+
+    monkeypatch.setattr(DiceScreen, "commit", commit_then_break)
+    save = tmp_path / "crash.json"
+    app = make_app("dice", [("random", "Ann"), ("random", "Bob")], seed=5)
+    app.initial_setup.save = save  # type: ignore[union-attr]
+    assert run_app(app, headless=True) == 1
+    doc = json.loads(save.read_text(encoding="utf-8"))
+    assert len(doc["moves"]) == 3
+    assert records.replay(doc).moves == app.game.moves[:3]
+
+
+@pytest.mark.asyncio
+async def test_q_asks_first_and_leaving_saves_with_save(tmp_path: Path) -> None:
+    """Issue 15.2: q abandoned the game at once, nothing saved even with --save."""
+    from tabletris.tui.dice_screen import DiceScreen
+    from tabletris.tui.widgets.dialogs import LeaveScreen
+    from tui_helpers import dice_ready
+
+    save = tmp_path / "left.json"
+    app = make_app("dice", [("human", "Ann"), ("random", "Robo")], seed=7)
+    app.initial_setup.save = save  # type: ignore[union-attr]
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, lambda: dice_ready(app))
+        await pilot.press("space", "enter")
+        await settle(pilot, lambda: dice_ready(app) and len(app.game.moves) >= 2)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, LeaveScreen)
+        await pilot.press("n")  # stay
+        await pilot.pause()
+        assert isinstance(app.screen, DiceScreen) and app.is_running and not save.exists()
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+    assert not app.is_running
+    doc = json.loads(save.read_text(encoding="utf-8"))
+    assert len(doc["moves"]) == len(app.game.moves) >= 2
+
+
+@pytest.mark.asyncio
+async def test_n_asks_first_and_s_saves_without_a_save_path(tmp_path: Path) -> None:
+    """Issue 15.2: without --save, leaving offers to save (to a default name in the current folder)."""
+    from tabletris.tui.new_game import NewGameScreen
+    from tabletris.tui.widgets.dialogs import LeaveScreen
+    from tui_helpers import dice_ready
+
+    app = make_app("dice", [("human", "Ann"), ("random", "Robo")], seed=7)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, lambda: dice_ready(app))
+        await pilot.press("space", "enter")
+        await settle(pilot, lambda: dice_ready(app) and len(app.game.moves) >= 2)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, LeaveScreen)
+        await pilot.press("s")
+        await settle(pilot, lambda: isinstance(app.screen, NewGameScreen))
+    saved = tmp_path / "tabletris-dice-7.json"
+    assert len(json.loads(saved.read_text(encoding="utf-8"))["moves"]) >= 2
+
+
+@pytest.mark.asyncio
+async def test_rematch_and_repeated_saves_never_overwrite(tmp_path: Path) -> None:
+    """Issue 15.3: a rematch saved over the first game's record."""
+    from tabletris.tui.widgets.panels import MessageLine
+
+    save = tmp_path / "game.json"
+    app = make_app("dice", [("random", "Ann"), ("random", "Bob")], {"width": 5, "height": 6}, seed=4)
+    app.initial_setup.save = save  # type: ignore[union-attr]
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, EndScreen))
+        first = app.game
+        await pilot.press("s")  # the same state again: not a second file
+        await pilot.pause()
+        assert "Already saved to" in str(app.screen.query_one("#end-message", MessageLine))
+        await pilot.press("r")
+        await settle(pilot, lambda: isinstance(app.screen, EndScreen) and app.game is not first)
+        second = app.game
+    one = json.loads(save.read_text(encoding="utf-8"))
+    two = json.loads((tmp_path / "game-2.json").read_text(encoding="utf-8"))
+    assert one["seed"] == first.seed and two["seed"] == second.seed and one["seed"] != two["seed"]
+    assert not (tmp_path / "game-3.json").exists()
+
+
+@pytest.mark.asyncio
+async def test_a_star_only_on_bonus_icons_that_score() -> None:
+    """Issue 15.4: every covered icon got a ★, even under a piece of the wrong shape (9 ★, bonus 0)."""
+    from tabletris.tui.widgets.board import BoardView
+
+    app = make_app("tower", [("random", "Ann"), ("random", "Robo"), ("random", "Cleo")], {"preset": "advanced"}, seed=5)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, EndScreen))
+        game = app.game
+        views = list(app.screen.query("#reveal BoardView").results(BoardView))
+        covered_icons = 0
+        for seat, view in enumerate(views):
+            tower = game.towers[seat]
+            stars = [c for c in tower.layout.bonus if view.cell_text(c)[0].startswith("★")]
+            covered_icons += sum(1 for c in tower.layout.bonus if tower.board.stone_at(c) is not None)
+            assert len(stars) == game.score(seat)["bonus"]
+        assert covered_icons > sum(game.score(s)["bonus"] for s in range(3))  # the case the issue saw
+
+
+@pytest.mark.asyncio
+async def test_the_new_game_form_offers_no_oracle_for_dice() -> None:
+    """Issue 15.10: oracle was offered for dice (where it plays as expert)."""
+    from textual.widgets import Select
+
+    from tabletris.tui.app import TabletrisApp
+    from tabletris.tui.new_game import NewGameScreen
+    from tabletris.tui.setup import Setup
+
+    app = TabletrisApp(Setup(game="dice"), show_setup=True)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, NewGameScreen)
+        kinds = [value for _, value in screen.query_one("#seat-kind-1", Select)._options]
+        assert "expert" in kinds and "oracle" not in kinds
+        screen.query_one("#game", Select).value = "tower"
+        await pilot.pause()
+        await pilot.pause()
+        tower_kinds = [value for _, value in app.screen.query_one("#seat-kind-1", Select)._options]
+        assert "oracle" in tower_kinds

@@ -40,8 +40,7 @@ def register(app: typer.Typer) -> None:
         if game is None and not plain and interactive and _tui_available():
             from tabletris.tui.launch import launch_setup
 
-            launch_setup()
-            return
+            raise typer.Exit(launch_setup(color=color))
         game = game or "dice"
         if game not in ("dice", "tower"):
             _fail(f"unknown game {game!r}: expected dice or tower")
@@ -54,8 +53,7 @@ def register(app: typer.Typer) -> None:
         if not plain and interactive and _tui_available():
             from tabletris.tui.launch import launch
 
-            launch(game, seat_specs, rules_obj, seed, save)
-            return
+            raise typer.Exit(launch(game, seat_specs, rules_obj, seed, save, color=color))
         if game == "dice":
             from tabletris.cli.line_dice import play_dice
 

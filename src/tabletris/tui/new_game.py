@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
-from tabletris.bots.registry import bot_names
+from tabletris.bots.registry import bot_names, make_bot
 from tabletris.engine.options import RulesError, options_to_dict
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import GAMES, MAX_SEATS, Setup, rules_model
@@ -42,6 +42,12 @@ def option_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
             continue
         choices.append(value)
     return choices
+
+
+def seat_bots(game: str) -> list[str]:
+    """The bots a seat of ``game`` may be: a bot that is handed the whole deck (``sees_deck``, the
+    oracle) measures the tower game and has no dice game to play, so dice does not offer it."""
+    return [b for b in bot_names() if game != "dice" or not make_bot(b).sees_deck]
 
 
 def show_value(value: Any) -> str:
@@ -124,7 +130,7 @@ class NewGameScreen(Screen[None]):
                         compact=True,
                     )
                 yield Static("[b]Seats[/b]  [dim]kind · name · strength[/dim]")
-                kinds = [("—", NO_SEAT), ("human", "human")] + [(b, b) for b in bot_names()]
+                kinds = [("—", NO_SEAT), ("human", "human")] + [(b, b) for b in seat_bots(self.setup.game)]
                 known = {k for _, k in kinds}
                 for i in range(MAX_SEATS[self.setup.game]):
                     spec = self.setup.seats[i] if i < len(self.setup.seats) else None
