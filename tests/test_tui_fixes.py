@@ -197,3 +197,106 @@ async def test_the_new_game_form_offers_no_oracle_for_dice() -> None:
         await pilot.pause()
         tower_kinds = [value for _, value in app.screen.query_one("#seat-kind-1", Select)._options]
         assert "oracle" in tower_kinds
+
+
+def _dice_record(tmp_path: Path) -> Path:
+    from helpers import play_dice_turn
+    from tabletris.bots.registry import make_bot
+    from tabletris.engine import records
+    from tabletris.engine.dice import DiceGame
+    from tabletris.engine.records import record_of
+
+    game = DiceGame(["Ann", "Robo"], {"height": 10}, seed=21)
+    bots = [make_bot("random", seed=1), make_bot("random", seed=2)]
+    while not game.over:
+        play_dice_turn(game, bots[game.to_move])
+    path = tmp_path / "r.json"
+    path.write_text(records.dumps(record_of(game)), encoding="utf-8")
+    return path
+
+
+@pytest.mark.asyncio
+async def test_replay_keys_footer_help_and_clicks(tmp_path: Path) -> None:
+    """Issue 15.8: the replay footer showed only ``? q``, ``?`` showed the playing keys, Home/End/
+    PgUp/PgDn did nothing (the focused move list took them) and clicking a move did nothing."""
+    from tabletris.tui.app import TabletrisApp
+    from tabletris.tui.help_screen import HelpScreen
+    from tabletris.tui.replay_screen import ReplayScreen
+
+    app = TabletrisApp(replay=_dice_record(tmp_path))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        total = len(screen.steps)
+        assert total > 12
+        shown = {key for key, b in screen.active_bindings.items() if b.binding.show and b.node is screen}
+        assert {"left", "right", "home", "end", "pageup", "pagedown"} <= shown
+        screen.query_one("#log-box").focus()  # where a person's click or tab leaves the focus
+        await pilot.press("home")
+        assert screen.position == 0
+        await pilot.press("pagedown")
+        assert screen.position == 10
+        await pilot.press("pageup")
+        assert screen.position == 0
+        await pilot.press("end")
+        assert screen.position == total
+        await pilot.press("home")
+        await pilot.click("#replay-log", offset=(3, 2))  # the third move's line
+        assert screen.position == 3
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.query_one("#help-text").source  # type: ignore[attr-defined]
+        assert "Replay keys" in text and "Home / End" in text and "rotate clockwise" not in text
+
+
+@pytest.mark.asyncio
+async def test_light_theme_board_no_color_and_too_small_terminal() -> None:
+    """Issue 15.9: empty cells were a fixed near-black on light themes, ``--no-color`` did not
+    reach the app, and a 60×20 terminal cut the board with no warning."""
+    from rich.color import Color as RichColor
+
+    from tabletris.tui.app import TabletrisApp
+    from tabletris.tui.widgets.board import BoardView
+    from tui_helpers import dice_ready
+
+    app = make_app("dice", [("human", "Ann"), ("random", "Robo")], seed=7)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, lambda: dice_ready(app))
+        board = app.screen.query_one("#board", BoardView)
+        for theme, light in (("textual-light", True), ("textual-dark", False)):
+            app.theme = theme
+            await pilot.pause()
+            board.render()
+            bg = board.cell_text((0, 19))[1].bgcolor
+            assert isinstance(bg, RichColor) and bg.triplet is not None
+            brightness = sum(bg.triplet) / 3 / 255
+            assert (brightness > 0.5) is light, (theme, bg)
+        assert app.too_small is None
+    assert TabletrisApp(no_color=True).no_color
+
+    small = make_app("tower", [("human", "Ann"), ("random", "Robo")], seed=7)
+    async with small.run_test(size=(60, 20)) as pilot:
+        await settle(pilot, lambda: getattr(small.screen, "phase", "") == "plan")
+        assert small.too_small is not None and "60×20" in small.too_small and "needs at least" in small.too_small
+
+
+@pytest.mark.asyncio
+async def test_command_palette_has_the_apps_commands(tmp_path: Path) -> None:
+    """Issue 15.11: the palette had only Textual's built-ins."""
+    from tui_helpers import dice_ready
+
+    app = make_app("dice", [("human", "Ann"), ("random", "Robo")], seed=7)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot, lambda: dice_ready(app))
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert {"New game", "Save record", "Rules and keys", "Replay a record", "Theme"} <= set(commands)
+        commands["Save record"].callback()
+        await pilot.pause()
+        assert (tmp_path / "tabletris-dice-7.json").exists()
+        commands["Replay a record"].callback()
+        await pilot.pause()
+        from tabletris.tui.replay_screen import ReplayScreen
+
+        assert isinstance(app.screen, ReplayScreen)

@@ -77,3 +77,16 @@ def test_help_screen_80x24(snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_dice_screen_light_theme_80x24(snap_compare: Any) -> None:
+    """Issue 15.9: a light theme must read (board, panels and ghost from the theme's colours)."""
+    app = make_app("dice", [("human", "Ann"), ("random", "Robo")], seed=7)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app.theme = "textual-light"
+        await settle(pilot, lambda: dice_ready(app))
+        await pilot.press("space", "enter")
+        await settle(pilot, lambda: dice_ready(app) and len(app.game.moves) >= 2)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

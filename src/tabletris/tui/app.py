@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.filter import Monochrome
 from textual.screen import Screen
 
+from tabletris.engine.dice import DiceGame
 from tabletris.engine.errors import IllegalMove, RecordError, RulesError
 from tabletris.engine.games import spec_of
 from tabletris.engine.options import options_to_dict
@@ -58,6 +59,8 @@ class TabletrisApp(App[None]):
         self.bot_pause = bot_pause
         self.game: Any = None
         self.setup: Setup | None = setup
+        self.too_small: str | None = None
+        """The warning shown while the terminal is smaller than the game's board needs."""
         self.saved: dict[int, tuple[dict[str, Any], Path]] = {}
         """Per game (by id): the record last written and where, so one state is written once."""
 
@@ -110,6 +113,7 @@ class TabletrisApp(App[None]):
             from tabletris.tui.tower_screen import TowerScreen
 
             self._show(TowerScreen(setup, table))
+        self.call_after_refresh(self.check_size)
         return True
 
     def show_end(self, setup: Setup, game: Any) -> None:
@@ -130,6 +134,35 @@ class TabletrisApp(App[None]):
             after = options_to_dict(spec_of(game).next_rules(game, game.rules))
             rules.update({k: v for k, v in after.items() if k != "preset" and v != before.get(k)})
         self.start_game(dataclasses.replace(setup, seed=seed, rules=rules))
+
+    def needed_size(self) -> tuple[int, int] | None:
+        """Columns and lines the game in play needs to be seen whole: its board (2 columns a
+        cell, borders) beside a side panel of 40 columns, the tower game's other towers beside
+        them, and the footer."""
+        if self.game is None:
+            return None
+        rules = self.game.rules
+        board_w, board_h = rules.width * 2 + 2, rules.height + 2
+        others = 0 if isinstance(self.game, DiceGame) else (board_w + 1) * (len(self.game.players) - 1)
+        return board_w + 41 + others, board_h + 1
+
+    def check_size(self) -> None:
+        """Say so, clearly, when the terminal cannot show the whole board (it would be cut)."""
+        need = self.needed_size()
+        have = self.size
+        if need is None or (have.width >= need[0] and have.height >= need[1]):
+            self.too_small = None
+            return
+        message = (
+            f"The terminal is {have.width}×{have.height}; this board needs at least {need[0]}×{need[1]}. "
+            "Enlarge the window or use a smaller font, or the board is cut."
+        )
+        if message != self.too_small:
+            self.too_small = message
+            self.notify(message, title="Terminal too small", severity="warning", timeout=10)
+
+    def on_resize(self) -> None:
+        self.check_size()
 
     # ------------------------------------------------------------ saving and leaving
 
@@ -205,15 +238,20 @@ class TabletrisApp(App[None]):
 
         if isinstance(self.screen, HelpScreen):
             return
-        replay = getattr(self.screen, "kind", None) if self.replay_path is not None else None
-        game_name = replay or (spec_of(self.game).name if self.game is not None else None)
-        game_name = game_name or (self.setup.game if self.setup is not None else "dice")
-        rules = self.game.rules if self.game is not None else None
+        from tabletris.tui.replay_screen import ReplayScreen
+
+        screen = self.screen
+        if isinstance(screen, ReplayScreen):  # the replay's own keys, and the record's rules
+            game_name, rules = screen.kind, screen.final.rules
+        elif self.game is not None:
+            game_name, rules = spec_of(self.game).name, self.game.rules
+        else:
+            game_name, rules = (self.setup.game if self.setup is not None else "dice"), None
         try:
             help_texts = dict(rules_model(game_name)[2])
         except RulesError:
             help_texts = {}
-        self.push_screen(HelpScreen(game_name, rules, help_texts, replay=replay is not None))
+        self.push_screen(HelpScreen(game_name, rules, help_texts, replay=isinstance(screen, ReplayScreen)))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette (ctrl+p): the app's own commands first, then Textual's."""

@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -24,16 +26,32 @@ from tabletris.tui.widgets.pieces import format_cells_short, shape_letter
 from tabletris.tui.widgets.tower import tower_reveal, tower_score_line
 
 
+class ReplayLog(Static):
+    """The move list, one line a move; a click on a line says which move it was."""
+
+    class MoveClicked(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            event.stop()
+            self.post_message(self.MoveClicked(offset.y))
+
+
 class ReplayScreen(Screen[None]):
     """← → step, home/end jump, q quits; the final position is ``records.replay`` of the record."""
 
+    # priority: a focused scroll box (the move list) would take these keys for scrolling
     BINDINGS = [
-        Binding("left", "step(-1)", "Back"),
-        Binding("right", "step(1)", "Forward"),
-        Binding("pageup", "step(-10)", "-10", show=False),
-        Binding("pagedown", "step(10)", "+10", show=False),
-        Binding("home", "jump(0)", "Start"),
-        Binding("end", "jump(-1)", "End"),
+        Binding("left", "step(-1)", "Back", priority=True),
+        Binding("right", "step(1)", "Forward", priority=True),
+        Binding("pageup", "step(-10)", "−10", priority=True),
+        Binding("pagedown", "step(10)", "+10", priority=True),
+        Binding("home", "jump(0)", "Start", priority=True),
+        Binding("end", "jump(-1)", "End", priority=True),
         Binding("question_mark", "app.help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -70,7 +88,7 @@ class ReplayScreen(Screen[None]):
                     yield Static(id="replay-head")
                     yield Static(id="replay-scores")
                     with VerticalScroll(id="log-box"):
-                        yield Static(id="replay-log")
+                        yield ReplayLog(id="replay-log")
         else:
             with Vertical(id="replay-main"):
                 yield Static(id="replay-head")
@@ -81,12 +99,17 @@ class ReplayScreen(Screen[None]):
     def on_mount(self) -> None:
         self.show_position()
 
+    @on(ReplayLog.MoveClicked)
+    def move_clicked(self, event: ReplayLog.MoveClicked) -> None:
+        """A click on move k of the list shows the position after it."""
+        self.action_jump(min(event.index + 1, len(self.steps)))
+
     def action_step(self, delta: int) -> None:
         self.position = max(0, min(len(self.steps), self.position + delta))
         self.show_position()
 
     def action_jump(self, where: int) -> None:
-        self.position = len(self.steps) if where < 0 else where
+        self.position = len(self.steps) if where < 0 else max(0, min(where, len(self.steps)))
         self.show_position()
 
     def show_position(self) -> None:
