@@ -300,3 +300,87 @@ async def test_command_palette_has_the_apps_commands(tmp_path: Path) -> None:
         from tabletris.tui.replay_screen import ReplayScreen
 
         assert isinstance(app.screen, ReplayScreen)
+
+
+@pytest.mark.asyncio
+async def test_new_game_form_labels_seat_names_presets_and_empty_fields() -> None:
+    """Issue 15.6: labels were option keys, a seat switched to expert kept "Random 2", empty seed
+    and strength fields turned red, and the fields must show the chosen preset's values."""
+    from textual.widgets import Input, Label, Select
+
+    from tabletris.engine.dice import DiceRules
+    from tabletris.tui.app import TabletrisApp
+    from tabletris.tui.new_game import NewGameScreen
+    from tabletris.tui.setup import Setup
+
+    app = TabletrisApp(Setup(), show_setup=True)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, NewGameScreen)
+        labels = [str(label.render()) for label in screen.query(".rule-name").results(Label)]
+        assert "Stuck penalty" in labels and "Row reward" in labels and not any("_" in x for x in labels)
+        await pilot.click("#seed")
+        await pilot.press("1", "backspace", "tab")
+        await pilot.click("#seat-strength-1")
+        await pilot.press("1", "backspace", "tab")
+        await pilot.pause()
+        assert not screen.query_one("#seed", Input).has_class("-invalid")
+        assert not screen.query_one("#seat-strength-1", Input).has_class("-invalid")
+        assert not screen.query_one("#start").disabled
+        screen.query_one("#seat-kind-1", Select).value = "expert"
+        await pilot.pause()
+        assert screen.query_one("#seat-name-1", Input).value == "Expert 2"
+        screen.query_one("#seat-name-1", Input).value = "Robo"
+        screen.query_one("#seat-kind-1", Select).value = "greedy"
+        await pilot.pause()
+        assert screen.query_one("#seat-name-1", Input).value == "Robo"  # a typed name stays
+        screen.query_one("#preset", Select).value = "long"
+        for _ in range(4):
+            await pilot.pause()
+        form = app.screen
+        assert isinstance(form, NewGameScreen)
+        long = DiceRules.from_dict({"preset": "long"})
+        assert form.query_one("#rule-height", Input).value == str(long.height)
+        assert form.read_setup().rules == {"preset": "long"}
+
+
+@pytest.mark.asyncio
+async def test_reward_dialog_shows_the_board_and_a_click_picks_the_stone() -> None:
+    """Issue 15.7: the choose-reward dialog hid the board; the stone was picked from coordinates."""
+    from tabletris.tui.dice_screen import DiceScreen
+    from tabletris.tui.widgets.board import BoardView
+    from tabletris.tui.widgets.dialogs import RewardScreen
+    from tui_helpers import dice_ready, steer_dice
+
+    garbage = [{"shape": "I", "cells": [[0, 0], [1, 0], [2, 0], [3, 0]]}, {"shape": "I", "cells": [[4, 0], [5, 0], [6, 0], [7, 0]]}]
+    app = make_app("dice", [("human", "Ann"), ("human", "Bea")], {"preset": "choose", "width": 10, "garbage": garbage}, seed=1)
+    async with app.run_test(size=(120, 50)) as pilot:
+        for _ in range(12):
+            await settle(pilot, lambda: dice_ready(app))
+            screen = app.screen
+            assert isinstance(screen, DiceScreen)
+            game, ghost = screen.game, screen.ghost
+            assert ghost.shape is not None
+            closing = [p for p in game.legal_placements(ghost.shape, ghost.take) if game.scoring_rows_after(p, ghost.take)]
+            if closing and game.to_move == 1 and any(s.owner == 0 for s in game.board.stones.values()):
+                await steer_dice(pilot, screen, closing[0])
+                await pilot.press("enter")
+                await settle(pilot, lambda: isinstance(app.screen, RewardScreen))
+                dialog = app.screen
+                assert isinstance(dialog, RewardScreen)
+                view = dialog.query_one("#reward-board", BoardView)
+                target = dialog.stones[-1]
+                assert set(target.cells) <= view.highlight  # the candidates are marked on the board
+                assert view.board.stone_at(target.cells[0]) is not None
+                x, y = target.cells[0]
+                await pilot.click("#reward-board", offset=(1 + 2 * x, 1 + view.board.height - 1 - y))
+                await settle(pilot, lambda: isinstance(app.screen, DiceScreen))
+                assert game.moves[-1].rewards == (target.cells,)
+                assert target.number not in game.board.stones
+                return
+            legal = sorted(game.legal_placements(ghost.shape, ghost.take), key=lambda p: (-p.y, p.x))
+            safe = [p for p in legal if not game.scoring_rows_after(p, ghost.take)] or legal
+            await steer_dice(pilot, screen, safe[0])
+            await pilot.press("enter")
+        pytest.fail("no turn completed a row in 12 turns with this seed")
