@@ -15,6 +15,7 @@ from tabletris.bots.registry import make_bot
 from tabletris.engine.board import Placement, Stone
 from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceGame, DiceRules
 from tabletris.engine.errors import IllegalMove, RecordError
+from tabletris.engine.games import GAMES
 from tabletris.engine.options import RulesError, options_to_dict
 from tabletris.engine.records import record_of, replay_dice, replay_tower
 from tabletris.engine.shapes import Shape
@@ -82,7 +83,7 @@ class DiceAdapter:
     """The dice game: events are the record's moves; the server rolls as each turn begins."""
 
     name = "dice"
-    max_seats = 8
+    max_seats = GAMES["dice"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
         return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP)
@@ -242,7 +243,7 @@ class TowerAdapter:
     """
 
     name = "tower"
-    max_seats = 4
+    max_seats = GAMES["tower"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
         return _rules_meta(TowerRules, TOWER_PRESETS, TOWER_HELP)
