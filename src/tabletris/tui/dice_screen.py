@@ -81,9 +81,7 @@ class DiceScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#board", BoardView).border_title = "dice"
         self.query_one("#log-box").border_title = "moves"
-        self.query_one("#players").border_title = "players"
         self.refresh_all()
         self.call_after_refresh(self.next_turn)
 

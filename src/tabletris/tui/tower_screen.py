@@ -52,7 +52,7 @@ class TowerScreen(Screen[None]):
         Binding("right", "steer('move', 1)", "→", show=False),
         Binding("r", "steer('rotate', 1)", "Rotate"),
         Binding("e", "steer('rotate', -1)", "Rotate back", show=False),
-        Binding("m", "mino_mode", "Mino"),
+        Binding("m", "steer('toggle_mino')", "Mino"),
         Binding("backspace", "unmino", "Undo mino", show=False),
         Binding("h", "hold", "Hold"),
         Binding("enter", "drop", "Drop"),
@@ -220,16 +220,10 @@ class TowerScreen(Screen[None]):
 
     # ------------------------------------------------------------ planning
 
-    def action_steer(self, what: str, step: int) -> None:
-        """← → (move) and r e (rotate) turn and move the plan's ghost."""
+    def action_steer(self, what: str, *args: int) -> None:
+        """← → (move), r e (rotate), m (mino mode): the plan's ghost changes or says why not."""
         if self.phase == "plan" and self.plan is not None and self.plan.orient is not None:
-            getattr(self.plan, what)(step)
-            self.say("")
-            self.refresh_all()
-
-    def action_mino_mode(self) -> None:
-        if self.phase == "plan" and self.plan is not None:
-            complaint = self.plan.toggle_mino()
+            complaint = getattr(self.plan, what)(*args)
             self.say(complaint or "", error=complaint is not None)
             self.refresh_all()
 

@@ -57,6 +57,8 @@ def fits_line(reason: str | None, rows: int = 0, key: str = "place") -> Text:
 class DicePlayers(Static):
     """Each seat's mark, name (⚙ for a bot) and points; ▶ at the player to move."""
 
+    BORDER_TITLE = "players"
+
     def update_from(self, game: DiceGame, bots: Container[int]) -> None:
         text = Text(no_wrap=True, overflow="ellipsis")
         for seat, name in enumerate(game.players):
