@@ -257,6 +257,7 @@ async def test_light_theme_board_no_color_and_too_small_terminal() -> None:
     reach the app, and a 60×20 terminal cut the board with no warning."""
     from rich.color import Color as RichColor
 
+    from tabletris.tui import palette
     from tabletris.tui.app import TabletrisApp
     from tabletris.tui.widgets.board import BoardView
     from tui_helpers import dice_ready
@@ -273,6 +274,7 @@ async def test_light_theme_board_no_color_and_too_small_terminal() -> None:
             assert isinstance(bg, RichColor) and bg.triplet is not None
             brightness = sum(bg.triplet) / 3 / 255
             assert (brightness > 0.5) is light, (theme, bg)
+            assert app.theme_variables["text-warning"] == palette.HIGHLIGHT  # text accents follow too
         assert app.too_small is None
     assert TabletrisApp(no_color=True).no_color
 

@@ -18,6 +18,7 @@ from tabletris.engine.games import spec_of
 from tabletris.engine.options import options_to_dict
 from tabletris.engine.records import record_of
 from tabletris.table.saving import save_record
+from tabletris.tui import palette
 from tabletris.tui.setup import Setup, load_last_setup, new_table, rules_model, save_last_setup
 
 
@@ -65,6 +66,8 @@ class TabletrisApp(App[None]):
         """Per game (by id): the record last written and where, so one state is written once."""
 
     def on_mount(self) -> None:
+        palette.follow_theme(self.theme_variables)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.replay_path is not None:
             from tabletris.tui.replay_screen import ReplayScreen
 
@@ -79,6 +82,18 @@ class TabletrisApp(App[None]):
             self.action_new_game()
             return
         self.start_game(self.initial_setup)
+
+    def _theme_changed(self, _theme: object) -> None:
+        """Redraw in the new theme's accents (drawings are Rich text made with the old ones)."""
+        from tabletris.tui.end_screen import EndScreen
+
+        palette.follow_theme(self.theme_variables)
+        for screen in self.screen_stack:
+            redraw = getattr(screen, "refresh_all", None) or getattr(screen, "show_position", None)
+            if redraw is not None:
+                redraw()
+            elif isinstance(screen, EndScreen) and screen.is_mounted:
+                screen.refresh(recompose=True)
 
     # ------------------------------------------------------------ stages
 

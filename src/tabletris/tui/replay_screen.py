@@ -123,7 +123,7 @@ class ReplayScreen(Screen[None]):
         head.append(f"{name}", "bold")
         head.append(f"  {self.kind} · {'move' if self.kind == 'dice' else 'round'} {self.position}/{len(self.steps)}")
         if game.over:
-            head.append("  · game over", "bold #feca57")
+            head.append("  · game over", f"bold {palette.HIGHLIGHT}")
         self.query_one("#replay-head", Static).update(head)
         if self.kind == "dice":
             board = self.query_one("#replay-board", BoardView)
@@ -145,7 +145,7 @@ class ReplayScreen(Screen[None]):
             text.append(f"{palette.seat_mark(seat)} {player}", f"bold {palette.seat_colour(seat)}")
             text.append(f"  {game.scores[seat]}", "bold")
             if seat in winners:
-                text.append("  ★", "bold #feca57")
+                text.append("  ★", f"bold {palette.HIGHLIGHT}")
             text.append("\n")
         return text
 
@@ -154,7 +154,7 @@ class ReplayScreen(Screen[None]):
         players = self.final.players
         for i, move in enumerate(self.steps):
             current = i == self.position - 1
-            text.append("▶" if current else " ", "bold #feca57")
+            text.append("▶" if current else " ", f"bold {palette.HIGHLIGHT}")
             text.append(f"{i + 1:>3} ", "bold" if current else "dim")
             seat = move.get("player", (self.final.rules.first_player + i) % len(players))
             text.append(f"{players[seat]:<10.10} ", palette.seat_colour(seat))
@@ -165,6 +165,6 @@ class ReplayScreen(Screen[None]):
             if "place" in move:
                 text.append(f" {format_cells_short(move['place'])}", "" if current else "dim")
             else:
-                text.append("  fits nowhere: end", "#ff6b6b")
+                text.append("  fits nowhere: end", palette.BAD)
             text.append("\n")
         return text

@@ -35,7 +35,7 @@ def dice_breakdown(game: Any) -> Table:
     table.add_column("total", justify="right", style="bold")
     for seat, row in enumerate(dice_breakdown_rows(game)):
         table.add_row(
-            Text("★ winner" if row["winner"] else "", "bold #feca57"),
+            Text("★ winner" if row["winner"] else "", f"bold {palette.HIGHLIGHT}"),
             Text(row["name"], f"bold {palette.seat_colour(seat)}"),
             str(row["rows"]),
             str(row["penalty"]) if row["penalty"] else "",
@@ -55,7 +55,7 @@ def dice_ending(game: Any) -> Text:
     winners = game.winners()
     names = ", ".join(game.players[i] for i in winners)
     if len(winners) > 1:
-        text.append(f"Shared win: {names} (equal points share the win).", "bold #feca57")
+        text.append(f"Shared win: {names} (equal points share the win).", f"bold {palette.HIGHLIGHT}")
     else:
-        text.append(f"{names} wins.", "bold #feca57")
+        text.append(f"{names} wins.", f"bold {palette.HIGHLIGHT}")
     return text

@@ -47,7 +47,7 @@ def fits_line(reason: str | None, rows: int = 0, key: str = "place") -> Text:
     if reason is None:
         text.append("✔ fits", f"bold {palette.GHOST_OK}")
         if rows:
-            text.append(f" · completes {rows} row{'s' if rows > 1 else ''}", "bold #feca57")
+            text.append(f" · completes {rows} row{'s' if rows > 1 else ''}", f"bold {palette.HIGHLIGHT}")
         text.append(f"  ⏎ {key}", "dim")
     else:
         text.append(f"✘ {reason}", f"bold {palette.GHOST_BAD}")
@@ -84,7 +84,7 @@ class DiceSupply(Static):
         else:
             for shape, left in game.supply.items():
                 text.append_text(shape_letter(shape))
-                text.append(f"{left:<3} ", "bold" if left else "bold #ff6b6b")
+                text.append(f"{left:<3} ", "bold" if left else f"bold {palette.BAD}")
         self.update(text)
 
 
@@ -109,7 +109,7 @@ class DiceStatus(Static):
             if game.roll_face == CHOICE:
                 text.append("  (★: c changes shape)", "dim")
             if ghost.take is not None:
-                text.append(f"\ntaking the {ghost.shape.value} at {format_cells_short(ghost.take.cells)}", "#feca57")
+                text.append(f"\ntaking the {ghost.shape.value} at {format_cells_short(ghost.take.cells)}", palette.HIGHLIGHT)
                 if len(game.take_options(ghost.shape)) > 1:
                     text.append(" (t: another)", "dim")
             text.append("\n")
@@ -132,14 +132,14 @@ class DiceLog(Static):
                 text.append("→")
                 text.append_text(shape_letter(move.shape))
             if move.place is None:
-                text.append("  cannot be placed: game over", "bold #ff6b6b")
+                text.append("  cannot be placed: game over", f"bold {palette.BAD}")
                 continue
             if move.take is not None:
-                text.append(" took ", "#feca57")
+                text.append(" took ", palette.HIGHLIGHT)
             text.append(f" {format_cells_short(move.place)}", "dim")
             pts = points[i] if i < len(points) else 0
             if pts:
-                text.append(f"  +{pts}", "bold #feca57")
+                text.append(f"  +{pts}", f"bold {palette.HIGHLIGHT}")
             removed = sum(1 for r in move.rewards or () if r != "point")
             if removed:
                 text.append(f"  removed {removed}", "#ff9f43")
@@ -169,10 +169,10 @@ class TowerInfo(Static):
             s = game.score(seat)
             text.append(f"minos {t.minos - len(planned)}", "bold")
             if planned:
-                text.append(f" (planned: columns {' '.join(map(str, planned))})", "#feca57")
+                text.append(f" (planned: columns {' '.join(map(str, planned))})", palette.HIGHLIGHT)
             text.append("   hold ")
             if t.held is None:
-                text.append("free" if not t.out else "—", "#1dd1a1")
+                text.append("free" if not t.out else "—", palette.GOOD)
             else:
                 text.append_text(shape_letter(t.held))
             text.append(f"\nscore {s['total']}: {s['lines']} rows ×2, {s['bonus']} bonus", "dim")

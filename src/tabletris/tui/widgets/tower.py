@@ -32,7 +32,7 @@ def tower_overlays(tower: Tower) -> dict[tuple[int, int], Overlay]:
     for cell, shape in tower.layout.bonus.items():
         overlays[cell] = Overlay(f"{shape.value}◆", Style(color=palette.shape_hex(shape), bold=True), "★" if cell in scoring else "")
     for cell in tower.layout.diamonds:
-        overlays[cell] = Overlay("◇ ", Style(color="#e8f6ff", bold=True), "◆")
+        overlays[cell] = Overlay("◇ ", Style(color=palette.INK, bold=True), "◆")
     return overlays
 
 
@@ -67,7 +67,7 @@ def tower_score_line(game: TowerGame) -> Text:
         text.append(f" {s['total']}", "bold")
         text.append(f" ({s['lines']} rows, {s['bonus']} bonus)", "dim")
         if seat in winners:
-            text.append(" ★", "bold #feca57")
+            text.append(" ★", f"bold {palette.HIGHLIGHT}")
         text.append("   ")
     return text
 
@@ -87,7 +87,7 @@ def tower_breakdown(game: TowerGame) -> Table:
     for seat, name in enumerate(game.players):
         s = game.score(seat)
         cells: list[Text | str] = [
-            Text("★ winner" if seat in winners else "", "bold #feca57"),
+            Text("★ winner" if seat in winners else "", f"bold {palette.HIGHLIGHT}"),
             Text(name + (" (out)" if game.towers[seat].out else ""), f"bold {palette.seat_colour(seat)}"),
             str(s["lines"]),
             str(s["line_points"]),
@@ -107,18 +107,18 @@ def tower_ending(game: TowerGame) -> Text:
     best = max(s["total"] for s in scores)
     tied = [i for i, s in enumerate(scores) if s["total"] == best]
     if len(winners) > 1:
-        text.append(f"Shared win: {names} (same total, same number of rows).", "bold #feca57")
+        text.append(f"Shared win: {names} (same total, same number of rows).", f"bold {palette.HIGHLIGHT}")
     elif len(tied) > 1:
-        text.append(f"{names} wins on the tie-break: more complete rows at {best} points.", "bold #feca57")
+        text.append(f"{names} wins on the tie-break: more complete rows at {best} points.", f"bold {palette.HIGHLIGHT}")
     else:
-        text.append(f"{names} wins with {best} points.", "bold #feca57")
+        text.append(f"{names} wins with {best} points.", f"bold {palette.HIGHLIGHT}")
     return text
 
 
 def achievements_text(game: TowerGame) -> Text:
     text = Text()
     for card in game.achievements:
-        text.append(f"{card.id}", "bold #feca57")
+        text.append(f"{card.id}", f"bold {palette.HIGHLIGHT}")
         text.append(f"  {card.spec.text}\n", "dim")
         for space, points in enumerate(card.points):
             holders = card.holders[space]
@@ -132,7 +132,7 @@ def achievements_text(game: TowerGame) -> Text:
             elif space < card.next_space:
                 text.append("passed", "dim")
             else:
-                text.append("open", "#1dd1a1")
+                text.append("open", palette.GOOD)
             text.append("\n")
     if not game.achievements:
         text.append("no achievement cards", "dim")
