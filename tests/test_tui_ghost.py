@@ -64,7 +64,12 @@ def test_dice_ghost_stays_on_the_board_and_turns_in_place() -> None:
 
 def test_flip_refused_under_rotate_rules_and_cycle_walks_every_legal_spot() -> None:
     ghost = started({"orientation": "rotate"})
-    assert ghost.flip() is not None and "rotations only" in ghost.flip()  # type: ignore[operator]
+    ghost.choose_shape(Shape.S)  # a chiral shape: its mirror image is a Z, not an S turned
+    assert ghost.orient is not None
+    mirrored = ghost.orient.flipped().at(ghost.gx, ghost.gy)
+    assert ghost.flip() == ghost.game.placement_error(Shape.S, mirrored, ghost.take)
+    assert "mirrored (orientation rotate)" in ghost.flip()  # type: ignore[operator]
+    ghost.start()
     seen = set()
     for _ in range(len(ghost.legal())):
         assert ghost.cycle_legal(1) is None and ghost.reason() is None
@@ -96,7 +101,7 @@ def test_tower_ghost_minos_and_drop_reason_from_the_engine() -> None:
     assert ghost.toggle_mino() is None and ghost.mino_mode
     ghost.move(-9)
     assert ghost.gx == 0 and ghost.drop() is None and ghost.minos == [0] and not ghost.mino_mode
-    assert ghost.toggle_mino() == "No mino left to drop this round."
+    assert ghost.toggle_mino() == "Ann has 1 mino, not 2"  # the engine's words
     assert ghost.planned_tower().board.stone_at((0, 0)) is not None
     assert ghost.unmino() == 0 and ghost.unmino() is None
     ghost.reset()

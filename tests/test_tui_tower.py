@@ -100,7 +100,7 @@ async def test_tower_illegal_mino_and_hold_show_the_engine_reason() -> None:
         assert isinstance(screen, TowerScreen)
         game = screen.game
         await pilot.press("m")
-        assert "No mino left" in str(screen.message) and not screen.plan.mino_mode
+        assert "has 0 minos, not 1" in str(screen.message) and not screen.plan.mino_mode
         await pilot.press("h")  # the first hold is legal
         await settle(pilot, lambda: planning(app) and len(game.rounds) == 1)
         await pilot.press("h")  # the second is refused by the engine, with its words

@@ -113,10 +113,12 @@ class DiceGhost:
         return self._turn_to(self.orient.rotated(turns))
 
     def flip(self) -> str | None:
-        assert self.orient is not None
-        if self.game.rules.orientation_mode != "free":
-            return "Flipping is off: these rules allow rotations only (orientation rotate)."
-        return self._turn_to(self.orient.flipped())
+        """Turn the piece over, if the rules allow its mirror image; else the engine says why not."""
+        assert self.orient is not None and self.shape is not None
+        found = self.orient.flipped()
+        if found not in self.shape.orientations(self.game.rules.orientation_mode):
+            return self.game.placement_error(self.shape, found.at(self.gx, self.gy), self.take)
+        return self._turn_to(found)
 
     def drop(self) -> str | None:
         """Let the ghost fall to the highest legal spot at or below it in its column and form."""
@@ -247,7 +249,7 @@ class TowerGhost:
         tower = self.planned_tower()
         if self.mino_mode:
             if self.minos_left <= 0:
-                return (), f"{game.players[self.seat]} has no mino left to drop"
+                return (), self.no_mino_left()
             try:
                 return tower.mino_placement(self.gx).cells, None
             except IllegalMove as e:
@@ -273,9 +275,17 @@ class TowerGhost:
         self.orient = found
         self.gx = max(0, min(self.game.rules.width - found.width, self.gx))
 
+    def no_mino_left(self) -> str:
+        """The engine's refusal of one mino more than the seat has."""
+        try:
+            self.game.legal_drops(self.seat, [*self.minos, 0])
+        except IllegalMove as e:
+            return str(e)
+        return "no mino left"  # not reached: the engine refuses a mino the seat does not have
+
     def toggle_mino(self) -> str | None:
         if not self.mino_mode and self.minos_left <= 0:
-            return "No mino left to drop this round."
+            return self.no_mino_left()
         self.mino_mode = not self.mino_mode
         return None
 
