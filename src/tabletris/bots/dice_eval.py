@@ -17,7 +17,7 @@ from tabletris.bots.heuristics import (
     features_of,
     max_rows_of,
 )
-from tabletris.engine.board import complete_rows_of
+from tabletris.engine.board import Board, complete_rows_of
 from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.shapes import Shape
 
@@ -54,7 +54,11 @@ def immediate(game: DiceGame, option: DiceAction, weights: Weights = DEFAULT_WEI
 
     Measured on the bitboard alone (the take's cells off, the placement's on): a legal option
     never overlaps, so this is the board ``play`` would make, with no stones pushed and popped.
+    Under ``clear_rows: stones`` the stones in the completed rows are found on the real board,
+    with the piece pushed and popped.
     """
+    if game.rules.clear_rows == "stones":
+        return _immediate_pushed(game, option, weights)
     board = game.board
     width, height = board.width, board.height
     occupied = board.occupied
@@ -66,10 +70,52 @@ def immediate(game: DiceGame, option: DiceAction, weights: Weights = DEFAULT_WEI
     after = complete_rows_of(occupied, width, height)
     new = after & ~before
     scoring = new if rescores(game) else new & ~game.scored_rows
-    if game.rules.clear_rows and new:
+    if game.rules.clear_rows == "cells" and new:
         occupied = _cleared(occupied, new, width, height)
     cost = weights.cost(features_of(occupied, width, height))
     return Immediate(scoring.bit_count(), cost)
+
+
+def _immediate_pushed(game: DiceGame, option: DiceAction, weights: Weights) -> Immediate:
+    """``immediate`` by push/pop on the real board (whole stones leave under ``clear_rows: stones``)."""
+    board = game.board
+    take = option.take
+    if take is not None:
+        board.remove(take)
+    try:
+        before = board.complete_rows_mask()
+        board.push(option.placement, game.to_move)
+        try:
+            after = board.complete_rows_mask()
+            occupied = board.occupied
+            new = after & ~before
+            if new and game.rules.clear_rows == "stones":  # whole stones leave, nothing falls
+                occupied &= ~_stones_in_rows(board, new)
+        finally:
+            board.pop()
+    finally:
+        if take is not None:
+            board.add(take)
+    new = after & ~before
+    scoring = new if rescores(game) else new & ~game.scored_rows
+    if game.rules.clear_rows == "cells" and new:
+        occupied = _cleared(occupied, new, board.width, board.height)
+    cost = weights.cost(features_of(occupied, board.width, board.height))
+    return Immediate(scoring.bit_count(), cost)
+
+
+def _stones_in_rows(board: Board, rows_mask: int) -> int:
+    """The cells of every stone with a cell in the rows of ``rows_mask`` (``clear_rows: stones``)."""
+    cells = 0
+    seen: set[int] = set()
+    for y in range(board.height):
+        if rows_mask >> y & 1:
+            for x in range(board.width):
+                stone = board.stone_at((x, y))
+                if stone is not None and stone.number not in seen:
+                    seen.add(stone.number)
+                    cells |= board.geometry.mask(stone.cells)
+    return cells
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,19 @@ TOWER_KEYS = """\
 """
 
 
+REPLAY_KEYS = """\
+## Replay keys
+
+| key | does |
+| --- | --- |
+| ← → | one move (or round) back / forward |
+| PgUp / PgDn | ten back / forward |
+| Home / End | the start / the end of the game |
+| click a move in the list | jump to the position after it |
+| ? | this help · q quit |
+"""
+
+
 def rules_table(rules: Any, help_texts: dict[str, str]) -> str:
     """The options in force as a Markdown table, each with the engine's one-line explanation."""
     lines = ["## Rules options in force", "", "| option | value | meaning |", "| --- | --- | --- |"]
@@ -96,14 +109,20 @@ class HelpScreen(ModalScreen[None]):
         Binding("question_mark", "close", "Close", show=False),
     ]
 
-    def __init__(self, game_name: str, rules: Any = None, help_texts: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, game_name: str, rules: Any = None, help_texts: dict[str, str] | None = None, *, replay: bool = False
+    ) -> None:
         super().__init__()
+        self.replay = replay
+        """True over the replay viewer: its keys replace the playing keys."""
         self.game_name = game_name
         self.rules = rules
         self.help_texts = help_texts or {}
 
     def compose(self) -> ComposeResult:
-        parts = [DICE_RULES + "\n" + DICE_KEYS] if self.game_name == "dice" else [TOWER_RULES + "\n" + TOWER_KEYS]
+        rules_text = DICE_RULES if self.game_name == "dice" else TOWER_RULES
+        keys = REPLAY_KEYS if self.replay else DICE_KEYS if self.game_name == "dice" else TOWER_KEYS
+        parts = [rules_text + "\n" + keys]
         if self.rules is not None:
             parts.append(rules_table(self.rules, self.help_texts))
         parts.append("*escape closes this help*")

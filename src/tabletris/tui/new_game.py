@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
-from tabletris.bots.registry import bot_names
+from tabletris.bots.registry import bot_names, make_bot
 from tabletris.engine.options import RulesError, options_to_dict
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import GAMES, MAX_SEATS, Setup, rules_model
@@ -44,8 +44,26 @@ def option_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
     return choices
 
 
+def seat_bots(game: str) -> list[str]:
+    """The bots a seat of ``game`` may be: a bot that is handed the whole deck (``sees_deck``, the
+    oracle) measures the tower game and has no dice game to play, so dice does not offer it."""
+    return [b for b in bot_names() if game != "dice" or not make_bot(b).sees_deck]
+
+
+def option_label(name: str) -> str:
+    """An option's name as words for its label: ``draw_achievements`` reads "Draw achievements"."""
+    return name.replace("_", " ").capitalize()
+
+
+def default_seat_name(kind: str, number: int) -> str:
+    """The name a seat gets when none is typed: "Player 2" for a person, "Expert 2" for a bot."""
+    return f"{'Player' if kind == 'human' else kind.capitalize()} {number}"
+
+
 def show_value(value: Any) -> str:
-    """An option's value as the text field shows it: JSON, except plain strings."""
+    """An option's value as the text field shows it: JSON, except plain strings; empty for none."""
+    if value is None:
+        return ""
     if isinstance(value, str):
         return value
     if isinstance(value, tuple):
@@ -54,8 +72,11 @@ def show_value(value: Any) -> str:
 
 
 def parse_value(text: str) -> Any:
-    """Text from a field: JSON when it parses (numbers, lists, null), else the text itself."""
+    """Text from a field: JSON when it parses (numbers, lists, null), else the text itself; an
+    empty field is no value (the option's "none", which the engine accepts or explains)."""
     text = text.strip()
+    if not text:
+        return None
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -112,6 +133,7 @@ class NewGameScreen(Screen[None]):
                         "" if self.setup.seed is None else str(self.setup.seed),
                         placeholder="random",
                         type="integer",
+                        valid_empty=True,
                         id="seed",
                         compact=True,
                     )
@@ -124,7 +146,7 @@ class NewGameScreen(Screen[None]):
                         compact=True,
                     )
                 yield Static("[b]Seats[/b]  [dim]kind · name · strength[/dim]")
-                kinds = [("—", NO_SEAT), ("human", "human")] + [(b, b) for b in bot_names()]
+                kinds = [("—", NO_SEAT), ("human", "human")] + [(b, b) for b in seat_bots(self.setup.game)]
                 known = {k for _, k in kinds}
                 for i in range(MAX_SEATS[self.setup.game]):
                     spec = self.setup.seats[i] if i < len(self.setup.seats) else None
@@ -139,6 +161,7 @@ class NewGameScreen(Screen[None]):
                             "" if spec is None or spec.strength is None else str(spec.strength),
                             placeholder="—",
                             type="number",
+                            valid_empty=True,
                             id=f"seat-strength-{i}",
                             classes="seat-strength",
                             compact=True,
@@ -166,7 +189,7 @@ class NewGameScreen(Screen[None]):
             help_text = help_texts.get(f.name, "")
             with Vertical(classes="rule-row"):
                 with Horizontal(classes="rule-line"):
-                    yield Label(f.name, classes="rule-name")
+                    yield Label(option_label(f.name), classes="rule-name")
                     widget_id = f"rule-{f.name}"
                     if hints.get(f.name) is bool:
                         yield Switch(value=bool(value), id=widget_id, classes="rule-input")
@@ -182,7 +205,7 @@ class NewGameScreen(Screen[None]):
                                 compact=True,
                             )
                         else:
-                            yield Input(show_value(value), id=widget_id, classes="rule-input", compact=True)
+                            yield Input(show_value(value), placeholder="none", id=widget_id, classes="rule-input", compact=True)
                 yield Static(help_text, classes="field-help")
         self.border_title = "rules"
 
@@ -228,8 +251,7 @@ class NewGameScreen(Screen[None]):
                 continue
             name = self.query_one(f"#seat-name-{i}", Input).value.strip()
             if not name:
-                base = "Player" if kind == "human" else kind.capitalize()
-                name = f"{base} {len(seats) + 1}"
+                name = default_seat_name(kind, len(seats) + 1)
             strength_text = self.query_one(f"#seat-strength-{i}", Input).value.strip()
             strength = None
             if strength_text:
@@ -299,6 +321,16 @@ class NewGameScreen(Screen[None]):
     def keep_seats(self) -> None:
         with contextlib.suppress(ValueError):
             self.setup.seats = self.read_seats()
+
+    @on(Select.Changed, ".seat-kind")
+    def seat_kind_changed(self, event: Select.Changed) -> None:
+        """A seat that still has a default name takes the new kind's ("Random 2" becomes "Expert 2")."""
+        i = int(str(event.control.id).rsplit("-", 1)[1])
+        name_input = self.query_one(f"#seat-name-{i}", Input)
+        old = name_input.value.strip()
+        defaults = {default_seat_name(k, n) for k in [*seat_bots("tower"), "human"] for n in range(1, 9)}
+        if old in defaults and str(event.value) != NO_SEAT:
+            name_input.value = default_seat_name(str(event.value), i + 1)
 
     @on(Input.Changed)
     @on(Switch.Changed)
