@@ -16,6 +16,7 @@ if not board_module.native_available():
 RULES = [
     {"preset": "standard"},
     {"preset": "clear-rows"},
+    {"clear_rows": "stones", "target": 8},
     {"preset": "choose"},
     {"preset": "classic"},
     {"preset": "garbage"},
