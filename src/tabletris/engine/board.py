@@ -226,6 +226,22 @@ def shape_spec(shape: Shape, mode: OrientationMode) -> bytes:
     return _spec_bytes(shape.orientations(mode))
 
 
+_NATIVE_ARGS: dict[tuple[Shape, str, int, int], tuple[bytes, tuple[tuple[Placement, ...], ...]]] = {}
+"""(shape, orientation mode, width, height) -> the spec and placement table ``placements`` hands
+the core: one dict lookup per call (two cached calls cost as much as the generation)."""
+
+
+def _native_args(
+    key: tuple[Shape, str, int, int],
+) -> tuple[bytes, tuple[tuple[Placement, ...], ...]]:
+    shape, mode, width, height = key
+    if len(_NATIVE_ARGS) >= 256:  # many board sizes: start again rather than grow without end
+        _NATIVE_ARGS.clear()
+    args = (shape_spec(shape, mode), _placement_table(shape, mode, width, height))
+    _NATIVE_ARGS[key] = args
+    return args
+
+
 @lru_cache(maxsize=64)
 def _placement_table(
     shape: Shape, mode: OrientationMode, width: int, height: int
@@ -502,13 +518,12 @@ class Board:
         """Every legal placement of ``shape``: each orientation, each position."""
         nat = _NATIVE
         if nat is not None and self.width <= NATIVE_MAX_WIDTH and access in ACCESS_CODE:
+            key = (shape, orientation, self.width, self.height)
+            args = _NATIVE_ARGS.get(key)
+            if args is None:
+                args = _native_args(key)
             native_result: list[Placement] = nat.placements(
-                self.occupied,
-                self.width,
-                self.height,
-                ACCESS_CODE[access],
-                shape_spec(shape, orientation),
-                _placement_table(shape, orientation, self.width, self.height),
+                self.occupied, self.width, self.height, ACCESS_CODE[access], args[0], args[1]
             )
             return native_result
         return self.placements_py(shape, orientation, access)
