@@ -64,10 +64,15 @@ def stone_json(stone: Stone) -> dict[str, Any]:
     return {"n": stone.number, "shape": stone.shape.value, "owner": stone.owner, "cells": cells_json(stone.cells)}
 
 
-def _rules_meta(rules_cls: Any, presets: Mapping[str, Any], help_text: Mapping[str, str]) -> dict[str, Any]:
-    """Every option with its default, its help text and each preset's values, for the create form."""
+def _rules_meta(
+    rules_cls: Any, presets: Mapping[str, Any], help_text: Mapping[str, str], summary: str
+) -> dict[str, Any]:
+    """Every option with its default, its help text and each preset's values, for the create form,
+    the rules page and the rules-in-force panel of every room; ``summary`` is the game's rules in
+    brief (the text the terminal app's help screen shows, so both front ends say the same)."""
     defaults = options_to_dict(rules_cls())
     return {
+        "summary": summary,
         "presets": {name: options_to_dict(rules_cls.from_dict({"preset": name})) for name in presets},
         "options": [
             {"name": k, "default": v, "help": help_text.get(k, "")}
@@ -84,7 +89,9 @@ class DiceAdapter:
     max_seats = 8
 
     def rules_meta(self) -> dict[str, Any]:
-        return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP)
+        from tabletris.tui.help_screen import DICE_RULES
+
+        return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP, DICE_RULES)
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> DiceGame:
         return DiceGame(list(players), dict(rules), seed=seed)
@@ -244,7 +251,9 @@ class TowerAdapter:
     max_seats = 4
 
     def rules_meta(self) -> dict[str, Any]:
-        return _rules_meta(TowerRules, TOWER_PRESETS, TOWER_HELP)
+        from tabletris.tui.help_screen import TOWER_RULES
+
+        return _rules_meta(TowerRules, TOWER_PRESETS, TOWER_HELP, TOWER_RULES)
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> TowerGame:
         return TowerGame(list(players), dict(rules), seed=seed)
@@ -322,7 +331,36 @@ class TowerAdapter:
             entry["icons"] = tower.layout.to_dict()
             entry["hold_used"] = tower.hold_used
             entry["seat"] = i
+        state["end"] = self._end_reason(game)
+        first = max(0, len(game.rounds) - LOG_LENGTH)
+        state["log_start"] = first
+        state["log"] = [self._round_log(game, k) for k in range(first + 1, len(game.rounds) + 1)]
         return state
+
+    @staticmethod
+    def _end_reason(game: TowerGame) -> str | None:
+        """Why the game ended, for the players: the last card was played, or every tower is out."""
+        if not game.over:
+            return None
+        return "deck" if game.deck_left == 0 and not all(t.out for t in game.towers) else "out"
+
+    @staticmethod
+    def _round_log(game: TowerGame, number: int) -> dict[str, Any]:
+        """Round ``number`` (from 1) for the game log: its card, each seat's action and the
+        achievement cards won in it. Round k played the k-th card drawn (a round whose players
+        were all forced to hold still took its card)."""
+        actions = game.rounds[number - 1]
+        won = []
+        for card in game.achievements:
+            seats = sorted(s for s, r in card.met_round.items() if r == number)
+            if seats:
+                won.append({"id": card.id, "seats": seats, "points": [card.points_for(s) for s in seats]})
+        return {
+            "round": number,
+            "card": game.deck[number - 1].value if number - 1 < len(game.deck) else None,
+            "actions": [None if a is None else a.to_dict() for a in actions],
+            "achievements": won,
+        }
 
     def private(self, game: TowerGame, seat: int) -> dict[str, Any] | None:
         """The seat's own: what it has submitted this round, and the legal drops without minos."""

@@ -87,9 +87,11 @@ class MoveIn(Strict):
     rewards: Annotated[list[Literal["point"] | RemoveIn], Field(max_length=40)] | None = None
     minos: Annotated[list[StrictInt], Field(max_length=64)] | None = None
     hold: StrictBool = False
+    turn: StrictInt | None = Field(None, description="Dice: the turn this move is for (state.game.turn)")
+    round: StrictInt | None = Field(None, description="Tower: the round this move is for (state.game.round)")
 
     def engine_dict(self) -> dict[str, Any]:
-        d = self.model_dump(exclude_none=True)
+        d = self.model_dump(exclude_none=True, exclude={"turn", "round"})
         if not d.get("hold"):
             d.pop("hold", None)
         return d
@@ -115,6 +117,7 @@ class ErrorOut(BaseModel):
 
 class GameMeta(BaseModel):
     max_seats: int
+    summary: str = Field(description="The game's rules in brief (Markdown)")
     presets: dict[str, dict[str, Any]]
     options: list[dict[str, Any]]
 
