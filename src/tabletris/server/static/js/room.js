@@ -507,7 +507,7 @@ class DiceView {
       this.prevStones = this.stones || new Set();
       this.stones = new Set(g.stones.map((st) => st.n));
       const last = g.log[g.log.length - 1];
-      if (last && last.player !== app.seat && last.place) announce(`${nameOf(last.player)} placed ${last.shape} at ${where(last.place)}.`);
+      if (last && last.player !== app.seat && last.place) announce(`${nameOf(last.player)} placed ${last.shape || last.roll} at ${where(last.place)}.`);
     }
     this.die.replaceChildren(g.roll ? (g.roll === "*" ? "★" : mini(g.roll)) : "–");
     this.die.setAttribute("aria-label", g.roll ? `the die shows ${g.roll === "*" ? "a star: any shape" : g.roll}` : "the die");
@@ -583,7 +583,7 @@ class DiceView {
       if (!m.place) what.push(` rolled ${m.roll}, which fits nowhere: game over`);
       else {
         what.push(m.roll === "*" ? ` rolled ★, chose ${m.shape},` : ` rolled ${m.roll},`);
-        if (m.take) what.push(` took the ${m.shape} at ${where(m.take)} (supply empty) and`);
+        if (m.take) what.push(` took the ${m.shape || m.roll} at ${where(m.take)} (supply empty) and`);
         what.push(` placed it at ${where(m.place)}`);
         if (m.rewards) what.push(` · ${m.rewards.map((r) => (r === "point" ? "took a point" : `removed the stone at ${where(r.remove)}`)).join(", ")}`);
       }
