@@ -11,7 +11,7 @@ function gameSection(name, g) {
     ...markdown(g.summary),
     el("p", { class: "muted" }, `${g.max_seats === 1 ? "1 player" : `1 to ${g.max_seats} players`}. Presets: ${presets.join(", ")}. A room shows the rules in force under "Rules in force".`),
     el("h3", {}, "House rules and options"),
-    el("div", { class: "scroll-x" }, el("table", { class: "scores rules-table" },
+    el("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": `${name} options` }, el("table", { class: "scores rules-table" },
       el("tr", {}, el("th", {}, "Option"), ...presets.map((p) => el("th", {}, p)), el("th", {}, "What it does")),
       ...g.options.map((o) => el("tr", { "data-rule": o.name }, el("td", {}, el("b", {}, o.name)),
         ...presets.map((p) => el("td", {}, show(g.presets[p][o.name]))), el("td", {}, o.help))))));
