@@ -11,9 +11,11 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from tabletris.engine.board import Board, Stone
 from tabletris.engine.dice import CHOICE, DiceGame
+from tabletris.engine.records import record_of
 from tabletris.engine.shapes import Cell, Orientation, Shape
 
 EMPTY = "."
@@ -217,5 +219,21 @@ def state_of(game: DiceGame) -> dict[str, object]:
         "turn": game.turn,
         "moves": list(game.moves),
         "rng": game.rng.getstate(),
-        "record": game.to_record(),
+        "record": record_of(game),
     }
+
+
+def play_dice_turn(game: Any, bot: Any) -> None:
+    """One dice turn for the player to move, played by ``bot`` through the table driver."""
+    from tabletris.table.driver import Table
+
+    Table(game, {game.to_move: bot}).play_bots(max_actions=1)
+
+
+def play_tower_round(game: Any, bots: Any) -> None:
+    """Every bot seat still to act this round submits, through the table driver."""
+    from tabletris.table.driver import Table
+
+    table = Table(game, bots)
+    for seat in table.bots_to_act():
+        table.play_bot(seat)

@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tabletris.bots.base import make_bot, play_dice_turn
+from helpers import play_dice_turn
+from tabletris.bots.registry import make_bot
 from tabletris.cli.app import app
 from tabletris.engine import records
 from tabletris.engine.dice import DiceGame
+from tabletris.engine.records import record_of
 
 runner = CliRunner()
 
@@ -32,7 +34,7 @@ def _write(tmp_path: Path, doc: dict | str, name: str = "game.json") -> Path:
 
 def test_replay_json_prints_the_summary_of_the_spec(tmp_path: Path) -> None:
     game = _played_game()
-    path = _write(tmp_path, game.to_record())
+    path = _write(tmp_path, record_of(game))
     result = runner.invoke(app, ["replay", str(path), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
@@ -45,7 +47,7 @@ def test_replay_json_prints_the_summary_of_the_spec(tmp_path: Path) -> None:
 
 def test_replay_of_an_unfinished_game_has_no_winners(tmp_path: Path) -> None:
     game = _played_game(turns=6)
-    path = _write(tmp_path, game.to_record())
+    path = _write(tmp_path, record_of(game))
     result = runner.invoke(app, ["replay", str(path), "--json"])
     assert result.exit_code == 0
     summary = json.loads(result.stdout)
@@ -54,7 +56,7 @@ def test_replay_of_an_unfinished_game_has_no_winners(tmp_path: Path) -> None:
 
 def test_replay_without_json_shows_board_and_scoreboard(tmp_path: Path) -> None:
     game = _played_game()
-    path = _write(tmp_path, game.to_record())
+    path = _write(tmp_path, record_of(game))
     result = runner.invoke(app, ["replay", str(path), "--no-color"])
     assert result.exit_code == 0
     out = result.stdout
@@ -66,7 +68,7 @@ def test_replay_without_json_shows_board_and_scoreboard(tmp_path: Path) -> None:
 
 def test_illegal_move_exits_1_with_one_error_line_naming_move_player_and_rule(tmp_path: Path) -> None:
     game = _played_game(seed=9, turns=4)
-    doc = game.to_record()
+    doc = record_of(game)
     # Move 3 floats in the air: lift its cells far above everything.
     doc["moves"][2]["place"] = [[x, y + 12] for x, y in doc["moves"][2]["place"]]
     path = _write(tmp_path, doc)
@@ -93,7 +95,7 @@ def test_illegal_move_exits_1_with_one_error_line_naming_move_player_and_rule(tm
     ],
 )
 def test_malformed_record_names_the_key(tmp_path: Path, mutate, key: str) -> None:
-    doc = _played_game(turns=3).to_record()
+    doc = record_of(_played_game(turns=3))
     mutate(doc)
     result = runner.invoke(app, ["replay", str(_write(tmp_path, doc))])
     assert result.exit_code == 1
@@ -115,7 +117,7 @@ def test_not_json_and_missing_file_are_clear_errors(tmp_path: Path) -> None:
 
 def test_wrong_player_and_turn_after_the_end_are_rejected(tmp_path: Path) -> None:
     game = _played_game(seed=2)
-    doc = game.to_record()
+    doc = record_of(game)
     wrong = json.loads(json.dumps(doc))
     wrong["moves"][0]["player"] = 1
     result = runner.invoke(app, ["replay", str(_write(tmp_path, wrong, "w.json"))])

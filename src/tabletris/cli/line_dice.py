@@ -16,7 +16,6 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from tabletris.bots.base import decide_dice_reward_points
 from tabletris.cli.line_game import LineGame, orientation_picture, play_line_game
 from tabletris.cli.render import board_text, scoreboard, shape_style
 from tabletris.engine.board import IllegalPlacement, Placement, Stone, format_cells
@@ -66,7 +65,7 @@ class LineDiceGame(LineGame[DiceGame]):
             bot = self.bots.get(player)
             score_before = g.scores[player]
             if bot is not None:
-                decision = decide_dice_reward_points(g, bot.choose_dice(g.view()))
+                decision = g.complete(bot.choose_dice(g.view()))
                 move = g.play(decision.placement, decision.shape, decision.take, decision.rewards)
                 self.say(f"{name} places {move.shape or face} at {format_cells(move.place or ())}")
                 self._report_move(player, score_before)

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from rich.console import Console
 from rich.text import Text
 
 from tabletris.bots.base import Bot
 from tabletris.engine import records
+from tabletris.engine.dice import DiceGame
 from tabletris.engine.options import RulesError
+from tabletris.engine.records import record_of
 from tabletris.engine.shapes import Orientation
+from tabletris.engine.tower import TowerGame
 from tabletris.table.seats import SeatSpec, make_seat_bots
 
 
@@ -24,13 +27,7 @@ class QuitGame(Exception):
     """The player typed quit or the input ended."""
 
 
-class RecordedGame(Protocol):
-    seed: int
-
-    def to_record(self) -> dict[str, Any]: ...
-
-
-G = TypeVar("G", bound=RecordedGame)
+G = TypeVar("G", DiceGame, TowerGame)
 
 
 class LineGame(Generic[G]):
@@ -45,7 +42,7 @@ class LineGame(Generic[G]):
         color: bool = True,
         ask: Callable[[str], str] = input,
     ) -> None:
-        self.game = game
+        self.game: G = game
         self.seats = list(seats)
         self.bots = bots
         self.console = console
@@ -110,6 +107,6 @@ def play_line_game(
     except KeyboardInterrupt:
         console.print(Text("\nStopped.", style=style("yellow")))
     if save is not None:
-        save.write_text(records.dumps(game.to_record()), encoding="utf-8")
+        save.write_text(records.dumps(record_of(game)), encoding="utf-8")
         console.print(Text(f"Record saved to {save}", style=style("dim")))
     return 0

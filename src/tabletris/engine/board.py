@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, NamedTuple
 
+from tabletris.engine.errors import IllegalPlacement, format_cells
 from tabletris.engine.shapes import (
     Cell,
     Orientation,
@@ -27,18 +28,6 @@ ACCESS_MODES: tuple[Access, ...] = ("drop", "slide", "free")
 
 ENTRY_ROWS = 4
 """Rows of open air above the top edge where a piece enters; as tall as the tallest piece."""
-
-
-class IllegalPlacement(ValueError):
-    """A placement that breaks a rule; ``reason`` is the rule, ``str()`` the full sentence."""
-
-    def __init__(self, shape: Shape | str, cells: Sequence[Cell], reason: str) -> None:
-        self.shape = str(shape)
-        self.cells = [list(c) for c in cells]
-        self.reason = reason
-        # Malformed input has no cells to show: "T needs cells as [x, y] pairs, got 5", no "at []".
-        where = f" at {format_cells(cells)}" if cells else ""
-        super().__init__(f"{self.shape} {reason}{where}")
 
 
 def parse_cells(value: Any) -> tuple[Cell, ...]:
@@ -56,11 +45,6 @@ def parse_cells(value: Any) -> tuple[Cell, ...]:
         return tuple((operator.index(c[0]), operator.index(c[1])) for c in value)
     except (TypeError, ValueError):
         raise ValueError(f"cells are [x, y] pairs of integers, got {value!r}") from None
-
-
-def format_cells(cells: Iterable[Sequence[int]]) -> str:
-    """Cells the way records write them: ``[[4,7],[5,7]]``."""
-    return "[" + ",".join(f"[{c[0]},{c[1]}]" for c in cells) + "]"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from tabletris.bots.base import Bot, make_bot, play_dice_turn, play_tower_round
+from tabletris.bots.base import Bot
+from tabletris.bots.registry import make_bot
 from tabletris.engine.dice import DiceGame, DiceRules
 from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
 from tabletris.envs.dice_codec import DiceChoice, DiceCodec
@@ -25,6 +26,7 @@ from tabletris.envs.dice_v0 import IllegalPolicy, player_names
 from tabletris.envs.spaces import check_modes, codec_spaces
 from tabletris.envs.tower_codec import SeatTurn, TowerCodec
 from tabletris.envs.tower_v0 import Legal, first_choice
+from tabletris.table.driver import Table
 
 
 def opponent_names(opponents: str | Sequence[str], others: int) -> list[str]:
@@ -111,7 +113,7 @@ class DiceEnv(gym.Env[Any, Any]):
                 continue
             if game.to_move == self.seat:
                 break
-            play_dice_turn(game, self.bots[game.to_move])
+            Table(game, {game.to_move: self.bots[game.to_move]}).play_bot(game.to_move)
         self._choices = self.codec.choices(game)
 
     def reset(
@@ -206,8 +208,10 @@ class TowerEnv(gym.Env[Any, Any]):
     def _others_play(self) -> None:
         """Bots submit; rounds the learner has no say in (forced hold) are played through."""
         game = self._game()
+        table = Table(game, self.bots)
         while not self._finished():
-            play_tower_round(game, self.bots)
+            for seat in table.bots_to_act():
+                table.play_bot(seat)
             if self.seat in game.waiting_for():
                 break
         self._legal = {} if self._finished() else self.codec.legal(game, self.seat, self.turn)

@@ -16,7 +16,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tabletris.bots.base import Bot, make_bot, play_dice_turn, play_tower_round
+from tabletris.bots.base import Bot
+from tabletris.bots.registry import make_bot
+from tabletris.engine.records import record_of
+from tabletris.table.driver import Table
 
 GAMES = ("dice", "tower")
 Backend = Literal["local", "process", "ray"]
@@ -205,28 +208,28 @@ def run_game(task: GameTask) -> GameResult:
         from tabletris.engine.dice import DiceGame
 
         dice = DiceGame(names, rules, seed=task.seed)
+        table = Table(dice, bots)
         for _ in range(MAX_DICE_TURNS):
             if dice.over:
                 break
-            play_dice_turn(dice, bots[dice.to_move])
+            table.play_bots(max_actions=1)
         else:  # pragma: no cover - a finite board always fills up
             raise RuntimeError(f"dice game {task.preset}/{task.index} did not end in {MAX_DICE_TURNS} turns")
         scores_by_pos = list(dice.scores)
         winners = dice.winners()
         length = dice.turn
         starter = dice.rules.first_player
-        record = dice.to_record() if task.keep_record else None
+        record = record_of(dice) if task.keep_record else None
     else:
         from tabletris.engine.tower import TowerGame
 
         tower = TowerGame(names, rules, seed=task.seed)
-        while not tower.over:
-            play_tower_round(tower, bots)
+        Table(tower, bots).play_out()
         scores_by_pos = tower.scores()
         winners = tower.winners()
         length = len(tower.rounds)
         starter = 0
-        record = tower.to_record() if task.keep_record else None
+        record = record_of(tower) if task.keep_record else None
     scores = [0] * n
     wins = [0.0] * n
     for position, bot_index in enumerate(task.order):

@@ -86,7 +86,7 @@ def parse_rules(items: list[str] | None, preset: str | None = None) -> dict[str,
 
 def make_seat_bots(seats: Sequence[SeatSpec], seed: int) -> dict[int, Bot]:
     """A bot for every non-human seat, each seeded from the game seed and its seat."""
-    from tabletris.bots.base import make_bot
+    from tabletris.bots.registry import make_bot
 
     return {
         i: make_bot(s.kind, seed=seed * 31 + i, strength=s.strength)

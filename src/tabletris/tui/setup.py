@@ -142,7 +142,7 @@ def new_game(setup: Setup) -> Any:
 
 def make_bots(setup: Setup, seed: int | None) -> dict[int, Any]:
     """A bot per non-human seat, seeded from the game's seed so seeded games repeat exactly."""
-    from tabletris.bots.base import make_bot
+    from tabletris.bots.registry import make_bot
 
     bots = {}
     for seat, spec in enumerate(setup.seats):
