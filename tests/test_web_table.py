@@ -261,6 +261,49 @@ def test_stones_show_owner_colours_letters_and_have_names(server: LiveServer, br
     ctx.close()
 
 
+def test_reward_dialog_numbers_the_stones_on_the_board(server: LiveServer, browser: Any) -> None:
+    """Item 6: the "choose" reward dialog offered "Remove Bob's L (#4)", but the board never showed
+    a stone's number. Now the stones that may be removed show their numbers on the board while the
+    dialog is open (it leaves the board in sight), and the chosen one is outlined."""
+
+    def choose(m: dict[str, Any]) -> None:
+        g = m["game"]
+        g["row_reward"] = "choose"
+        g["stones"] = [
+            {"n": 4, "shape": "L", "owner": 1, "cells": [[0, 0], [1, 0], [2, 0], [2, 1]]},
+            {"n": 5, "shape": "O", "owner": 0, "cells": [[3, 0], [4, 0], [3, 1], [4, 1]]},
+        ]
+        opt = m["private"]["options"][0]
+        opt["orientations"] = [{"cells": [[0, 0], [1, 0], [2, 0], [3, 0]], "places": [[5, 0]], "rows": [1]}]
+        opt["shape"] = "I"
+        m["private"]["options"] = [opt]
+        m["private"]["rewardable"] = [4]
+
+    _, _, message = dice_state_with(server, browser, choose)
+    ctx = browser.new_context(**DESKTOP)
+    page = ctx.new_page()
+    errors = errors_of(page)
+    fake = FakeTable(page, message)
+    page.goto(f"{server.url}/room/{message['room']['id']}")
+    page.wait_for_selector(".cell.ghost")
+    page.click("#place")
+    page.click("#confirm")
+    page.wait_for_selector("#rewards [role=dialog]")
+    numbered = page.locator(".cell.num")
+    assert numbered.count() == 1 and numbered.get_attribute("data-letter") == "L4"
+    assert numbered.evaluate("c => getComputedStyle(c, '::after').content") == '"L4"'
+    assert page.locator("#reward-0 option").all_inner_texts()[1].startswith("Remove Random 2's L (#4, columns 1–3")
+    page.select_option("#reward-0", "4")
+    assert page.locator(".cell.pick").count() == 4
+    page.click("#rewards-ok")
+    wait_until(lambda: any(m.get("type") == "move" for m in fake.sent), 5, "the move")
+    move = next(m for m in fake.sent if m.get("type") == "move")
+    assert move["rewards"] == [{"remove": [[0, 0], [1, 0], [2, 0], [2, 1]]}]
+    assert page.locator(".cell.num").count() == 0
+    assert not errors
+    ctx.close()
+
+
 # ------------------------------------------------------------------ item 7: replay of a live game
 
 
@@ -498,6 +541,13 @@ def test_phone_tower_fits_scrolls_and_targets_are_large(server: LiveServer, brow
     assert col["width"] >= 43.5 and col["height"] >= 43.5
     page.locator("[data-col='0']").tap()
     page.wait_for_selector("#clear-minos")
+    join(page, server, new_room(server, "dice", ["open", "random"]), "Ann")
+    my_turn_dice(page)
+    small = page.evaluate("""() => [...document.querySelectorAll('button, .button, select, input:not([type=checkbox]), summary')]
+        .filter((e) => e.offsetParent !== null)
+        .map((e) => { const r = e.getBoundingClientRect(); return [e.id || e.textContent.trim().slice(0, 20), Math.round(r.width), Math.round(r.height)]; })
+        .filter(([, w, h]) => w < 43.5 || h < 43.5)""")
+    assert small == [], small
     assert not errors
     ctx.close()
 
@@ -530,9 +580,12 @@ def test_keyboard_only_dice_turn_with_visible_focus(server: LiveServer, browser:
 
 @pytest.mark.parametrize("ctx_args", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_axe_finds_no_serious_violations(server: LiveServer, browser: Any, ctx_args: dict[str, Any]) -> None:
-    """axe-core on the lobby, a dice room, a tower room, the replay page and the rules page."""
+    """axe-core on the lobby, a dice room, a tower room, the replay page and the rules page; and no
+    page loads anything from anywhere but this server (no CDN)."""
     ctx = browser.new_context(**ctx_args)
     page = ctx.new_page()
+    elsewhere: list[str] = []
+    page.on("request", lambda r: None if r.url.startswith((server.url, server.ws, "data:", "blob:")) else elsewhere.append(r.url))
     found: dict[str, list[str]] = {}
     page.goto(server.url + "/")
     page.wait_for_selector("#create")
@@ -557,4 +610,5 @@ def test_axe_finds_no_serious_violations(server: LiveServer, browser: Any, ctx_a
     found["rules"] = axe_violations(page)
     bad = {k: v for k, v in found.items() if v}
     assert not bad, "\n".join(f"{k}: {x}" for k, v in bad.items() for x in v)
+    assert elsewhere == []
     ctx.close()
