@@ -72,6 +72,15 @@ def play_tower(page: Any, rounds: int) -> None:
     page.wait_for_selector("#place:visible", timeout=20000)
 
 
+def shoot(page: Any, path: Path, phone: bool) -> None:
+    """The table without passing messages; on a phone, scrolled so the status line is at the top."""
+    page.evaluate("document.querySelectorAll('.toast').forEach((t) => t.remove())")
+    top = page.evaluate("document.querySelector('#status').getBoundingClientRect().top + window.scrollY - 56") if phone else 0
+    page.evaluate(f"window.scrollTo(0, {top})")
+    time.sleep(0.6)  # the die's roll and the fresh stones' flash settle
+    page.screenshot(path=str(path))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "screenshots")
@@ -87,12 +96,10 @@ def main() -> None:
                     page = ctx.new_page()
                     sit(page, url, room(url, "dice", ["open", "greedy", "random"], timer=90), "Ann")
                     play_dice(page, 4)
-                    page.evaluate("window.scrollTo(0, 0)")
-                    page.screenshot(path=str(args.out / f"web_dice_{kind}.png"), full_page=kind == "phone")
+                    shoot(page, args.out / f"web_dice_{kind}.png", kind == "phone")
                     sit(page, url, room(url, "tower", ["open", "greedy", "random"]), "Ann")
                     play_tower(page, 5)
-                    page.evaluate("window.scrollTo(0, 0)")
-                    page.screenshot(path=str(args.out / f"web_tower_{kind}.png"), full_page=kind == "phone")
+                    shoot(page, args.out / f"web_tower_{kind}.png", kind == "phone")
                     ctx.close()
                 ctx = browser.new_context(**DESKTOP)
                 page = ctx.new_page()
