@@ -13,13 +13,13 @@ from typing import Any, Protocol
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
 from tabletris.engine.board import Placement, Stone
-from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceGame, DiceRules
+from tabletris.engine.dice import DiceGame
 from tabletris.engine.errors import IllegalMove, RecordError
-from tabletris.engine.options import RulesError, options_to_dict
+from tabletris.engine.games import spec
+from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of, replay_dice, replay_tower
 from tabletris.engine.shapes import Shape
-from tabletris.engine.tower import RULE_HELP as TOWER_HELP
-from tabletris.engine.tower import TOWER_PRESETS, TowerAction, TowerGame, TowerRules
+from tabletris.engine.tower import TowerAction, TowerGame
 
 LOG_LENGTH = 24
 """Moves of the log sent with each state (the record has them all)."""
@@ -65,22 +65,11 @@ def stone_json(stone: Stone) -> dict[str, Any]:
     return {"n": stone.number, "shape": stone.shape.value, "owner": stone.owner, "cells": cells_json(stone.cells)}
 
 
-def _rules_meta(
-    rules_cls: Any, presets: Mapping[str, Any], help_text: Mapping[str, str], summary: str
-) -> dict[str, Any]:
-    """Every option with its default, its help text and each preset's values, for the create form,
-    the rules page and the rules-in-force panel of every room; ``summary`` is the game's rules in
-    brief (the text the terminal app's help screen shows, so both front ends say the same)."""
-    defaults = options_to_dict(rules_cls())
-    return {
-        "summary": summary,
-        "presets": {name: options_to_dict(rules_cls.from_dict({"preset": name})) for name in presets},
-        "options": [
-            {"name": k, "default": v, "help": help_text.get(k, "")}
-            for k, v in defaults.items()
-            if k != "preset"
-        ],
-    }
+def _rules_meta(game: str, summary: str) -> dict[str, Any]:
+    """The game's options and presets (its ``GameSpec``), for the create form, the rules page and
+    the rules-in-force panel of every room, with ``summary``: the rules in brief (the text the
+    terminal app's help screen shows, so both front ends say the same)."""
+    return {"summary": summary, **spec(game).rules_meta()}
 
 
 class DiceAdapter:
@@ -92,7 +81,7 @@ class DiceAdapter:
     def rules_meta(self) -> dict[str, Any]:
         from tabletris.tui.help_screen import DICE_RULES
 
-        return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP, DICE_RULES)
+        return _rules_meta("dice", DICE_RULES)
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> DiceGame:
         return DiceGame(list(players), dict(rules), seed=seed)
@@ -254,7 +243,7 @@ class TowerAdapter:
     def rules_meta(self) -> dict[str, Any]:
         from tabletris.tui.help_screen import TOWER_RULES
 
-        return _rules_meta(TowerRules, TOWER_PRESETS, TOWER_HELP, TOWER_RULES)
+        return _rules_meta("tower", TOWER_RULES)
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> TowerGame:
         return TowerGame(list(players), dict(rules), seed=seed)
