@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from cli_helpers import colour_codes
 from helpers import play_dice_turn
 from tabletris.bots.registry import make_bot
 from tabletris.cli.app import app
@@ -129,3 +130,25 @@ def test_wrong_player_and_turn_after_the_end_are_rejected(tmp_path: Path) -> Non
     result = runner.invoke(app, ["replay", str(_write(tmp_path, extra, "x.json"))])
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: move {n} ({game.players[game.to_move]}): the game is already over")
+
+
+def test_a_binary_or_non_utf8_file_is_one_error_line(tmp_path: Path) -> None:
+    """Issue 15.5: a non-UTF-8 file made `replay` print a UnicodeDecodeError traceback."""
+    for name, data in (("latin1.json", '{"players": ["Zoë"]}'.encode("latin-1")), ("bin.json", b"\xff\xfe\x00\x01")):
+        path = tmp_path / name
+        path.write_bytes(data)
+        result = runner.invoke(app, ["replay", str(path)])
+        assert result.exit_code == 1
+        assert result.stdout == ""
+        lines = result.stderr.strip().splitlines()
+        assert lines == [f"error: {path} is not a record: not UTF-8 text (byte {data.index(next(b for b in data if b > 127))})"]
+
+
+def test_replay_honours_no_color(tmp_path: Path) -> None:
+    """Issue 15.9: NO_COLOR was ignored by `replay` (it asked Rich for colour explicitly)."""
+    path = _write(tmp_path, record_of(_played_game()))
+    coloured = runner.invoke(app, ["replay", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": ""})
+    assert colour_codes(coloured.stdout)
+    plain = runner.invoke(app, ["replay", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert plain.exit_code == 0 and "winner" in plain.stdout.lower()
+    assert colour_codes(plain.stdout) == set()

@@ -244,7 +244,7 @@ def test_illegal_move_error_names_move_player_and_rule() -> None:
         ),
         (
             {"roll": "O", "place": [[0, 0], [1, 0], [2, 0], [1, 1]]},
-            "move 1 (Ann): O is not the shape of a O at [[0,0],[1,0],[2,0],[1,1]]",
+            "move 1 (Ann): O is not the shape of an O at [[0,0],[1,0],[2,0],[1,1]]",
         ),
         (
             {"roll": "O", "place": [[9, 0], [10, 0], [9, 1], [10, 1]]},

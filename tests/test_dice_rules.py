@@ -116,7 +116,7 @@ def test_rolled_face_fixes_the_shape() -> None:
     game = DiceGame(["Ann", "Bob"], seed=2)
     game.roll("O")
     assert_rejected(game, "the die shows O, not T", O_LEFT, shape="T")
-    assert_rejected(game, "is not the shape of a O", [[0, 0], [1, 0], [2, 0], [1, 1]])
+    assert_rejected(game, "is not the shape of an O", [[0, 0], [1, 0], [2, 0], [1, 1]])
     game.play(O_LEFT, shape="O")
 
 

@@ -262,7 +262,9 @@ def test_property_resolution_does_not_depend_on_submission_order(seed: int, orde
     reference = random_game(seed)
     doc = record_of(reference)
     game = TowerGame(doc["players"], doc["rules"], seed=doc["seed"], towers=doc["towers"], deck=doc["deck"])
-    for entry, order in zip(doc["rounds"], itertools.cycle(orders), strict=False):
+    for number, (entry, order) in enumerate(zip(doc["rounds"], itertools.cycle(orders), strict=False), 1):
+        if len(game.rounds) >= number:
+            continue  # every seat was forced (hold or out): the engine resolved this round itself
         waiting = set(game.waiting_for())
         for seat in order:
             if seat in waiting:

@@ -34,6 +34,11 @@ class Bot(ABC):
         """The action for this round of the tower game, from the seat's view."""
         raise NotImplementedError(f"the {self.name} bot does not play the tower game")
 
+    games: tuple[str, ...] = ("dice", "tower")
+    """The games this bot really plays; front ends refuse a seat for any other game."""
+    games_reason = ""
+    """Why the bot does not play the games missing from ``games``, for that refusal."""
+
     sees_deck = False
     """True only for measuring bots (``oracle``) that are handed the whole game, deck included."""
 

@@ -33,9 +33,7 @@ def plays_random(bot: Bot) -> bool:
 def decision_for(game: DiceGame, option: DiceAction, rewards: tuple[Any, ...] | None = None) -> DiceAction:
     """A ``DiceAction`` for ``option``; under ``row_reward: choose`` every row is taken as a point
     unless ``rewards`` says otherwise."""
-    if rewards is None and game.rules.row_reward == "choose":
-        rewards = ("point",) * len(game.scoring_rows_after(option.placement, option.take))
-    return DiceAction(option.shape, option.placement, option.take, rewards)
+    return game.complete(DiceAction(option.shape, option.placement, option.take, rewards))
 
 
 def legal_options(game: DiceGame) -> list[DiceAction]:

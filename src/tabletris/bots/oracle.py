@@ -38,6 +38,8 @@ class OracleBot(Bot):
     """Beam search over the known deck (tower game); refuses the dice game, whose die is chance."""
 
     sees_deck = True
+    games = ("tower",)
+    games_reason = "it sees the deck, and the dice game has none (it would play as the expert)"
 
     def __init__(self, seed: int | None = None, strength: float | None = None, budget: float | None = None) -> None:
         super().__init__(seed, strength, budget)

@@ -17,13 +17,7 @@ class RandomBot(Bot):
         options = game.turn_options()
         if not options:
             raise ValueError("no legal placement for the pending roll")
-        o = self.rng.choice(options)
-        rewards = None
-        if game.rules.row_reward == "choose":
-            rewards = tuple(
-                "point" for _ in game.scoring_rows_after(o.placement, o.take)
-            )
-        return DiceAction(o.shape, o.placement, o.take, rewards)
+        return game.complete(self.rng.choice(options))
 
     def choose_tower(self, view: TowerGame) -> TowerAction:
         """A uniformly random legal action for the viewing seat: a drop, or the hold if unused.

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from tabletris.bots.base import Bot
 from tabletris.bots.external import FORFEIT, PREFIX, ExternalBot
+from tabletris.engine.games import GAME_NAMES
 
 BOTS: dict[str, Callable[..., Bot]] = {}
 
@@ -62,6 +63,19 @@ def make_bot(name: str, seed: int | None = None, strength: float | None = None, 
     except KeyError:
         raise ValueError(f"unknown bot {name!r}: expected one of {', '.join(sorted(BOTS))}") from None
     return factory(seed=seed, strength=strength, budget=budget)
+
+
+def bot_refusal(name: str, game: str) -> str | None:
+    """Why the bot ``name`` should not take a seat in ``game``, or None if it plays it."""
+    if name.startswith(PREFIX):
+        return None
+    _load_builtin_bots()
+    factory = BOTS.get(name)
+    games: tuple[str, ...] = getattr(factory, "games", GAME_NAMES)
+    if factory is None or game in games:
+        return None
+    reason: str = getattr(factory, "games_reason", "")
+    return f"the {name} bot plays only the {' and '.join(games)} game" + (f": {reason}" if reason else "")
 
 
 def bot_names() -> list[str]:

@@ -207,34 +207,26 @@ class DiceMove:
             raise fail(f"{where}.roll", "expected the die face as a string")
         if "shape" in raw and not isinstance(raw["shape"], str):
             raise fail(f"{where}.shape", "expected a shape letter")
-        for key in ("take", "place"):
-            if key in raw and not _is_cell_list(raw[key]):
-                raise fail(f"{where}.{key}", CELLS_EXPECTED)
-        if "rewards" in raw:
-            rewards = raw["rewards"]
-            if not isinstance(rewards, list):
-                raise fail(f"{where}.rewards", "expected a list")
-            for j, r in enumerate(rewards):
-                if r == "point":
-                    continue
-                if not isinstance(r, dict) or set(r) != {"remove"}:
-                    raise fail(f"{where}.rewards[{j}]", 'expected "point" or {"remove": cells}')
-                if not _is_cell_list(r["remove"]):
-                    raise fail(f"{where}.rewards[{j}].remove", CELLS_EXPECTED)
-
-
-CELLS_EXPECTED = "expected a list of [x, y] cells with integer x and y"
+        try:
+            for key in ("take", "place"):
+                if key in raw:
+                    parse_cells(raw[key], f"{where}.{key}")
+            if "rewards" in raw:
+                rewards = raw["rewards"]
+                if not isinstance(rewards, list):
+                    raise fail(f"{where}.rewards", "expected a list")
+                for j, r in enumerate(rewards):
+                    if r == "point":
+                        continue
+                    if not isinstance(r, dict) or set(r) != {"remove"}:
+                        raise fail(f"{where}.rewards[{j}]", 'expected "point" or {"remove": cells}')
+                    parse_cells(r["remove"], f"{where}.rewards[{j}].remove")
+        except MalformedMove as e:
+            raise fail(e.key or where, e.why) from None
 
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_cell_list(value: Any) -> bool:
-    """Record data for cells: a list of ``[x, y]`` lists of integers (JSON, so no tuples)."""
-    return isinstance(value, list) and all(
-        isinstance(c, list) and len(c) == 2 and all(_is_int(n) for n in c) for c in value
-    )
 
 
 @dataclass
@@ -372,7 +364,7 @@ class DiceGame:
                 if shape not in self.supply:
                     raise RulesError(f"{where}: {shape.value} is not a shape of this game's die")
                 if len(cells) != 4 or find_orientation(shape, cells, mode) is None:
-                    raise RulesError(f"{where}: {format_cells(cells)} is not the shape of a {shape.value}")
+                    raise RulesError(f"{where}: {format_cells(cells)} is not the shape of {shape.with_article}")
                 for c in cells:
                     if not self.board.in_bounds(c):
                         raise RulesError(f"{where}: {format_cells(cells)} is out of bounds")

@@ -29,6 +29,8 @@ def load(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
             text = source.read_text(encoding="utf-8")
         except OSError as e:
             raise RecordError(f"cannot read {source}: {e.strerror}") from None
+        except UnicodeDecodeError as e:
+            raise RecordError(f"{source} is not a record: not UTF-8 text (byte {e.start})") from None
     else:
         text = source
     try:

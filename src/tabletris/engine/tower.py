@@ -300,12 +300,7 @@ class TowerAction:
         place = raw.get("place")
         cells: tuple[Cell, ...] | None = None
         if place is not None:
-            if not isinstance(place, list) or not all(
-                isinstance(c, list) and len(c) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in c)
-                for c in place
-            ):
-                raise fail(f"{where}.place", "expected a list of [x, y] cells with integer x and y")
-            cells = tuple((c[0], c[1]) for c in place)
+            cells = parse_cells(place, f"{where}.place")
         if hold and (minos or cells is not None):
             raise fail(f"{where}", "a hold has no minos and no place")
         if not hold and cells is None:
@@ -732,7 +727,9 @@ class TowerGame:
         if self.over or self.play_card is None or t.out:
             return []
         if len(minos) > t.minos:
-            raise IllegalMove(f"{self.players[seat]} has {t.minos} minos, not {len(minos)}")
+            raise IllegalMove(
+                f"{self.players[seat]} has {t.minos} mino{'s' if t.minos != 1 else ''}, not {len(minos)}"
+            )
         board = t.board
         pushed = 0
         try:

@@ -19,7 +19,7 @@ import numpy as np
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
-from tabletris.engine.dice import DiceGame, DiceRules
+from tabletris.engine.dice import DiceAction, DiceGame, DiceRules
 from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
 from tabletris.envs.dice_codec import DiceChoice, DiceCodec
 from tabletris.envs.dice_v0 import IllegalPolicy, player_names
@@ -143,10 +143,7 @@ class DiceEnv(gym.Env[Any, Any]):
             extra["illegal_action"] = what
             penalty = self.illegal_reward
         before = game.scores[self.seat]
-        rewards = None
-        if game.rules.row_reward == "choose":
-            rewards = ["point"] * len(game.scoring_rows_after(choice.placement, choice.take))
-        game.play(choice.placement, choice.shape, choice.take, rewards)
+        game.act(DiceAction(choice.shape, choice.placement, choice.take))
         self._others_play()
         reward = float(game.scores[self.seat] - before) + penalty
         truncated = not game.over and self.max_turns is not None and game.turn >= self.max_turns

@@ -15,7 +15,7 @@ from tabletris.bots.registry import make_bot
 from tabletris.engine.board import Placement, Stone
 from tabletris.engine.dice import DiceGame
 from tabletris.engine.errors import IllegalMove, RecordError
-from tabletris.engine.games import spec
+from tabletris.engine.games import GAMES, spec
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of, replay_dice, replay_tower
 from tabletris.engine.shapes import Shape
@@ -76,7 +76,7 @@ class DiceAdapter:
     """The dice game: events are the record's moves; the server rolls as each turn begins."""
 
     name = "dice"
-    max_seats = 8
+    max_seats = GAMES["dice"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
         from tabletris.tui.help_screen import DICE_RULES
@@ -238,7 +238,7 @@ class TowerAdapter:
     """
 
     name = "tower"
-    max_seats = 4
+    max_seats = GAMES["tower"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
         from tabletris.tui.help_screen import TOWER_RULES
