@@ -18,6 +18,7 @@ from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.games import GAMES, spec
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of, replay_dice, replay_tower
+from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import TowerAction, TowerGame
 
@@ -68,7 +69,7 @@ def stone_json(stone: Stone) -> dict[str, Any]:
 def _rules_meta(game: str, summary: str) -> dict[str, Any]:
     """The game's options and presets (its ``GameSpec``), for the create form, the rules page and
     the rules-in-force panel of every room, with ``summary``: the rules in brief (the text the
-    terminal app's help screen shows, so both front ends say the same)."""
+    terminal app's help screen shows: ``engine.rules_text``)."""
     return {"summary": summary, **spec(game).rules_meta()}
 
 
@@ -79,8 +80,6 @@ class DiceAdapter:
     max_seats = GAMES["dice"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
-        from tabletris.tui.help_screen import DICE_RULES
-
         return _rules_meta("dice", DICE_RULES)
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> DiceGame:
@@ -241,8 +240,6 @@ class TowerAdapter:
     max_seats = GAMES["tower"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
-        from tabletris.tui.help_screen import TOWER_RULES
-
         return _rules_meta("tower", TOWER_RULES)
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> TowerGame:
