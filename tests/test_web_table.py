@@ -376,6 +376,7 @@ def test_finished_dice_game_log_and_end_dialog(server: LiveServer, browser: Any)
     page.wait_for_selector("#end [role=dialog]")
     assert page.evaluate("document.activeElement.closest('#end') !== null")
     assert page.locator("#end-reason").inner_text().endswith("fits nowhere: the game ends.")
+    page.wait_for_function("document.querySelector('#announce[aria-live=polite]').textContent.startsWith('Game over.')")
     page.keyboard.press("Escape")
     page.wait_for_selector("#end", state="detached")
     first = moves[0]
@@ -397,14 +398,22 @@ def test_finished_dice_game_log_and_end_dialog(server: LiveServer, browser: Any)
 def test_tower_log_hold_and_end_breakdown(server: LiveServer, browser: Any) -> None:
     """Item 9: the tower had no log beyond "Last round", Hold looked like a drop, and a finished
     tower game said only "Game over"."""
-    room = new_room(server, "tower", ["open", "random"])
+    room = new_room(server, "tower", ["open", "open"])
     ctx, page, errors = seated(browser, server, room)
+    page.wait_for_selector("text=Waiting for players")
+    bob = httpx.post(f"{server.url}/api/rooms/{room}/join", json={"name": "Bob"}).json()["token"]
     page.wait_for_selector("#hold")
+    card = state(server, room)["game"]["play"]
     page.keyboard.press("h")
-    page.wait_for_function("document.querySelector('#status').innerText.includes('You hold') || document.querySelectorAll('#log li').length > 0")
+    page.wait_for_function("document.querySelector('#status').innerText.startsWith('You hold the')")
+    assert page.locator("#status").inner_text().startswith(f"You hold the {card} — waiting for Bob")
+    assert "HELD" in page.locator("#play-card").inner_text()
+    assert page.locator("#play-card").get_attribute("aria-label") == f"PLAY card: {card}, held by you"
+    r = httpx.post(f"{server.url}/api/rooms/{room}/moves", json={"hold": True, "round": 1}, headers={"X-Seat-Token": bob})
+    assert r.status_code == 200, r.text
     page.wait_for_function("document.querySelectorAll('#log li').length >= 1", timeout=15000)
     line = page.locator("#log li").first.inner_text()
-    assert "Round 1" in line and "Ann held the" in line and "Random 2" in line
+    assert "Round 1" in line and f"Ann held the {card}; Bob held the {card}" in line
     ctx.close()
     done = finished_room(server, "tower", {"height": 6})
     ctx = browser.new_context(**DESKTOP)
