@@ -89,7 +89,7 @@ function setConn(on) {
 // A move of this seat that the player did not send was played by the turn timer's bot (the
 // server also marks it "by": "timer" in the log once it knows to).
 function noticeTimer(before, now) {
-  if (!before || !before.game || !now.game || app.seat === null || !now.room.timer) return;
+  if (!before || !before.game || !now.game || app.seat === null || !(now.timer ?? now.room.timer)) return;
   const g = now.game;
   const entries = g.log || [];
   entries.forEach((m, i) => {
@@ -302,16 +302,19 @@ setInterval(() => {
   const clock = document.querySelector("#clock");
   const room = app.state && app.state.room;
   if (!clock) return;
-  if (!room || !room.deadline || !room.timer || room.status !== "playing") { clock.classList.add("hidden"); return; }
-  const left = Math.max(0, Math.ceil(room.deadline - Date.now() / 1000));
+  // The deadline and the timer are the room's; a server may also send them beside it (issue 12).
+  const deadline = room && (app.state.deadline ?? room.deadline);
+  const timer = room && (app.state.timer ?? room.timer);
+  if (!room || !deadline || !timer || room.status !== "playing") { clock.classList.add("hidden"); return; }
+  const left = Math.max(0, Math.ceil(deadline - Date.now() / 1000));
   clock.classList.remove("hidden");
   clock.classList.toggle("low", left <= 10);
   const g = app.state.game;
   const who = !g ? "" : g.game === "dice" ? (g.to_move === app.seat ? "you" : nameOf(g.to_move)) : "this round";
   clock.textContent = `⏱ ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left for ${who}`;
   clock.title = "When the time is up, a bot plays the turn";
-  if (left === 10 && app.view && app.view.myTurn(app.state) && clock.dataset.warned !== String(room.deadline)) {
-    clock.dataset.warned = String(room.deadline);
+  if (left === 10 && app.view && app.view.myTurn(app.state) && clock.dataset.warned !== String(deadline)) {
+    clock.dataset.warned = String(deadline);
     announce("10 seconds left");
   }
 }, 250);
