@@ -621,3 +621,88 @@ def test_axe_finds_no_serious_violations(server: LiveServer, browser: Any, ctx_a
     assert not bad, "\n".join(f"{k}: {x}" for k, v in bad.items() for x in v)
     assert elsewhere == []
     ctx.close()
+
+
+# ------------------------------------------------------------------ issue 11's choices
+
+
+def stage_a_full_row(page: Page) -> None:
+    """On a 4-wide board a lying I fills a row: turn the ghost until it lies, then stage it."""
+    page.locator(".board").focus()
+    for _ in range(4):
+        rows = set(page.locator(".cell.ghost").evaluate_all("cs => cs.map((c) => c.dataset.y)"))
+        if len(rows) == 1:
+            break
+        page.keyboard.press("r")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#confirm:visible")
+
+
+def test_point_token_picker_preselects_the_default(server: LiveServer, browser: Any) -> None:
+    """Issue 11 (tokens_from_supply): a point takes a stone of the supply as its token. The
+    picker shows the engine's default pre-selected, so Enter (one click) accepts it; Back returns
+    to the staged piece; another shape can be named."""
+    rules = {"width": 4, "die": ["I"]}
+    room = new_room(server, "dice", ["open", "random"], rules)
+    ctx, page, errors = seated(browser, server, room)
+    my_turn_dice(page)
+    stage_a_full_row(page)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#tokens [role=dialog]")
+    default = page.locator("#token-0").input_value()
+    assert "(default)" in page.locator("#token-0 option:checked").inner_text()
+    assert page.evaluate("document.activeElement.id") == "tokens-ok"
+    page.keyboard.press("Enter")
+    wait_until(lambda: len(state(server, room)["game"]["log"]) >= 1, what="Ann's move")
+    assert state(server, room)["game"]["tokens"][0] == [default]
+    assert "tokens" not in state(server, room)["game"]["log"][0] or state(server, room)["game"]["log"][0]["tokens"] == [default]
+    ctx.close()
+    # naming another shape, after going back once: a die of I and O, and a room whose first roll is I
+    for _ in range(20):
+        room = new_room(server, "dice", ["open", "random"], {"width": 4, "die": ["I", "O"]})
+        token = httpx.post(f"{server.url}/api/rooms/{room}/join", json={"name": "Ann"}).json()["token"]
+        if state(server, room)["game"]["roll"] == "I":
+            break
+    ctx = browser.new_context(**DESKTOP)
+    ctx.add_init_script(f"localStorage.setItem('tabletris:seat:{room}', JSON.stringify({{seat: 0, token: '{token}', name: 'Ann'}}))")
+    page = ctx.new_page()
+    errors2 = errors_of(page)
+    page.goto(f"{server.url}/room/{room}")
+    my_turn_dice(page)
+    stage_a_full_row(page)
+    page.click("#confirm")
+    page.wait_for_selector("#tokens [role=dialog]")
+    page.click("#tokens-cancel")
+    assert page.locator("#tokens").count() == 0 and page.locator(".cell.staged").count() == 4
+    assert state(server, room)["game"]["log"] == []
+    page.click("#confirm")
+    page.wait_for_selector("#tokens [role=dialog]")
+    default = page.locator("#token-0").input_value()
+    other = next(v for v in page.locator("#token-0 option").evaluate_all("os => os.map((o) => o.value)") if v != default)
+    page.select_option("#token-0", other)
+    page.click("#tokens-ok")
+    wait_until(lambda: len(state(server, room)["game"]["log"]) >= 1, what="Ann's move")
+    assert state(server, room)["game"]["log"][0]["tokens"] == [other]
+    assert state(server, room)["game"]["tokens"][0] == [other]
+    assert not errors and not errors2
+    ctx.close()
+
+
+def test_tower_and_end_picker_on_join(server: LiveServer, browser: Any) -> None:
+    """Issue 11 (chosen towers): a person picks a tower and its bottom end when sitting down."""
+    room = new_room(server, "tower", ["open", "random"])
+    ctx = browser.new_context(**PHONE)
+    page = ctx.new_page()
+    errors = errors_of(page)
+    page.goto(f"{server.url}/room/{room}")
+    meta = httpx.get(server.url + "/api/meta").json()
+    options = page.locator("#join-tower option").evaluate_all("os => os.map((o) => o.value)")
+    assert options == ["", *meta["games"]["tower"]["towers"]]
+    page.select_option("#join-tower", "2b")
+    page.fill("#join-name", "Ann")
+    page.locator("[data-join='0']").tap()
+    page.wait_for_selector("#play-card")
+    s = state(server, room)
+    assert s["room"]["seats"][0]["tower"] == "2b" and s["game"]["towers"][0]["layout"] == "2b"
+    assert not errors
+    ctx.close()

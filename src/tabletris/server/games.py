@@ -20,7 +20,7 @@ from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of, recorded_towers, replay_dice, replay_tower
 from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
 from tabletris.engine.shapes import Shape
-from tabletris.engine.tower import TowerAction, TowerGame
+from tabletris.engine.tower import LAYOUT_NAMES, TowerAction, TowerGame
 
 LOG_LENGTH = 24
 """Moves of the log sent with each state (the record has them all)."""
@@ -196,10 +196,25 @@ class DiceAdapter:
         return {
             "options": options,
             "rewardable": [s.number for s in game.rewardable_stones()] if choose else [],
+            "tokens": game.rules.takes_tokens,
         }
 
     def query(self, game: DiceGame, seat: int, message: Mapping[str, Any]) -> dict[str, Any]:
-        raise ActionError("unknown_type", "the dice game answers no queries: its state lists every legal placement")
+        """``{"place", "shape"?, "take"?, "rewards"?}``: the point tokens that placement would take
+        by default (the engine plays it on a view) and the shapes a token may be now, so the
+        player can accept the default with one click or name others."""
+        if game.over or seat != game.to_move:
+            raise ActionError("not_your_turn", f"it is not seat {seat}'s turn")
+        if message.get("place") is None:
+            raise ActionError("bad_message", "a dice query needs 'place': the four cells of the piece")
+        try:
+            move = game.view().play(message["place"], message.get("shape"), message.get("take"), message.get("rewards"))
+        except IllegalMove as e:
+            raise ActionError("illegal", str(e)) from None
+        return {
+            "tokens": [t.value for t in move.tokens or ()],
+            "choices": [s.value for s in game.token_choices()],
+        }
 
     def record(self, game: DiceGame) -> dict[str, Any]:
         return record_of(game)
@@ -245,7 +260,7 @@ class TowerAdapter:
     max_seats = GAMES["tower"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
-        return _rules_meta("tower", TOWER_RULES)
+        return {**_rules_meta("tower", TOWER_RULES), "towers": list(LAYOUT_NAMES)}
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> TowerGame:
         return TowerGame(list(players), dict(rules), seed=seed)

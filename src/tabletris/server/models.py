@@ -126,6 +126,7 @@ class GameMeta(BaseModel):
     summary: str = Field(description="The game's rules in brief (Markdown)")
     presets: dict[str, dict[str, Any]]
     options: list[dict[str, Any]]
+    towers: list[str] = Field(default_factory=list, description="Tower game: the towers and ends a seat may choose on joining")
 
 
 class MetaOut(BaseModel):

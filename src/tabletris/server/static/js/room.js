@@ -184,13 +184,16 @@ function renderJoin(room) {
   if (dom.join.dataset.for === JSON.stringify(open.map((s) => s.seat))) { dom.join.classList.remove("hidden"); return; }
   dom.join.dataset.for = JSON.stringify(open.map((s) => s.seat));
   const name = el("input", { id: "join-name", maxlength: 24, placeholder: "Your name", value: myName(), "aria-label": "Your name" });
+  const tower = towerPicker(room);
   const buttons = open.map((s) => el("button", {
     class: "primary", "data-join": s.seat,
     onclick: async () => {
       const n = name.value.trim();
       if (!n) { toast("Type your name first."); return; }
       try {
-        const joined = await api(`/api/rooms/${roomId}/join`, { method: "POST", body: { name: n, seat: s.seat } });
+        const body = { name: n, seat: s.seat };
+        if (tower && tower.value) body.tower = tower.value;
+        const joined = await api(`/api/rooms/${roomId}/join`, { method: "POST", body });
         rememberName(n);
         seats.set(roomId, { seat: joined.seat, token: joined.token, name: n });
         app.ws.close();
@@ -198,9 +201,19 @@ function renderJoin(room) {
       } catch (e) { toast(e.message); }
     },
   }, `Sit at seat ${s.seat + 1}`));
-  dom.join.replaceChildren(el("h2", {}, "Join this game"), el("div", { class: "row join" }, name, ...buttons),
+  dom.join.replaceChildren(el("h2", {}, "Join this game"), el("div", { class: "row join" }, name, tower ? el("label", { for: "join-tower" }, "Tower and bottom end") : "", tower || "", ...buttons),
     el("p", { class: "muted" }, "Or just watch: the game starts when every seat is taken."));
   dom.join.classList.remove("hidden");
+}
+
+// The tower game: the seat's tower and bottom end (the engine checks the choice; "b" is "a"
+// turned 180°). The choices other seats made are named beside their towers.
+function towerPicker(room) {
+  const names = (app.meta.games[room.game] || {}).towers || [];
+  if (!names.length) return null;
+  const taken = new Map(room.seats.filter((s) => s.tower).map((s) => [s.tower, s.name]));
+  return el("select", { id: "join-tower" }, el("option", { value: "" }, "Any free tower (drawn)"),
+    ...names.map((n) => el("option", { value: n }, `Tower ${n[0]}, end ${n.slice(1)}${taken.has(n) ? ` (${taken.get(n)})` : ""}`)));
 }
 
 // The rules in force: the preset and every option, with the engine's help text; the options a
@@ -682,13 +695,23 @@ class DiceView {
 
   async confirm() {
     const st = this.staged;
-    if (!st) return;
+    if (!st || this.confirming) return;
+    this.confirming = true;
+    try { await this.send(st); } finally { this.confirming = false; }
+  }
+
+  async send(st) {
     const move = { type: "move", place: st.cells, shape: st.shape, turn: app.state.game.turn };
     if (st.take) move.take = st.take.cells;
     if (app.state.game.row_reward === "choose" && st.rows > 0) {
       const rewards = await this.askRewards(st.rows);
       if (!rewards) return;
       move.rewards = rewards;
+    }
+    if (app.state.private && app.state.private.tokens) {
+      const tokens = await this.askTokens(move);
+      if (tokens === null) return;
+      if (tokens !== undefined) move.tokens = tokens;
     }
     const g = app.state.game;
     app.mine.add(`dice:${g.log_start + g.log.length}`);
@@ -699,6 +722,36 @@ class DiceView {
       this.unstage();
       toast(e.message);
     }
+  }
+
+  // Point tokens (tokens_from_supply): the server says which stones the points would take by
+  // default; they are pre-selected, so one click (or Enter) accepts them. Resolves undefined for
+  // the default, the named shapes, or null when the player goes back.
+  async askTokens(move) {
+    let answer;
+    try {
+      const { type, turn, ...probe } = move;
+      answer = await request({ type: "query", ...probe });
+    } catch (e) { toast(e.message); return null; }
+    if (!answer.tokens.length) return undefined;
+    return new Promise((resolve) => {
+      const selects = answer.tokens.map((t, i) => {
+        const sel = el("select", { id: `token-${i}` }, ...answer.choices.map((c) => el("option", { value: c }, c === t ? `${c} (default)` : c)));
+        sel.value = t;
+        return sel;
+      });
+      const done = (value) => { d.close(); resolve(value); };
+      const d = dialog("tokens", `${answer.tokens.length} point${answer.tokens.length > 1 ? "s" : ""}: the token${answer.tokens.length > 1 ? "s" : ""} you take from the supply`, [
+        el("p", { class: "muted" }, "Each point takes a stone out of the supply. The default is the shape with the most stones left."),
+        ...selects.map((s, i) => el("div", { class: "rule" }, el("label", { for: `token-${i}` }, `Point ${i + 1}`), s))],
+      [el("button", { class: "primary", id: "tokens-ok", onclick: () => {
+        const chosen = selects.map((s) => s.value);
+        done(chosen.every((c, i) => c === answer.tokens[i]) ? undefined : chosen);
+      } }, "Take these"),
+      el("button", { id: "tokens-cancel", onclick: () => done(null) }, "Back")], { peek: true });
+      d.cancel = () => done(null);
+      d.querySelector("#tokens-ok").focus();
+    });
   }
 
   askRewards(count) {
