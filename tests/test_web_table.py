@@ -109,8 +109,7 @@ def test_star_roll_preselects_a_shape_that_fits(server: LiveServer, browser: Any
     page.wait_for_selector(".cell.ghost")
     page.tap("#place")
     page.tap("#confirm")
-    wait_until(lambda: any(m.get("type") == "move" for m in fake.sent), 5, "the move")
-    move = next(m for m in fake.sent if m.get("type") == "move")
+    move = fake.wait_for(page, "move")
     assert move["shape"] == "O" and move["turn"] == message["game"]["turn"]
     assert not errors
     ctx.close()
@@ -296,8 +295,7 @@ def test_reward_dialog_numbers_the_stones_on_the_board(server: LiveServer, brows
     page.select_option("#reward-0", "4")
     assert page.locator(".cell.pick").count() == 4
     page.click("#rewards-ok")
-    wait_until(lambda: any(m.get("type") == "move" for m in fake.sent), 5, "the move")
-    move = next(m for m in fake.sent if m.get("type") == "move")
+    move = fake.wait_for(page, "move")
     assert move["rewards"] == [{"remove": [[0, 0], [1, 0], [2, 0], [2, 1]]}]
     assert page.locator(".cell.num").count() == 0
     assert not errors
@@ -441,15 +439,14 @@ def test_resign_leave_hello_and_lost_connection(server: LiveServer, browser: Any
     spy = SocketSpy(page)
     join(page, server, room, "Ann")
     my_turn_dice(page)
-    hellos = spy.of_type("hello")
-    assert hellos and hellos[-1]["token"] == token_of(page, room)
+    assert spy.wait_for(page, "hello")["token"] == token_of(page, room)
     page.click("#resign")
     page.wait_for_selector("#confirm [role=dialog]")
     page.keyboard.press("Escape")
     assert spy.of_type("resign") == []
     page.click("#resign")
     page.click("#confirm-yes")
-    wait_until(lambda: bool(spy.of_type("resign")), 5, "the resign message")
+    spy.wait_for(page, "resign")
     page.click("#leave")
     page.click("#confirm-no")
     assert spy.of_type("leave") == []
@@ -684,6 +681,8 @@ def test_point_token_picker_preselects_the_default(server: LiveServer, browser: 
     wait_until(lambda: len(state(server, room)["game"]["log"]) >= 1, what="Ann's move")
     assert state(server, room)["game"]["log"][0]["tokens"] == [other]
     assert state(server, room)["game"]["tokens"][0] == [other]
+    page.wait_for_function("document.querySelector('#log li') && document.querySelector('#log li').innerText.includes('point token')")
+    assert f"point token {other}" in page.locator("#log li").first.inner_text()
     assert not errors and not errors2
     ctx.close()
 

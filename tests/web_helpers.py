@@ -141,6 +141,16 @@ class SocketSpy:
     def of_type(self, kind: str) -> list[dict[str, Any]]:
         return [m for m in self.sent if m.get("type") == kind]
 
+    def wait_for(self, page: Page, kind: str, timeout: float = 10.0) -> dict[str, Any]:
+        """The last message of ``kind`` the page sent (waiting with the page's clock: the sync
+        API runs the route's handlers only inside its own calls)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.of_type(kind):
+                return self.of_type(kind)[-1]
+            page.wait_for_timeout(50)
+        raise AssertionError(f"the page sent no {kind} message: {self.sent}")
+
 
 class FakeTable:
     """A websocket that answers the page with a given state message instead of the server's:
@@ -152,6 +162,17 @@ class FakeTable:
         self.sent: list[dict[str, Any]] = []
         page.route_web_socket(re.compile(r"/ws/"), self._route)
 
+    def wait_for(self, page: Page, kind: str, timeout: float = 10.0) -> dict[str, Any]:
+        """The first message of ``kind`` the page sent. Playwright's sync API runs the route's
+        handlers only inside its own calls, so this waits with the page's clock, not time.sleep."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            found = [m for m in self.sent if m.get("type") == kind]
+            if found:
+                return found[0]
+            page.wait_for_timeout(50)
+        raise AssertionError(f"the page sent no {kind} message: {self.sent}")
+
     def _route(self, ws: Any) -> None:
         def answer(message: str | bytes) -> None:
             data = json.loads(message)
@@ -160,6 +181,8 @@ class FakeTable:
                 ws.send(json.dumps(self.message))
             elif data.get("type") == "move":
                 ws.send(json.dumps({"type": "ack", "id": data.get("id"), "seq": 1}))
+            elif data.get("type") == "query":  # the point-token query: this placement takes none
+                ws.send(json.dumps({"type": "answer", "id": data.get("id"), "tokens": [], "choices": []}))
 
         ws.on_message(answer)
 

@@ -587,7 +587,8 @@ class DiceView {
     const rows = [el("tr", {}, el("th", {}, "Player"), el("th", {}, "Points"), el("th", {}, "Rows"))];
     s.room.seats.forEach((seat, i) => {
       rows.push(el("tr", { class: `${i === g.to_move && !g.over ? "turn" : ""} ${i === app.seat ? "me" : ""}`, "data-seat": i },
-        el("td", {}, legend(i), el("span", { class: `dot ${seat.connected ? "on" : ""}`, role: "img", "aria-label": seat.connected ? "online" : "offline" }), nameOf(i), seat.bot ? el("span", { class: "bot" }, "bot") : "", i === app.seat ? " (you)" : "", i === g.to_move && !g.over ? el("span", { class: "sr-only" }, " (to move)") : ""),
+        el("td", {}, legend(i), el("span", { class: `dot ${seat.connected ? "on" : ""}`, role: "img", "aria-label": seat.connected ? "online" : "offline" }), nameOf(i), seat.bot ? el("span", { class: "bot" }, "bot") : "", i === app.seat ? " (you)" : "", i === g.to_move && !g.over ? el("span", { class: "sr-only" }, " (to move)") : "",
+        g.tokens && g.tokens[i] && g.tokens[i].length ? el("div", { class: "muted tokens", style: "font-size:12px" }, `point tokens: ${g.tokens[i].join(" ")}`) : ""),
         el("td", { class: "score" }, g.scores[i]), el("td", {}, g.rows_completed[i])));
     });
     if (g.clear_rows) rows.push(el("tr", {}, el("td", { colspan: 3, class: "muted" }, `First to ${g.target} points wins; completed rows are cleared.`)));
@@ -602,6 +603,7 @@ class DiceView {
         if (m.take) what.push(` took the ${m.shape || m.roll} at ${where(m.take)} (supply empty) and`);
         what.push(` placed it at ${where(m.place)}`);
         if (m.rewards) what.push(` · ${m.rewards.map((r) => (r === "point" ? "took a point" : `removed the stone at ${where(r.remove)}`)).join(", ")}`);
+        if (m.tokens && m.tokens.length) what.push(` · point token${m.tokens.length > 1 ? "s" : ""} ${m.tokens.join(" ")}`);
       }
       return logItem(n, what, `dice:${n}`, m);
     });
