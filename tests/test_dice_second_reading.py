@@ -12,35 +12,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import state_of
+from helpers import O_LEFT, O_RIGHT, ROW0, assert_rejected, narrow, turn
 from tabletris.engine.dice import DICE_PRESETS, DiceAction, DiceGame, DiceRules
-from tabletris.engine.errors import IllegalMove, RulesError
+from tabletris.engine.errors import RulesError
 from tabletris.engine.records import record_of, replay
 from tabletris.engine.shapes import Shape, find_orientation
 
-ROW0 = [[0, 0], [1, 0], [2, 0], [3, 0]]
-O_LEFT = [[0, 0], [1, 0], [0, 1], [1, 1]]
-O_RIGHT = [[2, 0], [3, 0], [2, 1], [3, 1]]
 O_LEFT_UP = [[0, 2], [1, 2], [0, 3], [1, 3]]
 
 
-def narrow(players: int = 2, **rules: Any) -> DiceGame:
-    """A 4-wide board: one I fills a row, two Os fill two rows."""
-    spec: dict[str, Any] = {"width": 4, "height": 6, **rules}
-    return DiceGame(["Ann", "Bob", "Cid", "Dee"][:players], spec, seed=1)
 
-
-def turn(game: DiceGame, face: str, place: Any, **kwargs: Any) -> None:
-    game.roll(face)
-    assert not game.over, f"{face} should be placeable"
-    game.play(place, **kwargs)
-
-
-def assert_rejected(game: DiceGame, match: str, place: Any, **kwargs: Any) -> None:
-    before = state_of(game)
-    with pytest.raises(IllegalMove, match=match):
-        game.play(place, **kwargs)
-    assert state_of(game) == before
 
 
 # ------------------------------------------------------------ point tokens
@@ -469,3 +450,19 @@ def test_the_expert_chooses_tokens_to_starve_the_next_player() -> None:
     starved = [c for c in chosen if c[0] != c[1]]
     assert starved, f"the expert always took the default tokens: {chosen}"
     assert all(need >= 1 for _, _, need in starved)  # each starved shape could complete a row for B
+
+
+@pytest.mark.parametrize("mode", ["cells", "stones"])
+def test_the_bots_measure_the_board_each_clearing_reading_leaves(mode: str) -> None:
+    """The bots' immediate board cost after a clearing placement is the cost of the board the engine
+    really leaves: with `stones` whole stones leave and nothing falls."""
+    from tabletris.bots.dice_eval import immediate
+    from tabletris.bots.heuristics import DEFAULT_WEIGHTS, features_of
+
+    game = narrow(die=["O"], clear_rows=mode, garbage=GARBAGE_OS, access="free")
+    game.roll("O")
+    option = next(o for o in game.turn_options() if sorted(o.placement.cells) == sorted(map(tuple, O_RIGHT)))
+    after = game.view()
+    after.act(option)
+    board = after.board
+    assert immediate(game, option).cost == DEFAULT_WEIGHTS.cost(features_of(board.occupied, board.width, board.height))
