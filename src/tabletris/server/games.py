@@ -46,8 +46,11 @@ class GameAdapter(Protocol):
     def advance(self, game: Any) -> list[dict[str, Any]]: ...
     def apply(self, game: Any, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]: ...
     def must_act(self, game: Any) -> list[int]: ...
+    turn_field: str
+
     def turn_key(self, game: Any) -> Any: ...
-    def bot_move(self, game: Any, seat: int, bot: Bot) -> dict[str, Any]: ...
+    def bot_view(self, game: Any, seat: int) -> Any: ...
+    def bot_move(self, view: Any, seat: int, bot: Bot) -> dict[str, Any]: ...
     def public(self, game: Any) -> dict[str, Any]: ...
     def private(self, game: Any, seat: int) -> dict[str, Any] | None: ...
     def query(self, game: Any, seat: int, message: Mapping[str, Any]) -> dict[str, Any]: ...
@@ -82,6 +85,9 @@ class DiceAdapter:
 
     name = "dice"
     max_seats = 8
+    turn_field = "turn"
+    """A move names the turn it answers (``game.turn``): a late one is refused, not applied to
+    the next turn."""
 
     def rules_meta(self) -> dict[str, Any]:
         return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP)
@@ -130,10 +136,16 @@ class DiceAdapter:
     def turn_key(self, game: DiceGame) -> Any:
         return game.turn
 
-    def bot_move(self, game: DiceGame, seat: int, bot: Bot) -> dict[str, Any]:
-        view = game.view()
+    def bot_view(self, game: DiceGame, seat: int) -> DiceGame:
+        """A copy for the bot to think on, taken on the event loop: the bot runs in a thread
+        while the room's game goes on changing."""
+        return game.view()
+
+    def bot_move(self, view: DiceGame, seat: int, bot: Bot) -> dict[str, Any]:
         decision = decide_dice_reward_points(view, bot.choose_dice(view))
-        move: dict[str, Any] = {"place": cells_json(decision.placement.cells), "shape": decision.shape.value}
+        move: dict[str, Any] = {
+            "place": cells_json(decision.placement.cells), "shape": decision.shape.value,
+        }
         if decision.take is not None:
             move["take"] = cells_json(decision.take.cells)
         if decision.rewards is not None:
@@ -242,6 +254,7 @@ class TowerAdapter:
 
     name = "tower"
     max_seats = 4
+    turn_field = "round"
 
     def rules_meta(self) -> dict[str, Any]:
         return _rules_meta(TowerRules, TOWER_PRESETS, TOWER_HELP)
@@ -296,8 +309,10 @@ class TowerAdapter:
     def turn_key(self, game: TowerGame) -> Any:
         return game.round
 
-    def bot_move(self, game: TowerGame, seat: int, bot: Bot) -> dict[str, Any]:
-        view = game.view(seat)
+    def bot_view(self, game: TowerGame, seat: int) -> TowerGame:
+        return game.view(seat)
+
+    def bot_move(self, view: TowerGame, seat: int, bot: Bot) -> dict[str, Any]:
         try:
             action = bot.choose_tower(view)
         except NotImplementedError:

@@ -29,8 +29,10 @@ class CreateRoomIn(Strict):
     rules: dict[str, Any] = Field(default_factory=dict, description="{'preset': NAME} and/or options")
     seats: list[SeatIn] = Field(min_length=1, max_length=8)
     timer: float | None = Field(
-        None, ge=1, le=3600, allow_inf_nan=False,
-        description="Seconds per turn (dice) or round (tower); then a bot plays for the seat",
+        None, ge=0, le=3600, allow_inf_nan=False,
+        description="Seconds per turn (dice) or round (tower); then a bot plays for the seat. "
+        "Omitted or 0: the server's default for rooms with people, none for bot-only rooms "
+        "(range and default: docs/security.md)",
     )
 
 
@@ -47,7 +49,7 @@ class SeatOut(BaseModel):
 class RoomOut(BaseModel):
     id: str
     game: str
-    status: Literal["waiting", "playing", "over", "broken"]
+    status: Literal["waiting", "playing", "over", "abandoned", "stopped", "expired", "broken"]
     created: float
     rules: dict[str, Any]
     preset: Any
@@ -69,7 +71,11 @@ class JoinIn(Strict):
 class JoinOut(BaseModel):
     room: str
     seat: int
-    token: str = Field(description="The seat's secret: send it as X-Seat-Token or ?token= on the websocket")
+    token: str = Field(description="The seat's secret: send it as X-Seat-Token, or in the websocket's hello message")
+
+
+class LeaveOut(BaseModel):
+    done: Literal["left", "resigned"] = Field(description="left: the seat is open again; resigned: a bot plays it on")
 
 
 class RemoveIn(Strict):
@@ -81,6 +87,8 @@ class MoveIn(Strict):
     ``place`` or ``hold``."""
 
     seat: StrictInt | None = Field(None, description="Optional: checked against the token's seat")
+    turn: StrictInt | None = Field(None, description="Dice: the state's game.turn this move answers (required)")
+    round: StrictInt | None = Field(None, description="Tower: the state's game.round this move answers (required)")
     place: CellsIn | None = None
     shape: str | None = Field(None, max_length=8)
     take: CellsIn | None = None
