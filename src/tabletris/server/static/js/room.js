@@ -13,10 +13,11 @@ function connect() {
   const mine = seats.get(roomId);
   app.token = mine ? mine.token : null;
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const url = `${proto}://${location.host}/ws/${encodeURIComponent(roomId)}` + (app.token ? `?token=${encodeURIComponent(app.token)}` : "");
+  const url = `${proto}://${location.host}/ws/${encodeURIComponent(roomId)}`;
   const ws = new WebSocket(url);
   app.ws = ws;
-  ws.onopen = () => { app.retry = 0; setConn(true); };
+  // The seat token goes in the first message, never in the URL (logs would keep it).
+  ws.onopen = () => { ws.send(JSON.stringify(app.token ? { type: "hello", token: app.token } : { type: "hello" })); app.retry = 0; setConn(true); };
   ws.onmessage = (e) => onMessage(JSON.parse(e.data));
   ws.onclose = (e) => {
     setConn(false);
@@ -372,7 +373,7 @@ class DiceView {
   async commit(c) {
     const o = this.currentOption();
     if (!o) return;
-    const move = { type: "move", place: c.cells, shape: o.shape };
+    const move = { type: "move", place: c.cells, shape: o.shape, turn: app.state.game.turn };
     if (o.take) move.take = o.take.cells;
     if (app.state.game.row_reward === "choose" && c.rows > 0) {
       const rewards = await this.askRewards(c.rows);
@@ -521,7 +522,7 @@ class TowerView {
 
   async submit(action) {
     try {
-      await request({ type: "move", ...action });
+      await request({ type: "move", ...action, round: app.state.game.round });
       toast(action.hold ? "Hold submitted: waiting for the others" : "Drop submitted: waiting for the others", "info");
     } catch (e) { toast(e.message); }
   }
