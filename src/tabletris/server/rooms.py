@@ -802,12 +802,22 @@ class Lobby:
             return room
         if len(room_id) > 32:
             raise ActionError("unknown_room", "there is no such room")
-        stored = await self.storage.load_room(room_id)
-        if stored is None:
-            raise ActionError("unknown_room", f"there is no room {room_id!r}")
+        try:
+            stored = await self.storage.load_room(room_id)
+            if stored is None:
+                raise ActionError("unknown_room", f"there is no room {room_id!r}")
+            if stored.status == "broken":
+                raise ValueError("it was set aside as damaged")
+            restored = None if room_id in self.rooms else await asyncio.to_thread(self._restore, stored)
+        except ActionError:
+            raise
+        except Exception as e:  # damaged rows: answered as missing, never as a server error
+            log.error("room %s cannot be read back: %s", room_id, e)
+            raise ActionError("unknown_room", f"room {room_id!r} is damaged and was set aside") from None
         room = self.rooms.get(room_id)  # read by someone else meanwhile
         if room is None:
-            room = await asyncio.to_thread(self._restore, stored)
+            assert restored is not None
+            room = restored
             room.ended_at = time.monotonic()
             room._refresh()
             self.rooms[room_id] = room
@@ -836,12 +846,6 @@ class Lobby:
         limits = self.limits
         if self.live_count() >= limits.rooms_total:
             raise ActionError("server_full", f"this server holds {limits.rooms_total} open rooms: try again later")
-        if creator is not None and rematch_of is None:
-            mine = sum(1 for r in self.rooms.values() if r.creator == creator and r.status == "waiting")
-            if mine >= limits.open_rooms:
-                raise ActionError(
-                    "too_many_rooms", f"you have {mine} rooms waiting for players (at most {limits.open_rooms})"
-                )
         rules = check_rules(limits, game, rules)
         if not (1 <= len(seat_specs) <= adapter.max_seats):
             raise ActionError("bad_seats", f"the {game} game takes 1 to {adapter.max_seats} seats, got {len(seat_specs)}")
@@ -869,6 +873,12 @@ class Lobby:
                 if seat.kind == "open" and old_hash:
                     seat.kind, seat.token_hash, seat.name = "reserved", old_hash, old_name
         people = any(not s.is_bot for s in seats)
+        if creator is not None and rematch_of is None and people:
+            mine = sum(1 for r in self.rooms.values() if r.creator == creator and r.status == "waiting")
+            if mine >= limits.open_rooms:
+                raise ActionError(
+                    "too_many_rooms", f"you have {mine} rooms waiting for players (at most {limits.open_rooms})"
+                )
         timer = check_timer(limits, timer, people)
         if creator is not None and rematch_of is None:
             self.ledger.room_created(creator)
