@@ -15,7 +15,7 @@ Attacks (each from one address, as one person could):
   big-rules     30 rooms whose rules are ~0.5 MB (a die of 100,000 faces), then the lobby list
   replay        POST /api/replay of a record with ~10,000 moves, and of one with ~2,000
   expert-bots   4 bot-only rooms of expert bots on the largest board the server allows (20x40)
-  slow-readers  20 websockets that never read, watching 4 busy bot rooms
+  slow-readers  20 websockets that ask for the state 20 times a second and never read
   ext-bots      4 rooms of an external bot that takes 1.5 s a move (processes counted after)
   idle-conns    200 TCP connections that never send a byte (counted after the header timeout)
   ws-junk       deep JSON nesting and a 5000-digit integer on a websocket (close frame?)
@@ -26,9 +26,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import contextlib
 import json
 import os
-import random
 import socket
 import statistics
 import subprocess
@@ -192,22 +192,20 @@ def attack_big_rules(url: str, _pid: int, note: Callable[[str], None]) -> None:
 
 
 def long_record(moves: int) -> dict[str, Any]:
-    """A dice record of about ``moves`` moves: clear_rows on, the lowest placement each time."""
+    """A legal dice record of ``moves`` moves: a die of I only on a 4-wide board with
+    clear_rows, where each piece laid flat clears its row, so the game never ends."""
     cache = Path(tempfile.gettempdir()) / f"tabletris-probe-record-{moves}.json"
     if cache.exists():
         return dict(json.loads(cache.read_text()))
     from tabletris.engine.dice import DiceGame
 
-    rng = random.Random(1)
-    game = DiceGame(["A", "B"], {"width": 10, "height": 8, "clear_rows": True, "target": 10**6, "supply": 10**5}, seed=1)
+    rules = {"width": 4, "height": 8, "die": ["I"], "clear_rows": True, "target": 10**6, "supply": 10**6}
+    game = DiceGame(["A", "B"], rules, seed=1)
     while len(game.moves) < moves and not game.over:
         if game.roll_face is None:
             game.roll()
-        if game.over:
-            break
-        options = game.turn_options()
-        low = min(max(y for _, y in o.placement.cells) for o in options)
-        option = rng.choice([o for o in options if max(y for _, y in o.placement.cells) == low])
+        flat = [o for o in game.turn_options() if len({y for _, y in o.placement.cells}) == 1]
+        option = min(flat, key=lambda o: o.placement.cells[0][1])
         game.play(option.placement, shape=option.shape, take=option.take)
     record = game.to_record()
     cache.write_text(json.dumps(record))
@@ -223,11 +221,16 @@ def attack_replay(url: str, _pid: int, note: Callable[[str], None]) -> None:
 
 
 def attack_expert_bots(url: str, _pid: int, note: Callable[[str], None]) -> None:
-    body = {"game": "dice", "rules": {"width": 20, "height": 40}, "seats": [{"kind": "expert"}, {"kind": "expert"}]}
-    ids = [dice_room(url, body).json().get("id") for _ in range(4)]
+    ids = []
+    for _ in range(4):  # the largest board the server takes
+        for rules in ({"width": 40, "height": 100}, {"width": 20, "height": 40}):
+            r = dice_room(url, {"game": "dice", "rules": rules, "seats": [{"kind": "expert"}, {"kind": "expert"}]})
+            if r.status_code == 201:
+                ids.append(r.json()["id"])
+                break
     time.sleep(12)
-    moves = sum(httpx.get(f"{url}/api/rooms/{i}", timeout=30).json()["seq"] for i in ids if i)
-    note(f"4 rooms, {moves} moves in 12 s")
+    moves = sum(httpx.get(f"{url}/api/rooms/{i}", timeout=30).json()["seq"] for i in ids)
+    note(f"{len(ids)} rooms on {rules['width']}x{rules['height']}, {moves} moves in 12 s")
 
 
 def ws_handshake(port: int, path: str) -> socket.socket:
@@ -253,14 +256,26 @@ def ws_frame(text: str) -> bytes:
 
 def attack_slow_readers(url: str, pid: int, note: Callable[[str], None]) -> None:
     port = int(url.rsplit(":", 1)[1])
-    body = {"game": "dice", "rules": {"width": 20, "height": 40}, "seats": [{"kind": "random"}, {"kind": "random"}]}
-    ids = [dice_room(url, body).json()["id"] for _ in range(4)]
+    ids = []
+    for _ in range(4):  # the largest board the server takes
+        for rules in ({"width": 40, "height": 100}, {"width": 20, "height": 40}):
+            r = dice_room(url, {"game": "dice", "rules": rules, "seats": [{"kind": "random"}, {"kind": "random"}]})
+            if r.status_code == 201:
+                ids.append(r.json()["id"])
+                break
+    note(f"rooms: {len(ids)}, board {rules['width']}x{rules['height']}")
     socks = []
     for i in range(20):
         s = ws_handshake(port, f"/ws/{ids[i % 4]}")
         s.sendall(ws_frame('{"type":"hello"}'))
         socks.append(s)
-    time.sleep(15)
+    # Each asks for the state 20 times a second (the message rate limit) and reads none of it.
+    end = time.monotonic() + 15
+    while time.monotonic() < end:
+        for s in socks:
+            with contextlib.suppress(OSError):  # closed by the server: that is its answer
+                s.sendall(ws_frame('{"type":"state"}'))
+        time.sleep(0.05)
     note(f"RSS with 20 stuck readers: {rss_mib(pid):.0f} MiB; server sockets {open_sockets(pid)}")
     for s in socks:
         s.close()

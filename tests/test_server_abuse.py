@@ -31,6 +31,7 @@ import websockets
 
 from server_helpers import ROOT, Client, LiveServer, create_room, dice_moves, join, live_server
 from tabletris.cli.serve import DatabaseURLError, normalise_db_url
+from tabletris.server.app import STATUS
 from tabletris.server.games import DiceAdapter
 from tabletris.server.limits import LIMIT_TABLE, Limits, limit_value
 from tabletris.server.rooms import Connection
@@ -101,6 +102,22 @@ def test_limits_table_in_docs_matches_the_code() -> None:
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert cells[1] == limit_value(limits, row), (row.field, cells)
         assert cells[3] == (f"`{row.error}`" if row.error != "-" else "-"), (row.field, cells)
+
+
+def test_error_codes_in_docs_match_the_server() -> None:
+    """docs/api.md's error table gives each code the HTTP status the server answers with."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    documented = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`") and cells[1].isdigit():
+            documented[cells[0].strip("`")] = int(cells[1])
+    for code, status in STATUS.items():
+        assert documented.get(code) == status, (code, status, documented.get(code))
+    for code, status in documented.items():
+        assert STATUS.get(code, 422) == status, code
+    for row in LIMIT_TABLE:
+        assert row.error == "-" or row.error in documented, row.error
 
 
 def test_rules_names_and_timers_beyond_the_limits_get_the_documented_error(server: LiveServer) -> None:

@@ -118,7 +118,7 @@ LIMIT_TABLE: tuple[LimitRow, ...] = (
     LimitRow("http_burst", "HTTP burst per client", "rate_limited"),
     LimitRow("rooms_per_minute", "rooms a client creates per minute", "rate_limited"),
     LimitRow("open_rooms", "waiting rooms a client has open", "too_many_rooms"),
-    LimitRow("sockets_per_client", "websockets open per client", "too_many_sockets"),
+    LimitRow("sockets_per_client", "websockets open per client (then the handshake is closed 1013)", "-"),
     LimitRow("spectators", "spectators per room", "room_full"),
     LimitRow("rooms_total", "rooms waiting or playing on the server", "server_full"),
     LimitRow("bot_only_moves", "moves of a room without people before it is stopped", "-"),
