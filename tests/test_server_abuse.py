@@ -18,7 +18,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 import unicodedata
 from collections.abc import Iterator
@@ -32,7 +31,6 @@ import websockets
 from server_helpers import ROOT, Client, LiveServer, create_room, dice_moves, join, live_server
 from tabletris.cli.serve import DatabaseURLError, normalise_db_url
 from tabletris.server.app import STATUS
-from tabletris.server.games import DiceAdapter
 from tabletris.server.limits import LIMIT_TABLE, Limits, limit_value
 from tabletris.server.rooms import Connection
 
@@ -191,34 +189,50 @@ def test_per_client_and_per_server_limits(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- 3. off the loop
 
 
-def test_bots_and_replays_run_off_the_event_loop_and_a_stuck_bot_is_replaced(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    threads: list[str] = []
-    stuck = threading.Event()
-    original_move, original_frames = DiceAdapter.bot_move, DiceAdapter.frames
+WAITING_BOT = """import json, os, sys, time
+marker, release = sys.argv[1], sys.argv[2]
+for line in sys.stdin:
+    r = json.loads(line)
+    if r.get("type") == "hello":
+        print(json.dumps({"type": "ready", "id": r["id"], "name": "waits"}), flush=True)
+    elif r.get("type") == "quit":
+        break
+    else:
+        open(marker, "w").close()
+        end = time.time() + 20
+        while not os.path.exists(release) and time.time() < end:
+            time.sleep(0.05)
+        print(json.dumps({"id": r["id"], "option": 0}), flush=True)
+"""
 
-    def bot_move(self: DiceAdapter, view: Any, seat: int, bot: Any) -> dict[str, Any]:
-        threads.append(threading.current_thread().name)
-        if seat == 0 and not stuck.is_set():
-            stuck.set()
-            time.sleep(1.5)  # over the budget: the timer bot must move instead
-        return original_move(self, view, seat, bot)
 
-    def frames(self: DiceAdapter, record: Any) -> Any:
-        threads.append(threading.current_thread().name)
-        return original_frames(self, record)
+def test_an_external_bot_thinking_blocks_nobody(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    script = tmp_path / "waits.py"
+    script.write_text(WAITING_BOT)
+    marker, release = tmp_path / "asked", tmp_path / "release"
+    bot = f"ext:{sys.executable} {script} {marker} {release}"
+    monkeypatch.setenv("TABLETRIS_EXT_ALLOW", bot)
+    with live_server(tmp_path / "ext.sqlite3") as server:
+        room = create_room(server.url, {"game": "dice", "rules": SMALL, "seats": [{"kind": bot}, {"kind": "random"}]})
+        assert wait_for(marker.exists), "the bot was asked for a move"
+        lobby = httpx.get(server.url + "/api/rooms", timeout=3)
+        assert lobby.status_code == 200, "the server answers while the bot thinks"
+        assert state(server, room["id"])["seq"] == 0
+        release.touch()
+        assert over(server, room["id"])["game"]["over"]
 
-    monkeypatch.setattr(DiceAdapter, "bot_move", bot_move)
-    monkeypatch.setattr(DiceAdapter, "frames", frames)
-    with live_server(tmp_path / "loop.sqlite3", limits=Limits.unlimited_clients(bot_budget=0.5)) as server:
-        room = create_room(server.url, {"game": "dice", "rules": SMALL, "seats": [{"kind": "expert"}, {"kind": "random"}]})
-        final = over(server, room["id"])
-        assert final["game"]["over"]
-        assert final["game"]["log"][0]["by"] == "timer", "the stuck bot's move was played by the timer bot"
-        assert httpx.get(f"{server.url}/api/rooms/{room['id']}/replay", timeout=30).status_code == 200
-        loop_thread = server.thread.name
-    assert threads and loop_thread not in threads, threads
+
+def test_built_in_bots_and_replays_run_in_worker_processes(server: LiveServer) -> None:
+    room = create_room(server.url, {"game": "dice", "rules": SMALL, "seats": [{"kind": "expert"}, {"kind": "random"}]})
+    assert over(server, room["id"])["game"]["over"]
+    replayed = httpx.get(f"{server.url}/api/rooms/{room['id']}/replay", timeout=60)
+    assert replayed.status_code == 200 and replayed.json()["frames"][-1]["over"]
+    workers = server.app.state.lobby._procs
+    assert workers is not None and workers._processes, "bots and replays ran in the worker processes"
+    assert all(p.pid != os.getpid() for p in workers._processes.values())
+    bad = httpx.post(server.url + "/api/replay", json={"format": "tabletris/1", "game": "dice", "players": ["A"],
+                                                       "moves": [{"roll": "I", "place": [[0, 3], [1, 3], [2, 3], [3, 3]]}]}, timeout=60)
+    assert bad.status_code == 422 and bad.json()["error"] == "bad_record", "the engine's refusal comes back from the worker"
 
 
 # ---------------------------------------------------------------------- 4. slow and idle clients
@@ -426,7 +440,8 @@ def test_ended_rooms_leave_memory_abandoned_ones_expire_and_bot_rooms_are_capped
         stopped = over(server, capped["id"])
         assert stopped["room"]["status"] == "stopped" and stopped["room"]["events"] <= 12 and not stopped["game"]["over"]
         assert wait_for(lambda: done["id"] not in lobby.rooms and waiting["id"] not in lobby.rooms), "ended rooms left memory"
-        assert state(server, done["id"])["game"] == final["game"], "served from the database"
+        unmarked = {**final["game"], "log": [{k: v for k, v in m.items() if k != "by"} for m in final["game"]["log"]]}
+        assert state(server, done["id"])["game"] == unmarked, "served from the database (timer marks are not stored)"
         listed = {r["id"]: r["status"] for r in httpx.get(server.url + "/api/rooms", timeout=10).json()}
         assert listed[done["id"]] == "over" and listed[waiting["id"]] == "expired"
     with live_server(db, limits=limits) as again:

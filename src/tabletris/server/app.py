@@ -61,7 +61,7 @@ from tabletris.server.models import (
     RoomOut,
     StateOut,
 )
-from tabletris.server.rooms import ENDED, LIVE, TIMER_BOT, Connection, Lobby, Room, Seat
+from tabletris.server.rooms import ENDED, LIVE, TIMER_BOT, Connection, Lobby, Room
 from tabletris.server.storage import Storage
 
 log = logging.getLogger("tabletris.server")
@@ -368,18 +368,11 @@ def create_app(
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
     ) -> list[dict[str, Any]]:
         """Rooms, newest first: open ones to join, running ones to watch, ended ones to replay
-        (those come from the database: an ended room does not stay in memory)."""
-        live = [r for r in lobby.rooms.values() if r.status in LIVE and (status is None or r.status == status)]
-        rooms = [r.info() for r in live]
+        (the newest 500 ended ones; an ended room leaves memory, and is served by id from the
+        database)."""
+        rooms = [r.info() for r in lobby.rooms.values() if r.status in LIVE and (status is None or r.status == status)]
         if status is None or status not in LIVE:
-            wanted = [status] if status is not None else [*ENDED, "broken"]
-            for stored in await storage.list_rooms(wanted, limit):
-                room = lobby.rooms.get(stored.id)
-                if room is None:
-                    room = Room(lobby, stored.id, stored.game, stored.config, [
-                        Seat(x["seat"], x["kind"], x["name"], x["strength"]) for x in stored.seats
-                    ], stored.status, stored.created, stored.rematch, stored_events=stored.event_count)
-                rooms.append(room.info())
+            rooms += [info for info in lobby.ended.values() if status is None or info["status"] == status]
         rooms.sort(key=lambda r: r["created"], reverse=True)
         return rooms[:limit]
 

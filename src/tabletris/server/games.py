@@ -32,6 +32,10 @@ class ActionError(Exception):
         self.code = code
         self.message = message
 
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        """Pickled as (code, message): it comes back from the replay and bot processes."""
+        return (ActionError, (self.code, self.message))
+
 
 class GameAdapter(Protocol):
     """What the room needs from a game; see ``DiceAdapter`` for the reference implementation."""

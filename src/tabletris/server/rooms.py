@@ -20,11 +20,12 @@ import hashlib
 import hmac
 import json
 import logging
+import multiprocessing
 import secrets
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,22 @@ until the game is over; the record then publishes it with every outcome."""
 ENDED = ("over", "abandoned", "stopped", "expired")
 """Statuses of a room whose game will not go on: its record may be published."""
 LIVE = ("waiting", "playing")
+ENDED_LISTED = 500
+"""Ended rooms the lobby lists (newest first); older ones are still served by id."""
+
+
+def bot_move_in_worker(
+    game_name: str, bot_name: str, seed: int, strength: float | None, view: Any, seat: int
+) -> dict[str, Any]:
+    """A built-in bot's move, in a worker process: bots are CPU-bound Python, and in a thread
+    they would hold the interpreter lock against the event loop (expert bots on a 20x40 board
+    made the lobby wait 0.8 s). The bot is made afresh for each move; the view carries the game."""
+    return adapter_for(game_name).bot_move(view, seat, make_bot(bot_name, seed=seed, strength=strength))
+
+
+def _worker_ready() -> bool:
+    """Run once in each new worker: the imports are done when it answers."""
+    return True
 
 
 def hash_token(token: str) -> str:
@@ -560,6 +577,7 @@ class Room:
             if capped:
                 self.error = f"stopped after {self.limits.bot_only_moves} moves: bot-only rooms have a move cap"
             self._retire()
+            self.lobby.note_ended(self)
 
     def _retire(self) -> None:
         """Keep an ended game as text: its last public state and its record. The game object,
@@ -589,6 +607,7 @@ class Room:
     # ------------------------------------------------------------------ bots and timers
 
     def _bot(self, seat: int) -> Bot:
+        """An external seat's bot object (it holds the program's process for the game)."""
         bot = self._bots.get(seat)
         if bot is None:
             s = self.seats[seat]
@@ -628,7 +647,7 @@ class Room:
         try:
             if self.lobby.bot_delay:
                 await asyncio.sleep(self.lobby.bot_delay)
-            await self._play_for(seat, key, self._bot(seat), "bot")
+            await self._play_for(seat, key, "bot")
         finally:
             self._bot_pending.discard((seat, key))
 
@@ -640,24 +659,28 @@ class Room:
         for seat in self.adapter.must_act(self.game):
             if self.seats[seat].kind == "human":
                 self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
-                await self._play_for(seat, key, make_bot(TIMER_BOT, seed=secrets.randbits(64)), "timer")
+                await self._play_for(seat, key, "timer")
                 if self.timeouts.get(seat, 0) >= self.limits.kick_after and self.seats[seat].kind == "human":
                     log.info("room %s: seat %d timed out %d times: resigned", self.id, seat, self.timeouts[seat])
                     with contextlib.suppress(ActionError):
                         await self.resign(seat)
 
-    async def _play_for(self, seat: int, key: Any, bot: Bot, by: str) -> None:
-        """A bot's move for ``seat``, through the same path as a person's. The bot thinks in a
-        thread on a copy of the game, within ``bot_budget`` seconds; a bot that fails or runs
-        out of time is replaced for this move by the timer bot, so the game goes on."""
+    async def _play_for(self, seat: int, key: Any, by: str) -> None:
+        """A bot's move for ``seat`` (``by``: "bot" for a bot seat, "timer" for a person out of
+        time), through the same path as a person's. The bot thinks off the event loop within
+        ``bot_budget`` seconds; a bot that fails or runs out of time is replaced for this move
+        by the timer bot, so the game goes on."""
+        spec = self.seats[seat]
+        name = spec.bot_name if by == "bot" else TIMER_BOT
         for attempt in range(2):
             if self.game is None or self.status != "playing" or self.adapter.turn_key(self.game) != key:
                 return
             if seat not in self.adapter.must_act(self.game):
                 return
             view = self.adapter.bot_view(self.game, seat)
+            external = self._bot(seat) if name.startswith("ext:") else None
             try:
-                move = await self.lobby.think(self.adapter.bot_move, view, seat, bot)
+                move = await self.lobby.bot_move(self.game_name, view, seat, name, spec.strength, external)
                 move[self.adapter.turn_field] = key
                 await self.act(seat, move, by=by)
                 return
@@ -668,8 +691,7 @@ class Room:
             except Exception:
                 log.exception("room %s: bot for seat %d failed", self.id, seat)
             if attempt == 0:
-                bot = make_bot(TIMER_BOT, seed=secrets.randbits(64))
-                by = "timer"
+                name, by = TIMER_BOT, "timer"
 
     # ------------------------------------------------------------------ records
 
@@ -692,8 +714,13 @@ class Lobby:
         self.ledger = ClientLedger(self.limits)
         self.rooms: dict[str, Room] = {}
         self.quarantined: list[str] = []
+        self.ended: dict[str, dict[str, Any]] = {}
+        """The lobby entries of the newest ended rooms, oldest first: listing them costs no
+        database query and no memory beyond these small dicts."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tabletris-bot")
+        self._procs: ProcessPoolExecutor | None = None
+        self._procs_ready: asyncio.Future[Any] | None = None
         self._sweeper: asyncio.Task[None] | None = None
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
@@ -702,14 +729,48 @@ class Lobby:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def think(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` in the bot threads, within the bot budget (TimeoutError after it)."""
+    async def workers(self) -> ProcessPoolExecutor:
+        """The worker processes for bots and replays, started on first use; the first caller
+        waits for them to be up (imports take a second or two), outside any time budget."""
+        if self._procs is None:
+            self._procs = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+            loop = asyncio.get_running_loop()
+            self._procs_ready = asyncio.ensure_future(
+                asyncio.gather(*(loop.run_in_executor(self._procs, _worker_ready) for _ in range(2)))
+            )
+        if self._procs_ready is not None:
+            await asyncio.shield(self._procs_ready)
+        return self._procs
+
+    async def bot_move(
+        self, game_name: str, view: Any, seat: int, name: str, strength: float | None, bot: Bot | None = None
+    ) -> dict[str, Any]:
+        """A bot's move off the event loop, within ``bot_budget`` (TimeoutError after it):
+        built-in bots (``name``) in the worker processes, the timer bot in a thread; an external one (``bot``: a program
+        behind pipes, which the bot object holds) in a thread that waits on its pipe."""
         loop = asyncio.get_running_loop()
-        return await asyncio.wait_for(loop.run_in_executor(self._pool, fn, *args), self.limits.bot_budget)
+        budget = self.limits.bot_budget
+        if bot is not None:
+            job = loop.run_in_executor(self._pool, adapter_for(game_name).bot_move, view, seat, bot)
+            # An external bot has its own time limit (it is stopped and replaced after it).
+            budget = max(budget, float(getattr(bot, "timeout", 0.0)) + 1.0)
+        elif name == TIMER_BOT:
+            # The timer bot must move at once (never wait for workers to start) and thinks
+            # little: a random legal move, in a thread.
+            job = loop.run_in_executor(
+                self._pool, bot_move_in_worker, game_name, name, secrets.randbits(64), strength, view, seat
+            )
+        else:
+            job = loop.run_in_executor(
+                await self.workers(), bot_move_in_worker, game_name, name, secrets.randbits(64), strength, view, seat
+            )
+        result: dict[str, Any] = await asyncio.wait_for(job, budget)
+        return result
 
     async def think_long(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` in a thread (replays, big validations), within ``replay_budget``."""
-        return await asyncio.wait_for(asyncio.to_thread(fn, *args), 60.0)
+        """``fn(*args)`` in a worker process (replays: CPU-bound, and their answer is large)."""
+        loop = asyncio.get_running_loop()
+        return await asyncio.wait_for(loop.run_in_executor(await self.workers(), fn, *args), 60.0)
 
     def close_bots(self, bots: list[Bot]) -> None:
         """Stop bots that hold a process (external ones), off the loop: stopping waits for it."""
@@ -734,6 +795,11 @@ class Lobby:
         for room in self.rooms.values():
             room._refresh()
             room.schedule()
+        for stored in reversed(await self.storage.list_rooms([*ENDED, "broken"], ENDED_LISTED)):
+            seats = [Seat(x["seat"], x["kind"], x["name"], x["strength"]) for x in stored.seats]
+            listed = Room(self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
+                          stored.rematch, stored_events=stored.event_count)
+            self.ended[stored.id] = listed.info()
         self._sweeper = asyncio.create_task(self._sweep_loop(), name="room-sweeper")
 
     def _quarantine(self, room_id: str, why: str) -> None:
@@ -759,6 +825,8 @@ class Lobby:
                 if callable(close):
                     await asyncio.to_thread(close)
         self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._procs is not None:
+            self._procs.shutdown(wait=False, cancel_futures=True)
         await self.storage.close()
 
     def _restore(self, stored: StoredRoom) -> Room:
@@ -822,6 +890,13 @@ class Lobby:
             room._refresh()
             self.rooms[room_id] = room
         return room
+
+    def note_ended(self, room: Room) -> None:
+        """Keep (or update) an ended room's lobby entry."""
+        self.ended.pop(room.id, None)
+        self.ended[room.id] = room.info()
+        while len(self.ended) > ENDED_LISTED:
+            del self.ended[next(iter(self.ended))]
 
     def live_count(self) -> int:
         return sum(1 for r in self.rooms.values() if r.status in LIVE)
@@ -935,6 +1010,7 @@ class Lobby:
                     )
                     await self.storage.set_rematch(room.id, new.id)
                     room.rematch = new.id
+                    self.note_ended(room)
         finally:
             room.broadcast()
         assert room.rematch is not None
@@ -984,5 +1060,6 @@ class Lobby:
             if room.game is not None:
                 room._retire()
             room.ended_at = time.monotonic()
+        self.note_ended(room)
         log.info("room %s %s: %s", room.id, status, why)
         room.broadcast()

@@ -300,28 +300,31 @@ class Storage:
         return found[0]
 
     async def list_rooms(self, statuses: Sequence[str], limit: int) -> list[StoredRoom]:
-        """The newest rooms with these statuses, without their events (the lobby's list of
-        ended games, read from the database instead of kept in memory)."""
-        counts = (
-            select(events.c.room_id, func.count().label("n")).group_by(events.c.room_id).subquery()
-        )
+        """The newest rooms with these statuses, with seats and event counts but not events
+        (the lobby's list of ended games at start-up)."""
         async with self.engine.connect() as conn:
             room_rows = (
                 await conn.execute(
-                    select(*_room_columns(), counts.c.n)
-                    .outerjoin(counts, counts.c.room_id == rooms.c.id)
+                    select(*_room_columns())
                     .where(rooms.c.status.in_(list(statuses)))
                     .order_by(rooms.c.created.desc())
                     .limit(limit)
                 )
             ).mappings().all()
             ids = [r["id"] for r in room_rows]
-            seat_rows = (
-                await conn.execute(select(seats).where(seats.c.room_id.in_(ids)).order_by(seats.c.room_id, seats.c.seat))
-            ).mappings().all() if ids else []
+            seat_rows: Sequence[Any] = []
+            counts: dict[str, int] = {}
+            if ids:
+                seat_rows = (
+                    await conn.execute(select(seats).where(seats.c.room_id.in_(ids)).order_by(seats.c.room_id, seats.c.seat))
+                ).mappings().all()
+                counted = await conn.execute(
+                    select(events.c.room_id, func.count()).where(events.c.room_id.in_(ids)).group_by(events.c.room_id)
+                )
+                counts = {room_id: int(n) for room_id, n in counted.all()}
         found, _ = _assemble(room_rows, seat_rows, [])
-        for stored, row in zip(found, room_rows, strict=True):
-            stored.event_count = int(row["n"] or 0)
+        for stored in found:
+            stored.event_count = counts.get(stored.id, 0)
         return found
 
 
