@@ -33,7 +33,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from tabletris.engine.dice import DiceGame, DiceRules
+from tabletris.engine.dice import DiceAction, DiceGame, DiceRules
 from tabletris.envs.dice_codec import DiceChoice, DiceCodec
 from tabletris.envs.spaces import check_modes, codec_spaces
 
@@ -166,10 +166,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
             info["illegal_action"] = what
             penalty = self.illegal_reward
         before = list(game.scores)
-        rewards = None
-        if game.rules.row_reward == "choose":
-            rewards = ["point"] * len(game.scoring_rows_after(choice.placement, choice.take))
-        game.play(choice.placement, choice.shape, choice.take, rewards)
+        game.act(DiceAction(choice.shape, choice.placement, choice.take))
         if not game.over:
             game.roll()
         self._cumulative_rewards[agent] = 0.0

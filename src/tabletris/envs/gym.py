@@ -17,14 +17,16 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from tabletris.bots.base import Bot, make_bot, play_dice_turn, play_tower_round
-from tabletris.engine.dice import DiceGame, DiceRules
+from tabletris.bots.base import Bot
+from tabletris.bots.registry import make_bot
+from tabletris.engine.dice import DiceAction, DiceGame, DiceRules
 from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
 from tabletris.envs.dice_codec import DiceChoice, DiceCodec
 from tabletris.envs.dice_v0 import IllegalPolicy, player_names
 from tabletris.envs.spaces import check_modes, codec_spaces
 from tabletris.envs.tower_codec import SeatTurn, TowerCodec
 from tabletris.envs.tower_v0 import Legal, first_choice
+from tabletris.table.driver import Table
 
 
 def opponent_names(opponents: str | Sequence[str], others: int) -> list[str]:
@@ -111,7 +113,7 @@ class DiceEnv(gym.Env[Any, Any]):
                 continue
             if game.to_move == self.seat:
                 break
-            play_dice_turn(game, self.bots[game.to_move])
+            Table(game, {game.to_move: self.bots[game.to_move]}).play_bot(game.to_move)
         self._choices = self.codec.choices(game)
 
     def reset(
@@ -141,10 +143,7 @@ class DiceEnv(gym.Env[Any, Any]):
             extra["illegal_action"] = what
             penalty = self.illegal_reward
         before = game.scores[self.seat]
-        rewards = None
-        if game.rules.row_reward == "choose":
-            rewards = ["point"] * len(game.scoring_rows_after(choice.placement, choice.take))
-        game.play(choice.placement, choice.shape, choice.take, rewards)
+        game.act(DiceAction(choice.shape, choice.placement, choice.take))
         self._others_play()
         reward = float(game.scores[self.seat] - before) + penalty
         truncated = not game.over and self.max_turns is not None and game.turn >= self.max_turns
@@ -206,8 +205,10 @@ class TowerEnv(gym.Env[Any, Any]):
     def _others_play(self) -> None:
         """Bots submit; rounds the learner has no say in (forced hold) are played through."""
         game = self._game()
+        table = Table(game, self.bots)
         while not self._finished():
-            play_tower_round(game, self.bots)
+            for seat in table.bots_to_act():
+                table.play_bot(seat)
             if self.seat in game.waiting_for():
                 break
         self._legal = {} if self._finished() else self.codec.legal(game, self.seat, self.turn)

@@ -33,7 +33,7 @@ import numpy as np
 import pyspiel
 
 from tabletris.engine.achievements import ACHIEVEMENTS
-from tabletris.engine.dice import DiceGame, DiceRules
+from tabletris.engine.dice import DiceAction, DiceGame, DiceRules
 from tabletris.engine.options import RulesError
 from tabletris.engine.shapes import TETROMINOES, Shape
 from tabletris.engine.tower import CARDS_PER_SHAPE, DECK_SIZE, TowerAction, TowerGame
@@ -180,10 +180,7 @@ class DiceSpielState(pyspiel.State):
             if not self._choices:
                 self._choices = self.codec.choices(game)
             choice = self._choices[action]
-            rewards = None
-            if game.rules.row_reward == "choose":
-                rewards = ["point"] * len(game.scoring_rows_after(choice.placement, choice.take))
-            game.play(choice.placement, choice.shape, choice.take, rewards)
+            game.act(DiceAction(choice.shape, choice.placement, choice.take))
         self._choices = {}
         delta = np.array(game.scores, dtype=float) - np.array(before, dtype=float)
         # Rewards gather from one decision to the next: a chance node's (the stuck penalty)
