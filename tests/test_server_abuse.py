@@ -341,7 +341,7 @@ def test_leave_resign_and_kick_after_timeouts_keep_a_room_moving(tmp_path: Path)
                            headers={"X-Seat-Token": b["token"]}, timeout=10)
         assert moved.status_code == 403 and moved.json()["error"] == "not_seated"
         # Ann plays nothing: a timed room with a 0.3 s timer plays her turns, then resigns her.
-        timed = create_room(server.url, {"game": "dice", "rules": SMALL, "timer": 0.3, "seats": [{"kind": "open"}, {"kind": "random"}]})
+        timed = create_room(server.url, {"game": "dice", "rules": {"width": 8, "height": 10}, "timer": 0.3, "seats": [{"kind": "open"}, {"kind": "random"}]})
         join(server.url, timed["id"], "Cy")
         kicked = wait_for(lambda: (s := state(server, timed["id"]))["room"]["seats"][0]["kind"] == "resigned" and s)
         assert kicked, "two timeouts in a row resign the seat"

@@ -31,6 +31,7 @@ from tabletris.engine.records import record_of, replay
 from tabletris.server.app import GC_THRESHOLDS, create_app, paced_gc
 from tabletris.server.games import ADAPTERS, DiceAdapter
 from tabletris.server.storage import Storage
+from tabletris.table.driver import Table
 
 RULES: list[dict[str, Any]] = [
     {"preset": "standard"},
@@ -117,13 +118,15 @@ def test_a_view_can_take_back_its_own_moves() -> None:
 def test_the_server_rebuilds_a_dice_game_exactly_from_its_events() -> None:
     adapter = DiceAdapter()
     game = adapter.new_game(["Ann", "Bot", "Bob"], {}, 11)
-    adapter.advance(game)
+    table = Table(game)
+    table.advance()
     rng = random.Random(4)
     for _ in range(3):
         play_one(game, rng)
-        adapter.advance(game)
+        table.advance()
     start = adapter.start_record(adapter.new_game(["Ann", "Bot", "Bob"], {}, 11))
     rebuilt = adapter.rebuild(start, [m.to_dict() for m in game.moves])
+    Table(rebuilt).advance()
     assert record_of(rebuilt)["moves"] == record_of(game)["moves"]
     assert state_of(rebuilt)["board"] == state_of(game)["board"]
 

@@ -8,12 +8,13 @@ legal placements sent to the client and every error reason come from the engine.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
-from tabletris.engine.board import Placement, Stone
-from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceGame, DiceRules
+from tabletris.engine.board import Placement, Stone, parse_cells
+from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceAction, DiceGame, DiceRules
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.games import GAMES
 from tabletris.engine.options import RulesError, options_to_dict
@@ -21,6 +22,7 @@ from tabletris.engine.records import record_of, replay_dice, replay_tower
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import RULE_HELP as TOWER_HELP
 from tabletris.engine.tower import TOWER_PRESETS, TowerAction, TowerGame, TowerRules
+from tabletris.table.driver import Action, Table
 
 LOG_LENGTH = 24
 """Moves of the log sent with each state (the record has them all)."""
@@ -49,9 +51,8 @@ class GameAdapter(Protocol):
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> Any: ...
     def start_record(self, game: Any) -> dict[str, Any]: ...
     def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any: ...
-    def advance(self, game: Any) -> list[dict[str, Any]]: ...
-    def apply(self, game: Any, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]: ...
-    def must_act(self, game: Any) -> list[int]: ...
+    def action(self, game: Any, seat: int, move: Mapping[str, Any]) -> Action: ...
+    def action_json(self, action: Any) -> dict[str, Any]: ...
     turn_field: str
 
     def turn_key(self, game: Any) -> Any: ...
@@ -107,21 +108,12 @@ class DiceAdapter:
         return record
 
     def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> DiceGame:
-        game = replay_dice({**start, "moves": list(events)})
-        self.advance(game)
-        return game
+        return replay_dice({**start, "moves": list(events)})
 
-    def advance(self, game: DiceGame) -> list[dict[str, Any]]:
-        """Roll for the player to move: the die is chance, so the server rolls, never the client.
-
-        A roll that cannot be placed ends the game; that turn is an event of its own.
-        """
-        before = len(game.moves)
-        if not game.over and game.roll_face is None:
-            game.roll()
-        return [m.to_dict() for m in game.moves[before:]]
-
-    def apply(self, game: DiceGame, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def action(self, game: DiceGame, seat: int, move: Mapping[str, Any]) -> DiceAction:
+        """The client's move as the engine's ``DiceAction``: the one of the turn's legal
+        options (``turn_options``) with these cells, shape and stone taken, with the rewards
+        the client chose. When none matches, the engine says why (``play`` on a view)."""
         if game.over:
             raise ActionError("game_over", "the game is over")
         if seat != game.to_move:
@@ -131,13 +123,34 @@ class DiceAdapter:
         if move.get("place") is None:
             raise ActionError("bad_message", "a dice move needs 'place': the four cells of the piece")
         try:
-            played = game.play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"))
+            cells = frozenset(parse_cells(move["place"], "place"))
+            take = None if move.get("take") is None else frozenset(parse_cells(move["take"], "take"))
+            rewards = None if move.get("rewards") is None else tuple(
+                r if isinstance(r, str) else parse_cells(r["remove"], "rewards") for r in move["rewards"]
+            )
+        except (IllegalMove, ValueError, KeyError, TypeError) as e:
+            raise ActionError("illegal", str(e)) from None
+        shape = move.get("shape") or game.roll_face
+        for option in game.turn_options():
+            if (
+                option.shape.value == shape
+                and frozenset(option.placement.cells) == cells
+                and (None if option.take is None else frozenset(option.take.cells)) == take
+            ):
+                return replace(option, rewards=rewards)
+        try:  # not a legal option: the engine's reason
+            game.view().play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"))
         except IllegalMove as e:
             raise ActionError("illegal", str(e)) from None
-        return [played.to_dict()]
+        raise ActionError("illegal", "this is not one of the legal moves listed in the state")
 
-    def must_act(self, game: DiceGame) -> list[int]:
-        return [] if game.over else [game.to_move]
+    def action_json(self, action: DiceAction) -> dict[str, Any]:
+        move: dict[str, Any] = {"place": cells_json(action.placement.cells), "shape": action.shape.value}
+        if action.take is not None:
+            move["take"] = cells_json(action.take.cells)
+        if action.rewards is not None:
+            move["rewards"] = [r if isinstance(r, str) else {"remove": cells_json(r)} for r in action.rewards]
+        return move
 
     def turn_key(self, game: DiceGame) -> Any:
         return game.turn
@@ -148,16 +161,10 @@ class DiceAdapter:
         return game.view()
 
     def bot_move(self, view: DiceGame, seat: int, bot: Bot) -> dict[str, Any]:
-        decision = view.complete(bot.choose_dice(view))
-        move: dict[str, Any] = {"place": cells_json(decision.placement.cells), "shape": decision.shape.value}
-        if decision.take is not None:
-            move["take"] = cells_json(decision.take.cells)
-        if decision.rewards is not None:
-            move["rewards"] = [
-                r if isinstance(r, str) else {"remove": cells_json(r.cells if isinstance(r, Stone) else r)}
-                for r in decision.rewards
-            ]
-        return move
+        """The bot's decision (``Table.bot_action``: completed by the rules) as a client move."""
+        action = Table(view, {seat: bot}).bot_action(seat)
+        assert isinstance(action, DiceAction)
+        return self.action_json(action)
 
     def public(self, game: DiceGame) -> dict[str, Any]:
         rules = game.rules
@@ -286,10 +293,7 @@ class TowerAdapter:
                 raise RecordError(f"event {number}: {e}") from None
         return game
 
-    def advance(self, game: TowerGame) -> list[dict[str, Any]]:
-        return []
-
-    def apply(self, game: TowerGame, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def action(self, game: TowerGame, seat: int, move: Mapping[str, Any]) -> TowerAction:
         if game.over:
             raise ActionError("game_over", "the game is over")
         if seat not in game.active_seats():
@@ -300,15 +304,13 @@ class TowerAdapter:
         if action.get("hold") is False:
             del action["hold"]
         try:
-            parsed = TowerAction.from_dict(action)
-            round_number = game.round
-            game.submit(seat, parsed)
+            return TowerAction.from_dict(action)
         except (IllegalMove, ValueError) as e:
             raise ActionError("illegal", str(e)) from None
-        return [{"seat": seat, "round": round_number, "action": parsed.to_dict()}]
 
-    def must_act(self, game: TowerGame) -> list[int]:
-        return game.waiting_for()
+    def action_json(self, action: TowerAction) -> dict[str, Any]:
+        result: dict[str, Any] = action.to_dict()
+        return result
 
     def turn_key(self, game: TowerGame) -> Any:
         return game.round
@@ -317,12 +319,14 @@ class TowerAdapter:
         return game.view(seat)
 
     def bot_move(self, view: TowerGame, seat: int, bot: Bot) -> dict[str, Any]:
+        """The bot's decision (``Table.bot_action`` on the seat's view) as a client move; a bot
+        that plays only dice is stood in for by the random bot."""
         try:
-            action = bot.choose_tower(view)
+            action = Table(view, {seat: bot}).bot_action(seat)
         except NotImplementedError:
-            action = make_bot("random", seed=bot.rng.getrandbits(32)).choose_tower(view)
-        result: dict[str, Any] = action.to_dict()
-        return result
+            action = Table(view, {seat: make_bot("random", seed=bot.rng.getrandbits(32))}).bot_action(seat)
+        assert isinstance(action, TowerAction)
+        return self.action_json(action)
 
     def public(self, game: TowerGame) -> dict[str, Any]:
         state = game.public_state()

@@ -46,6 +46,7 @@ from tabletris.server.limits import (
     clean_name,
 )
 from tabletris.server.storage import Storage, StoredRoom
+from tabletris.table.driver import Table
 
 log = logging.getLogger("tabletris.server")
 
@@ -233,7 +234,9 @@ class Room:
     """The stored event log, each event as the JSON text in the database: text costs the garbage
     collector nothing, while thousands of rooms' logs as dicts and lists made its full
     collections long enough to stall every game on the server."""
-    game: Any = None
+    table: Table | None = None
+    """The game and the one turn driver (who acts, the roll, bot decisions, applying them);
+    the room adds timing, storage and connections."""
     error: str | None = None
     conns: set[Connection] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -263,6 +266,14 @@ class Room:
     """A finished game's public state as JSON text (see ``_retire``)."""
     _record_text: str | None = None
     """A finished game's record as JSON text (see ``_retire``)."""
+
+    @property
+    def game(self) -> Any:
+        return None if self.table is None else self.table.game
+
+    @game.setter
+    def game(self, value: Any) -> None:
+        self.table = None if value is None else Table(value)
 
     @property
     def adapter(self) -> GameAdapter:
@@ -506,7 +517,8 @@ class Room:
         self.start = start
         self.game = game
         self.status = "playing"
-        await self._commit(self.adapter.advance(game))
+        assert self.table is not None
+        await self._commit(self.table.advance())
 
     # ------------------------------------------------------------------ moves
 
@@ -540,8 +552,13 @@ class Room:
                 key = self.adapter.turn_key(self.game)
                 engine_move = {k: v for k, v in move.items() if k not in ("turn", "round")}
                 first = len(self.events)
-                events = self.adapter.apply(self.game, seat, engine_move)
-                events += self.adapter.advance(self.game)
+                assert self.table is not None
+                action = self.adapter.action(self.game, seat, engine_move)
+                try:
+                    events = self.table.act(seat, action)
+                except IllegalMove as e:
+                    raise ActionError("illegal", str(e)) from None
+                events += self.table.advance()
                 seq = first + 1  # this move's number in the log (a roll may follow it)
                 await self._commit(events)
                 if by == "timer":
@@ -571,6 +588,8 @@ class Room:
             log.exception("room %s: storing %d events failed", self.id, len(new_events))
             assert self.start is not None
             self.game = self.adapter.rebuild(self.start, self.logged_events())
+            assert self.table is not None
+            self.table.advance()
             raise ActionError("storage", "the move could not be stored; nothing changed: try again") from e
         self.events.extend(texts)
         if status is not None:
@@ -622,7 +641,7 @@ class Room:
             self._cancel_timer()
             return
         key = self.adapter.turn_key(self.game)
-        acting = self.adapter.must_act(self.game)
+        acting = self.table.to_act() if self.table is not None else []
         for seat in acting:
             if self.seats[seat].is_bot and (seat, key) not in self._bot_pending:
                 self._bot_pending.add((seat, key))
@@ -657,7 +676,7 @@ class Room:
         if self.game is None or self.adapter.turn_key(self.game) != key:
             return
         self._timer = None
-        for seat in self.adapter.must_act(self.game):
+        for seat in self.table.to_act() if self.table is not None else []:
             if self.seats[seat].kind == "human":
                 self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
                 await self._play_for(seat, key, "timer")
@@ -676,7 +695,7 @@ class Room:
         for attempt in range(2):
             if self.game is None or self.status != "playing" or self.adapter.turn_key(self.game) != key:
                 return
-            if seat not in self.adapter.must_act(self.game):
+            if self.table is None or seat not in self.table.to_act():
                 return
             view = self.adapter.bot_view(self.game, seat)
             external = self._bot(seat) if name.startswith("ext:") else None
@@ -842,6 +861,8 @@ class Lobby:
         if stored.start is not None and stored.status != "broken":
             try:
                 room.game = room.adapter.rebuild(stored.start, room.logged_events())
+                assert room.table is not None
+                room.table.advance()  # the die of the turn in play (the roll is chance, not an event)
             except (RecordError, IllegalMove, RulesError, ActionError) as e:
                 room.status = "broken"
                 room.error = f"cannot replay this room's moves: {e}"
