@@ -293,6 +293,22 @@ def test_presence_is_a_small_delta_and_idle_connections_are_dropped(tmp_path: Pa
         idle.close()
 
 
+@pytest.mark.asyncio
+async def test_deep_json_and_huge_integers_get_an_error_and_the_connection_lives(server: LiveServer) -> None:
+    room = create_room(server.url, {"game": "dice", "rules": SMALL, "seats": [{"kind": "open"}, {"kind": "open"}]})
+    c = await Client.connect(server.ws, room["id"])
+    await c.recv()
+    for junk in ("[" * 8000 + "]" * 8000, '{"type": "ping", "n": ' + "9" * 5000 + "}"):
+        await c.ws.send(junk)
+        reply = await c.until(lambda m: m["type"] == "error")
+        assert reply["error"] == "bad_json", reply
+    assert (await c.request({"type": "ping"}))["type"] == "pong", "the connection is still up"
+    await c.close()
+    deep = httpx.post(server.url + "/api/replay", content="[" * 100_000 + "]" * 100_000,
+                      headers={"content-type": "application/json"}, timeout=30)
+    assert 400 <= deep.status_code < 500 and set(deep.json()) == {"error", "message"}, deep.text
+
+
 # ---------------------------------------------------------------------- 5. turns, leaving, timers
 
 
