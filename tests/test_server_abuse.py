@@ -129,6 +129,8 @@ def test_rules_names_and_timers_beyond_the_limits_get_the_documented_error(serve
     assert garbage.status_code == 422 and "rules.garbage" in garbage.json()["message"]
     echo = create({"game": "dice", "rules": {"die": ["I"] * 2000}})
     assert echo.status_code == 422 and "bytes of JSON" in echo.json()["message"]
+    bulky = create({"game": "dice", "rules": {"die": ["I"] * 100_000}})
+    assert bulky.status_code == 413 and bulky.json()["error"] == "too_large", "refused before it is read"
     target = create({"game": "dice", "rules": {"clear_rows": True, "target": 10**9}})
     assert target.status_code == 422 and "rules.target" in target.json()["message"]
     timer = create({"game": "dice", "timer": 0.1})

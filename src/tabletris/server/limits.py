@@ -46,6 +46,7 @@ class Limits:
     name_chars: int = 24
     # requests and messages
     body_bytes: int = 1024 * 1024
+    request_bytes: int = 16 * 1024
     record_moves: int = 2000
     message_bytes: int = 16 * 1024
     message_rate: float = 20.0
@@ -108,7 +109,8 @@ LIMIT_TABLE: tuple[LimitRow, ...] = (
     LimitRow("timer_max", "longest turn timer", "bad_timer", "s"),
     LimitRow("default_timer", "turn timer of a room with people when none is given", "-", "s"),
     LimitRow("name_chars", "a name (after NFC and space folding)", "bad_name", "characters"),
-    LimitRow("body_bytes", "an HTTP body (a record upload is the largest)", "too_large", "bytes"),
+    LimitRow("body_bytes", "the body of a record upload (POST /api/replay)", "too_large", "bytes"),
+    LimitRow("request_bytes", "every other HTTP body (rooms, joins, moves: refused before it is read)", "too_large", "bytes"),
     LimitRow("record_moves", "moves (dice) or rounds (tower) of a record to replay", "bad_record"),
     LimitRow("message_bytes", "a websocket message", "too_large", "bytes"),
     LimitRow("message_rate", "websocket messages per second per connection", "rate_limited", "/s"),
