@@ -22,7 +22,9 @@ import json
 import logging
 import multiprocessing
 import secrets
+import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -71,6 +73,13 @@ def bot_move_in_worker(
     they would hold the interpreter lock against the event loop (expert bots on a 20x40 board
     made the lobby wait 0.8 s). The bot is made afresh for each move; the view carries the game."""
     return adapter_for(game_name).bot_move(view, seat, make_bot(bot_name, seed=seed, strength=strength))
+
+
+def _one_at_a_time(lock: threading.Lock, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` holding ``lock``: an external bot is one program behind one pipe, so a
+    question still running after its budget must end before the next one (or the stop) starts."""
+    with lock:
+        return fn(*args)
 
 
 def _worker_ready() -> bool:
@@ -740,6 +749,7 @@ class Lobby:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tabletris-bot")
         self._procs: ProcessPoolExecutor | None = None
+        self._bot_locks: weakref.WeakKeyDictionary[Bot, threading.Lock] = weakref.WeakKeyDictionary()
         self._procs_ready: asyncio.Future[Any] | None = None
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -771,7 +781,9 @@ class Lobby:
         loop = asyncio.get_running_loop()
         budget = self.limits.bot_budget
         if bot is not None:
-            job = loop.run_in_executor(self._pool, adapter_for(game_name).bot_move, view, seat, bot)
+            job = loop.run_in_executor(
+                self._pool, _one_at_a_time, self._lock_of(bot), adapter_for(game_name).bot_move, view, seat, bot
+            )
             # An external bot has its own time limit (it is stopped and replaced after it).
             budget = max(budget, float(getattr(bot, "timeout", 0.0)) + 1.0)
         elif name == TIMER_BOT:
@@ -792,13 +804,20 @@ class Lobby:
         loop = asyncio.get_running_loop()
         return await asyncio.wait_for(loop.run_in_executor(await self.workers(), fn, *args), 60.0)
 
+    def _lock_of(self, bot: Bot) -> threading.Lock:
+        lock = self._bot_locks.get(bot)
+        if lock is None:
+            lock = self._bot_locks[bot] = threading.Lock()
+        return lock
+
     def close_bots(self, bots: list[Bot]) -> None:
-        """Stop bots that hold a process (external ones), off the loop: stopping waits for it."""
+        """Stop bots that hold a process (external ones), off the loop: stopping waits for it
+        (and for a question still running)."""
         closable = [b for b in bots if callable(getattr(b, "close", None))]
         if closable:
             loop = asyncio.get_running_loop()
             for bot in closable:
-                loop.run_in_executor(self._pool, bot.close)  # type: ignore[attr-defined]
+                loop.run_in_executor(self._pool, _one_at_a_time, self._lock_of(bot), bot.close)  # type: ignore[attr-defined]
 
     async def open(self) -> None:
         await self.storage.open()
