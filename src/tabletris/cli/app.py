@@ -45,6 +45,7 @@ COMMAND_MODULES = (
     "tabletris.cli.bench",
     "tabletris.cli.simulate",
     "tabletris.cli.serve",
+    "tabletris.cli.kit",
 )
 
 for _name in COMMAND_MODULES:

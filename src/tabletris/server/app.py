@@ -400,10 +400,11 @@ def create_app(
     async def join(
         room_id: str, body: JoinIn, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
     ) -> JoinOut:
-        """Take an open seat with a name; the answer's token is the seat's only key: keep it.
-        With the X-Seat-Token of a seat already held here, the same seat is answered again."""
+        """Take an open seat with a name (and, in the tower game, a tower); the answer's token is
+        the seat's only key: keep it. With the X-Seat-Token of a seat already held here, the
+        same seat is answered again."""
         room = await lobby.find(room_id)
-        seat, token = await room.join(body.seat, body.name, token=x_seat_token)
+        seat, token = await room.join(body.seat, body.name, body.tower, token=x_seat_token)
         return JoinOut(room=room.id, seat=seat, token=token)
 
     @app.post("/api/rooms/{room_id}/moves", response_model=MoveOut, responses=ERRORS, tags=["room"])

@@ -18,7 +18,7 @@ from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceAction, DiceGame,
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.games import GAMES
 from tabletris.engine.options import RulesError, options_to_dict
-from tabletris.engine.records import record_of, replay_dice, replay_tower
+from tabletris.engine.records import record_of, recorded_towers, replay_dice, replay_tower
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import RULE_HELP as TOWER_HELP
 from tabletris.engine.tower import TOWER_PRESETS, TowerAction, TowerGame, TowerRules
@@ -130,16 +130,21 @@ class DiceAdapter:
             )
         except (IllegalMove, ValueError, KeyError, TypeError) as e:
             raise ActionError("illegal", str(e)) from None
+        try:
+            tokens = None if move.get("tokens") is None else tuple(Shape(t) for t in move["tokens"])
+        except ValueError:
+            tokens = ()  # not shapes: the engine words it below
         shape = move.get("shape") or game.roll_face
-        for option in game.turn_options():
-            if (
-                option.shape.value == shape
-                and frozenset(option.placement.cells) == cells
-                and (None if option.take is None else frozenset(option.take.cells)) == take
-            ):
-                return replace(option, rewards=rewards)
+        if tokens != ():
+            for option in game.turn_options():
+                if (
+                    option.shape.value == shape
+                    and frozenset(option.placement.cells) == cells
+                    and (None if option.take is None else frozenset(option.take.cells)) == take
+                ):
+                    return replace(option, rewards=rewards, tokens=tokens)
         try:  # not a legal option: the engine's reason
-            game.view().play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"))
+            game.view().play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens"))
         except IllegalMove as e:
             raise ActionError("illegal", str(e)) from None
         raise ActionError("illegal", "this is not one of the legal moves listed in the state")
@@ -149,7 +154,12 @@ class DiceAdapter:
         if action.take is not None:
             move["take"] = cells_json(action.take.cells)
         if action.rewards is not None:
-            move["rewards"] = [r if isinstance(r, str) else {"remove": cells_json(r)} for r in action.rewards]
+            move["rewards"] = [
+                r if isinstance(r, str) else {"remove": cells_json(r.cells if isinstance(r, Stone) else r)}
+                for r in action.rewards
+            ]
+        if action.tokens:
+            move["tokens"] = [t.value for t in action.tokens]
         return move
 
     def turn_key(self, game: DiceGame) -> Any:
@@ -179,6 +189,7 @@ class DiceAdapter:
             "scores": list(game.scores),
             "rows_completed": list(game.rows_completed),
             "supply": {s.value: n for s, n in game.supply.items()} if rules.limited_supply else None,
+            "tokens": [[t.value for t in mine] for mine in game.tokens],
             "to_move": game.to_move,
             "roll": game.roll_face,
             "turn": game.turn,
@@ -282,7 +293,7 @@ class TowerAdapter:
         try:
             game = TowerGame(
                 start["players"], start.get("rules"), seed=start.get("seed"),
-                towers=start.get("towers"), deck=start.get("deck"),
+                towers=recorded_towers(start), deck=start.get("deck"),
             )
         except RulesError as e:
             raise RecordError(str(e)) from None

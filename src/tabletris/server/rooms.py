@@ -109,6 +109,8 @@ class Seat:
     strength: float | None = None
     token_hash: str | None = None
     connected: int = 0
+    tower: str | None = None
+    """The tower and end this seat chose (tower game); None: a free one drawn at the start."""
 
     @property
     def is_bot(self) -> bool:
@@ -124,10 +126,31 @@ class Seat:
             "kind": self.kind,
             "name": self.name,
             "strength": self.strength,
+            "tower": self.tower,
             "open": self.kind == "open",
             "bot": self.is_bot,
             "connected": self.is_bot or self.connected > 0,
         }
+
+
+def with_towers(rules: Mapping[str, Any], towers: Sequence[str | None]) -> dict[str, Any]:
+    """The rules a room's game starts with: the seats' tower choices as the ``towers`` option
+    (the engine draws a free tower for a seat without one)."""
+    if not any(t is not None for t in towers):
+        return dict(rules)
+    return {**rules, "towers": list(towers)}
+
+
+def check_towers(adapter: Any, rules: Mapping[str, Any], towers: Sequence[str | None]) -> None:
+    """The seats' tower choices, checked by building a game with them: the engine's words."""
+    if not any(t is not None for t in towers):
+        return
+    if adapter.name != "tower":
+        raise ActionError("bad_tower", f"the {adapter.name} game has no towers to choose")
+    try:
+        adapter.new_game([f"P{i}" for i in range(len(towers))], with_towers(rules, towers), 0)
+    except (RulesError, ValueError, TypeError) as e:
+        raise ActionError("bad_tower", str(e)) from None
 
 
 class _Slot:
@@ -432,12 +455,14 @@ class Room:
         return seat.kind == "open" or (seat.kind == "reserved" and time.time() >= self._reserved_until())
 
     async def join(
-        self, seat: int | None, name: Any, token: str | None = None, old_hash: str | None = None
+        self, seat: int | None, name: Any, tower: str | None = None, token: str | None = None,
+        old_hash: str | None = None,
     ) -> tuple[int, str]:
         """Take an open seat (the first one if ``seat`` is None); returns the seat and its token.
 
         ``token``: a seat token the caller already holds here, which makes a repeated join
-        answer the same seat (join is idempotent). ``old_hash``: the hash of the previous
+        answer the same seat (join is idempotent). ``tower``: the seat's tower and end in a
+        tower game, checked by the engine. ``old_hash``: the hash of the previous
         game's token, which takes that player's reserved rematch seat.
         """
         name = clean_name(self.limits, name)
@@ -466,6 +491,11 @@ class Room:
                     if not self._is_open(target):
                         raise ActionError("seat_taken", f"seat {seat} is taken by {target.name}")
                     check_name_free(name, [s.name for s in self.seats if s.index != seat], f"room {self.id}")
+                if tower is not None:
+                    choice = [s.tower for s in self.seats]
+                    choice[seat] = tower
+                    check_towers(self.adapter, self.rules, choice)
+                    self.seats[seat].tower = tower
                 token_hash = hash_token(new_token)
                 await self.lobby.storage.take_seat(self.id, seat, name if not mine else self.seats[seat].name or name, token_hash)
                 taken = self.seats[seat]
@@ -520,7 +550,8 @@ class Room:
     async def _start(self) -> None:
         players = [s.name or f"Seat {s.index + 1}" for s in self.seats]
         seed = secrets.randbits(SEED_BITS)
-        game = await asyncio.to_thread(self.adapter.new_game, players, self.rules, seed)
+        rules = with_towers(self.rules, [s.tower for s in self.seats])
+        game = await asyncio.to_thread(self.adapter.new_game, players, rules, seed)
         start = self.adapter.start_record(game)
         await self.lobby.storage.start_room(self.id, start)
         self.start = start
@@ -979,6 +1010,8 @@ class Lobby:
                 if any(s.name == name for s in seats):
                     name = f"{name} {i + 1}"
             seats.append(Seat(i, kind, name, float(strength) if strength is not None else None))
+            seats[-1].tower = spec.get("tower")
+        check_towers(adapter, rules, [s.tower for s in seats])
         ext = sum(1 for s in seats if s.kind.startswith("ext:"))
         if ext and self.ext_seats() + ext > limits.ext_processes:
             raise ActionError(
