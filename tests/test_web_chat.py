@@ -10,10 +10,9 @@ from typing import Any
 
 import httpx
 import pytest
-import websockets
 
-from server_helpers import LiveServer, live_server
-from tabletris.server.rooms import CHAT_MAX, CHAT_RATE
+from server_helpers import LiveServer, hello_socket, live_server
+from tabletris.server.limits import Limits
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +38,7 @@ def test_chat_reaches_everyone_as_data_and_late_comers_see_it(server: LiveServer
     room, token = room_with_ann(server)
 
     async def run() -> None:
-        async with websockets.connect(f"{server.ws}/ws/{room}?token={token}") as ann, websockets.connect(f"{server.ws}/ws/{room}") as watcher:
+        async with hello_socket(server.ws, room, token) as ann, hello_socket(server.ws, room) as watcher:
             await ann.send(json.dumps({"type": "chat", "text": "  <b>hi</b>   all  "}))
             for ws in (ann, watcher):
                 line = await next_of(ws, "chat")
@@ -48,7 +47,7 @@ def test_chat_reaches_everyone_as_data_and_late_comers_see_it(server: LiveServer
             await watcher.send(json.dumps({"type": "chat", "text": "hello"}))
             line = await next_of(ann, "chat")
             assert (line["seat"], line["name"]) == (None, "Spectator")
-        async with websockets.connect(f"{server.ws}/ws/{room}") as late:
+        async with hello_socket(server.ws, room) as late:
             first, second = await next_of(late, "chat"), await next_of(late, "chat")
             assert [first["text"], second["text"]] == ["<b>hi</b> all", "hello"]
 
@@ -59,15 +58,15 @@ def test_chat_limits_length_blank_lines_and_rate(server: LiveServer) -> None:
     room, token = room_with_ann(server)
 
     async def run() -> None:
-        async with websockets.connect(f"{server.ws}/ws/{room}?token={token}") as ann:
-            await ann.send(json.dumps({"type": "chat", "id": 1, "text": "x" * (CHAT_MAX + 1)}))
+        async with hello_socket(server.ws, room, token) as ann:
+            await ann.send(json.dumps({"type": "chat", "id": 1, "text": "x" * (Limits().chat_chars + 1)}))
             err = await next_of(ann, "error", 1)
-            assert err["error"] == "bad_chat" and f"at most {CHAT_MAX} characters, got {CHAT_MAX + 1}" in err["message"]
+            assert err["error"] == "bad_chat" and f"at most {Limits().chat_chars} characters, got {Limits().chat_chars + 1}" in err["message"]
             await ann.send(json.dumps({"type": "chat", "id": 2, "text": "   "}))
             assert (await next_of(ann, "error", 2))["error"] == "bad_chat"
             await ann.send(json.dumps({"type": "chat", "id": 3, "text": 5}))
             assert (await next_of(ann, "error", 3))["error"] == "bad_chat"
-            count = CHAT_RATE[0]
+            count = Limits().chat_lines
             for i in range(count):
                 await ann.send(json.dumps({"type": "chat", "id": 10 + i, "text": f"line {i}"}))
                 assert (await next_of(ann, "chat"))["text"] == f"line {i}"

@@ -10,9 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
-import websockets
 
-from server_helpers import LiveServer, live_server
+from server_helpers import LiveServer, hello_socket, live_server
 from tabletris.engine.dice import DiceGame
 
 
@@ -41,7 +40,7 @@ def test_dice_query_names_the_default_tokens_as_the_engine_takes_them(server: Li
     assert want  # a full row is a point, and the point takes a token
 
     async def run() -> None:
-        async with websockets.connect(f"{server.ws}/ws/{room}?token={ann}") as a, websockets.connect(f"{server.ws}/ws/{room}?token={bob}") as b:
+        async with hello_socket(server.ws, room, ann) as a, hello_socket(server.ws, room, bob) as b:
             await a.send(json.dumps({"type": "query", "id": 1, "place": row}))
             answer = await reply(a, 1)
             assert answer["type"] == "answer" and answer["tokens"] == want and answer["choices"] == ["I"]
@@ -51,7 +50,7 @@ def test_dice_query_names_the_default_tokens_as_the_engine_takes_them(server: Li
             await b.send(json.dumps({"type": "query", "id": 3, "place": row}))
             assert (await reply(b, 3))["error"] == "not_your_turn"
             # asking changed nothing: the move is still Ann's to make, and takes the same token
-            await a.send(json.dumps({"type": "move", "id": 4, "place": row}))
+            await a.send(json.dumps({"type": "move", "id": 4, "place": row, "turn": 0}))
             assert (await reply(a, 4))["type"] == "ack"
         assert httpx.get(f"{server.url}/api/rooms/{room}").json()["game"]["tokens"][0] == want
 

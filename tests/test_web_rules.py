@@ -58,7 +58,7 @@ def test_browser_removes_a_stone_above_a_cleared_row(server: LiveServer) -> None
         place_with_keys("ArrowLeft")  # Ann: the O at the left, rows 0-1
         _wait_for_turn(server, room, 1)
         bobs_o = [[0, 2], [1, 2], [0, 3], [1, 3]]  # Bob: on Ann's O
-        r = httpx.post(f"{server.url}/api/rooms/{room}/moves", headers={"X-Seat-Token": bob["token"]}, json={"place": bobs_o})
+        r = httpx.post(f"{server.url}/api/rooms/{room}/moves", headers={"X-Seat-Token": bob["token"]}, json={"place": bobs_o, "turn": _game(server, room)["turn"]})
         assert r.status_code == 200, r.text
         _wait_for_turn(server, room, 2)
         place_with_keys("ArrowRight")  # Ann: the O at the right completes rows 0 and 1

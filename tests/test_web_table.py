@@ -705,3 +705,48 @@ def test_tower_and_end_picker_on_join(server: LiveServer, browser: Any) -> None:
     assert s["room"]["seats"][0]["tower"] == "2b" and s["game"]["towers"][0]["layout"] == "2b"
     assert not errors
     ctx.close()
+
+
+def test_presence_updates_the_seat_dots_without_a_new_state(server: LiveServer, browser: Any) -> None:
+    """Issue 12 sends a small ``presence`` message when someone connects or leaves (not the full
+    state to everybody); the page's online dots follow it."""
+    import json
+
+    from websockets.sync.client import connect
+
+    room = new_room(server, "dice", ["open", "open"])
+    ctx, page, errors = seated(browser, server, room)
+    r = httpx.post(f"{server.url}/api/rooms/{room}/join", json={"name": "Bob", "seat": 1}, timeout=10)
+    bob = r.json()["token"]
+    page.wait_for_selector("#scores")
+    dots = page.locator("#scores .dot.on")
+    wait_until(lambda: dots.count() == 1, what="only Ann online")
+    with connect(f"{server.ws}/ws/{room}") as ws:
+        ws.send(json.dumps({"type": "hello", "token": bob}))
+        wait_until(lambda: dots.count() == 2, what="Bob's dot on")
+    wait_until(lambda: dots.count() == 1, what="Bob's dot off again")
+    assert not errors
+    ctx.close()
+
+
+def test_pages_run_under_the_servers_csp(server: LiveServer, browser: Any) -> None:
+    """With the server's Content-Security-Policy enforced (no bypass), every page loads, a seat plays
+    a dice move, and the browser reports no policy violation."""
+    room = new_room(server, "dice", ["open", "random"])
+    ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+    page = ctx.new_page()
+    console: list[str] = []
+    page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+    errors = errors_of(page)
+    for path in ("/", "/rules", "/replay"):
+        page.goto(server.url + path)
+        page.wait_for_load_state("networkidle")
+    join(page, server, room, "Ann")
+    page.wait_for_selector("#scores")
+    my_turn_dice(page)
+    page.keyboard.press("Enter")  # stage the ghost where it is
+    page.keyboard.press("Enter")  # confirm
+    wait_until(lambda: len(state(server, room)["game"]["log"]) >= 1, what="Ann's move stored")
+    assert not errors
+    assert not [m for m in console if "Content Security Policy" in m or "Refused" in m], console
+    ctx.close()

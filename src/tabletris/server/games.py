@@ -8,12 +8,13 @@ legal placements sent to the client and every error reason come from the engine.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
-from tabletris.engine.board import Placement, Stone
-from tabletris.engine.dice import DiceGame
+from tabletris.engine.board import Placement, Stone, parse_cells
+from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.games import GAMES, spec
 from tabletris.engine.options import RulesError
@@ -21,6 +22,7 @@ from tabletris.engine.records import record_of, recorded_towers, replay_dice, re
 from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import LAYOUT_NAMES, TowerAction, TowerGame
+from tabletris.table.driver import Action, Table
 
 LOG_LENGTH = 24
 """Moves of the log sent with each state (the record has them all)."""
@@ -34,6 +36,10 @@ class ActionError(Exception):
         self.code = code
         self.message = message
 
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        """Pickled as (code, message): it comes back from the replay and bot processes."""
+        return (ActionError, (self.code, self.message))
+
 
 class GameAdapter(Protocol):
     """What the room needs from a game; see ``DiceAdapter`` for the reference implementation."""
@@ -45,11 +51,13 @@ class GameAdapter(Protocol):
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> Any: ...
     def start_record(self, game: Any) -> dict[str, Any]: ...
     def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any: ...
-    def advance(self, game: Any) -> list[dict[str, Any]]: ...
-    def apply(self, game: Any, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]: ...
-    def must_act(self, game: Any) -> list[int]: ...
+    def action(self, game: Any, seat: int, move: Mapping[str, Any]) -> Action: ...
+    def action_json(self, action: Any) -> dict[str, Any]: ...
+    turn_field: str
+
     def turn_key(self, game: Any) -> Any: ...
-    def bot_move(self, game: Any, seat: int, bot: Bot) -> dict[str, Any]: ...
+    def bot_view(self, game: Any, seat: int) -> Any: ...
+    def bot_move(self, view: Any, seat: int, bot: Bot) -> dict[str, Any]: ...
     def public(self, game: Any) -> dict[str, Any]: ...
     def private(self, game: Any, seat: int) -> dict[str, Any] | None: ...
     def query(self, game: Any, seat: int, message: Mapping[str, Any]) -> dict[str, Any]: ...
@@ -78,6 +86,9 @@ class DiceAdapter:
 
     name = "dice"
     max_seats = GAMES["dice"].max_players
+    turn_field = "turn"
+    """A move names the turn it answers (``game.turn``): a late one is refused, not applied to
+    the next turn."""
 
     def rules_meta(self) -> dict[str, Any]:
         return _rules_meta("dice", DICE_RULES)
@@ -91,21 +102,12 @@ class DiceAdapter:
         return record
 
     def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> DiceGame:
-        game = replay_dice({**start, "moves": list(events)})
-        self.advance(game)
-        return game
+        return replay_dice({**start, "moves": list(events)})
 
-    def advance(self, game: DiceGame) -> list[dict[str, Any]]:
-        """Roll for the player to move: the die is chance, so the server rolls, never the client.
-
-        A roll that cannot be placed ends the game; that turn is an event of its own.
-        """
-        before = len(game.moves)
-        if not game.over and game.roll_face is None:
-            game.roll()
-        return [m.to_dict() for m in game.moves[before:]]
-
-    def apply(self, game: DiceGame, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def action(self, game: DiceGame, seat: int, move: Mapping[str, Any]) -> DiceAction:
+        """The client's move as the engine's ``DiceAction``: the one of the turn's legal
+        options (``turn_options``) with these cells, shape and stone taken, with the rewards
+        the client chose. When none matches, the engine says why (``play`` on a view)."""
         if game.over:
             raise ActionError("game_over", "the game is over")
         if seat != game.to_move:
@@ -115,33 +117,58 @@ class DiceAdapter:
         if move.get("place") is None:
             raise ActionError("bad_message", "a dice move needs 'place': the four cells of the piece")
         try:
-            played = game.play(
-                move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens")
+            cells = frozenset(parse_cells(move["place"], "place"))
+            take = None if move.get("take") is None else frozenset(parse_cells(move["take"], "take"))
+            rewards = None if move.get("rewards") is None else tuple(
+                r if isinstance(r, str) else parse_cells(r["remove"], "rewards") for r in move["rewards"]
             )
+        except (IllegalMove, ValueError, KeyError, TypeError) as e:
+            raise ActionError("illegal", str(e)) from None
+        try:
+            tokens = None if move.get("tokens") is None else tuple(Shape(t) for t in move["tokens"])
+        except ValueError:
+            tokens = ()  # not shapes: the engine words it below
+        shape = move.get("shape") or game.roll_face
+        if tokens != ():
+            for option in game.turn_options():
+                if (
+                    option.shape.value == shape
+                    and frozenset(option.placement.cells) == cells
+                    and (None if option.take is None else frozenset(option.take.cells)) == take
+                ):
+                    return replace(option, rewards=rewards, tokens=tokens)
+        try:  # not a legal option: the engine's reason
+            game.view().play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens"))
         except IllegalMove as e:
             raise ActionError("illegal", str(e)) from None
-        return [played.to_dict()]
+        raise ActionError("illegal", "this is not one of the legal moves listed in the state")
 
-    def must_act(self, game: DiceGame) -> list[int]:
-        return [] if game.over else [game.to_move]
+    def action_json(self, action: DiceAction) -> dict[str, Any]:
+        move: dict[str, Any] = {"place": cells_json(action.placement.cells), "shape": action.shape.value}
+        if action.take is not None:
+            move["take"] = cells_json(action.take.cells)
+        if action.rewards is not None:
+            move["rewards"] = [
+                r if isinstance(r, str) else {"remove": cells_json(r.cells if isinstance(r, Stone) else r)}
+                for r in action.rewards
+            ]
+        if action.tokens:
+            move["tokens"] = [t.value for t in action.tokens]
+        return move
 
     def turn_key(self, game: DiceGame) -> Any:
         return game.turn
 
-    def bot_move(self, game: DiceGame, seat: int, bot: Bot) -> dict[str, Any]:
-        view = game.view()
-        decision = view.complete(bot.choose_dice(view))
-        move: dict[str, Any] = {"place": cells_json(decision.placement.cells), "shape": decision.shape.value}
-        if decision.take is not None:
-            move["take"] = cells_json(decision.take.cells)
-        if decision.rewards is not None:
-            move["rewards"] = [
-                r if isinstance(r, str) else {"remove": cells_json(r.cells if isinstance(r, Stone) else r)}
-                for r in decision.rewards
-            ]
-        if decision.tokens:
-            move["tokens"] = [t.value for t in decision.tokens]
-        return move
+    def bot_view(self, game: DiceGame, seat: int) -> DiceGame:
+        """A copy for the bot to think on, taken on the event loop: the bot runs in a worker
+        while the room's game goes on changing."""
+        return game.view()
+
+    def bot_move(self, view: DiceGame, seat: int, bot: Bot) -> dict[str, Any]:
+        """The bot's decision (``Table.bot_action``: completed by the rules) as a client move."""
+        action = Table(view, {seat: bot}).bot_action(seat)
+        assert isinstance(action, DiceAction)
+        return self.action_json(action)
 
     def public(self, game: DiceGame) -> dict[str, Any]:
         rules = game.rules
@@ -258,6 +285,7 @@ class TowerAdapter:
 
     name = "tower"
     max_seats = GAMES["tower"].max_players
+    turn_field = "round"
 
     def rules_meta(self) -> dict[str, Any]:
         return {**_rules_meta("tower", TOWER_RULES), "towers": list(LAYOUT_NAMES)}
@@ -285,10 +313,7 @@ class TowerAdapter:
                 raise RecordError(f"event {number}: {e}") from None
         return game
 
-    def advance(self, game: TowerGame) -> list[dict[str, Any]]:
-        return []
-
-    def apply(self, game: TowerGame, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def action(self, game: TowerGame, seat: int, move: Mapping[str, Any]) -> TowerAction:
         if game.over:
             raise ActionError("game_over", "the game is over")
         if seat not in game.active_seats():
@@ -299,27 +324,29 @@ class TowerAdapter:
         if action.get("hold") is False:
             del action["hold"]
         try:
-            parsed = TowerAction.from_dict(action)
-            round_number = game.round
-            game.submit(seat, parsed)
+            return TowerAction.from_dict(action)
         except (IllegalMove, ValueError) as e:
             raise ActionError("illegal", str(e)) from None
-        return [{"seat": seat, "round": round_number, "action": parsed.to_dict()}]
 
-    def must_act(self, game: TowerGame) -> list[int]:
-        return game.waiting_for()
+    def action_json(self, action: TowerAction) -> dict[str, Any]:
+        result: dict[str, Any] = action.to_dict()
+        return result
 
     def turn_key(self, game: TowerGame) -> Any:
         return game.round
 
-    def bot_move(self, game: TowerGame, seat: int, bot: Bot) -> dict[str, Any]:
-        view = game.view(seat)
+    def bot_view(self, game: TowerGame, seat: int) -> TowerGame:
+        return game.view(seat)
+
+    def bot_move(self, view: TowerGame, seat: int, bot: Bot) -> dict[str, Any]:
+        """The bot's decision (``Table.bot_action`` on the seat's view) as a client move; a bot
+        that plays only dice is stood in for by the random bot."""
         try:
-            action = bot.choose_tower(view)
+            action = Table(view, {seat: bot}).bot_action(seat)
         except NotImplementedError:
-            action = make_bot("random", seed=bot.rng.getrandbits(32)).choose_tower(view)
-        result: dict[str, Any] = action.to_dict()
-        return result
+            action = Table(view, {seat: make_bot("random", seed=bot.rng.getrandbits(32))}).bot_action(seat)
+        assert isinstance(action, TowerAction)
+        return self.action_json(action)
 
     def public(self, game: TowerGame) -> dict[str, Any]:
         state = game.public_state()

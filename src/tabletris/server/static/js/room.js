@@ -13,14 +13,14 @@ function connect() {
   const mine = seats.get(roomId);
   app.token = mine ? mine.token : null;
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const url = `${proto}://${location.host}/ws/${encodeURIComponent(roomId)}` + (app.token ? `?token=${encodeURIComponent(app.token)}` : "");
+  // The seat token goes in the first message (hello), never in the URL: logs would keep it.
+  const url = `${proto}://${location.host}/ws/${encodeURIComponent(roomId)}`;
   const ws = new WebSocket(url);
   app.ws = ws;
   ws.onopen = () => {
     app.retry = 0;
     setConn(true);
-    // The first message says who this is (protocol of issue 12); a server that still reads the
-    // token from the URL answers "unknown_type", which is ignored below.
+    // The first message says who this is (the seat token, or none to watch).
     app.hello = send(app.token ? { type: "hello", token: app.token } : { type: "hello" });
   };
   ws.onmessage = (e) => onMessage(JSON.parse(e.data));
@@ -60,10 +60,17 @@ function onMessage(msg) {
     return;
   }
   if (msg.type === "chat") { addChat(msg); return; }
+  if (msg.type === "presence") {  // someone connected or left: only the dots and the watcher count change
+    if (app.state && app.state.room) {
+      app.state.room.seats.forEach((seat, i) => { seat.connected = msg.connected[i] ? 1 : 0; });
+      app.state.room.spectators = msg.spectators;
+      render();
+    }
+    return;
+  }
   const w = msg.id !== undefined && msg.id !== null ? waiters.get(msg.id) : null;
   if (w) waiters.delete(msg.id);
   if (msg.type === "error") {
-    if (msg.id !== null && msg.id === app.hello && msg.error === "unknown_type") return;
     if (w) w.reject(Object.assign(new Error(msg.message), { code: msg.error }));
     else toast(msg.message);
     if (msg.error === "unknown_room") showMissing();
