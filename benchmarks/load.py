@@ -86,7 +86,8 @@ async def play_room(
 ) -> tuple[str, int, str]:
     """Play in one room until the time is up (returns an empty room) or the game is over (returns
     the rematch room, seat and token, or an empty room without ``rematch``)."""
-    async with websockets.connect(f"{ws_url}/ws/{room}?token={token}", max_size=2**22) as ws:
+    async with websockets.connect(f"{ws_url}/ws/{room}", max_size=2**22) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token}))
         next_id = 1
         over = False  # the game ended (seen in a state, perhaps while waiting for an ack)
         while time.monotonic() < until:
@@ -114,7 +115,7 @@ async def play_room(
             over = game["over"]
             if over or game["to_move"] != seat or msg["private"] is None:
                 continue
-            move = rng.choice(legal_moves(msg))
+            move = {**rng.choice(legal_moves(msg)), "turn": game["turn"]}
             del msg, game
             await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             if time.monotonic() >= until:
@@ -285,7 +286,8 @@ def main() -> None:
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-c", "from tabletris.cli.app import main; main()", "serve", "--port", str(port),
-         "--db", str(db), "--bot-delay", str(args.bot_delay), "--log-level", "warning"],
+         "--db", str(db), "--bot-delay", str(args.bot_delay), "--log-level", "warning",
+         "--no-client-limits"],
         cwd=str(ROOT), env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     base = f"http://127.0.0.1:{port}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -12,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,8 @@ import httpx
 import uvicorn
 import websockets
 
-from tabletris.server.app import create_app
+from tabletris.server.app import create_app, uvicorn_options
+from tabletris.server.limits import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,12 +37,17 @@ def free_port() -> int:
 class LiveServer:
     """uvicorn serving ``create_app`` in a thread of the test process, on a free local port."""
 
-    def __init__(self, db_path: Path, bot_delay: float = 0.0) -> None:
+    def __init__(
+        self, db_path: Path, bot_delay: float = 0.0, limits: Limits | None = None, log_config: Any = None,
+        access_log: bool = False,
+    ) -> None:
         self.port = free_port()
-        self.app = create_app(f"sqlite+aiosqlite:///{db_path}", bot_delay=bot_delay)
+        self.limits = limits or Limits.unlimited_clients(timer_min=0.5)
+        self.app = create_app(f"sqlite+aiosqlite:///{db_path}", bot_delay=bot_delay, limits=self.limits)
+        extra: dict[str, Any] = {"log_config": log_config} if log_config is not None else {}
         config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=self.port, log_level="warning", ws_max_size=1024 * 1024,
-            lifespan="on",
+            self.app, host="127.0.0.1", port=self.port, log_level="info" if access_log else "warning",
+            lifespan="on", access_log=access_log, **uvicorn_options(self.limits), **extra,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -68,8 +75,8 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(db_path: Path, bot_delay: float = 0.0) -> Iterator[LiveServer]:
-    server = LiveServer(db_path, bot_delay).start()
+def live_server(db_path: Path, bot_delay: float = 0.0, limits: Limits | None = None) -> Iterator[LiveServer]:
+    server = LiveServer(db_path, bot_delay, limits).start()
     try:
         yield server
     finally:
@@ -79,9 +86,10 @@ def live_server(db_path: Path, bot_delay: float = 0.0) -> Iterator[LiveServer]:
 class ServeProcess:
     """``tabletris serve`` as a child process (for the kill -9 test)."""
 
-    def __init__(self, db_path: Path, port: int | None = None) -> None:
+    def __init__(self, db_path: Path, port: int | None = None, extra: list[str] | None = None) -> None:
         self.port = port or free_port()
         self.db_path = db_path
+        self.extra = extra or []
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -94,7 +102,7 @@ class ServeProcess:
             [
                 sys.executable, "-c", "from tabletris.cli.app import main; main()", "serve",
                 "--host", "127.0.0.1", "--port", str(self.port), "--db", str(self.db_path),
-                "--bot-delay", "0", "--log-level", "warning",
+                "--bot-delay", "0", "--log-level", "warning", "--no-client-limits", *self.extra,
             ],
             cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
@@ -130,14 +138,17 @@ class ServeProcess:
 
 
 def dice_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every legal move the server listed in a seat's state (with point rewards)."""
+    """Every legal move the server listed in a seat's state (with point rewards), each naming
+    the turn it answers."""
     moves = []
+    turn = state["game"]["turn"]
     for opt in state["private"]["options"]:
         for form in opt["orientations"]:
             for i, (x, y) in enumerate(form["places"]):
                 move: dict[str, Any] = {
                     "place": [[x + dx, y + dy] for dx, dy in form["cells"]],
                     "shape": opt["shape"],
+                    "turn": turn,
                 }
                 if opt["take"]:
                     move["take"] = opt["take"]["cells"]
@@ -147,14 +158,16 @@ def dice_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
     return moves
 
 
-def tower_moves(private: dict[str, Any]) -> list[dict[str, Any]]:
+def tower_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every legal drop (and hold) in a seat's state, each naming the round it answers."""
+    private, number = state["private"], state["game"]["round"]
     moves: list[dict[str, Any]] = [
-        {"place": [[x + dx, y + dy] for dx, dy in form["cells"]]}
+        {"place": [[x + dx, y + dy] for dx, dy in form["cells"]], "round": number}
         for form in private["drops"]
         for x, y in form["places"]
     ]
     if private["can_hold"]:
-        moves.append({"hold": True})
+        moves.append({"hold": True, "round": number})
     return moves
 
 
@@ -172,9 +185,14 @@ class Client:
         self.next_id = 1
 
     @classmethod
-    async def connect(cls, base: str, room: str, token: str | None = None) -> Client:
-        url = f"{base}/ws/{room}" + (f"?token={token}" if token else "")
-        return cls(await websockets.connect(url, max_size=2**22))
+    async def connect(cls, base: str, room: str, token: str | None = None, **options: Any) -> Client:
+        """Connect and say hello: the seat token goes in the first message, never in the URL."""
+        ws = await websockets.connect(f"{base}/ws/{room}", max_size=2**22, **options)
+        hello: dict[str, Any] = {"type": "hello"}
+        if token:
+            hello["token"] = token
+        await ws.send(json.dumps(hello))
+        return cls(ws)
 
     async def recv(self, timeout: float = 10.0) -> dict[str, Any]:
         text = await asyncio.wait_for(self.ws.recv(), timeout)
@@ -231,3 +249,11 @@ def join(base: str, room: str, name: str, seat: int | None = None) -> dict[str, 
 
 def pick(rng: random.Random, options: list[dict[str, Any]]) -> dict[str, Any]:
     return rng.choice(options)
+
+
+@contextlib.asynccontextmanager
+async def hello_socket(ws_base: str, room: str, token: str | None = None) -> AsyncIterator[Any]:
+    """A raw websocket to ``room`` that has said hello (the token in the first message)."""
+    async with websockets.connect(f"{ws_base}/ws/{room}") as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token} if token else {"type": "hello"}))
+        yield ws

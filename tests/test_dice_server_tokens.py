@@ -21,9 +21,10 @@ def test_a_person_names_the_point_token(tmp_path: Path) -> None:
         c.post(f"/api/rooms/{room['id']}/join", json={"name": "Bob"})
         headers = {"X-Seat-Token": ann["token"]}
         assert c.get(f"/api/rooms/{room['id']}").json()["game"]["roll"] == "I"
-        bad = c.post(f"/api/rooms/{room['id']}/moves", headers=headers, json={"place": ROW0, "tokens": ["T"]})
+        turn = c.get(f"/api/rooms/{room['id']}").json()["game"]["turn"]  # a move names its turn
+        bad = c.post(f"/api/rooms/{room['id']}/moves", headers=headers, json={"place": ROW0, "tokens": ["T"], "turn": turn})
         assert bad.status_code == 422 and "tokens: T is not a shape of the supply (I)" in bad.json()["message"]
-        ok = c.post(f"/api/rooms/{room['id']}/moves", headers=headers, json={"place": ROW0, "tokens": ["I"]})
+        ok = c.post(f"/api/rooms/{room['id']}/moves", headers=headers, json={"place": ROW0, "tokens": ["I"], "turn": turn})
         assert ok.status_code == 200, ok.text
         game = c.get(f"/api/rooms/{room['id']}").json()["game"]
         assert game["tokens"] == [["I"], []] and game["supply"] == {"I": 0}

@@ -16,13 +16,14 @@ from hypothesis import given
 from server_helpers import dice_moves, live_server
 from tabletris.engine.records import replay
 from tabletris.server.app import create_app
+from tabletris.server.limits import Limits
 
 SMALL = {"width": 5, "height": 5}
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(f"sqlite+aiosqlite:///{tmp_path / 'api.sqlite3'}", bot_delay=0)
+    app = create_app(f"sqlite+aiosqlite:///{tmp_path / 'api.sqlite3'}", bot_delay=0, limits=Limits.unlimited_clients())
     with TestClient(app) as c:
         yield c
 
@@ -104,7 +105,7 @@ def test_seat_view_lists_legal_moves_and_moves_are_checked_by_the_engine(client:
     assert other_seat.status_code == 403 and other_seat.json()["error"] == "wrong_seat"
     floating = [[0, 4], [1, 4], [2, 4], [3, 4]] if state["game"]["roll"] == "I" else [[0, 3], [1, 3], [0, 4], [1, 4]]
     shape = state["game"]["roll"] if state["game"]["roll"] in ("I", "O") else None
-    bad = client.post(f"/api/rooms/{room}/moves", json={"place": floating, **({"shape": shape} if shape else {})}, headers=ann)
+    bad = client.post(f"/api/rooms/{room}/moves", json={"place": floating, "turn": state["game"]["turn"], **({"shape": shape} if shape else {})}, headers=ann)
     assert bad.status_code == 422 and bad.json()["error"] == "illegal"
     assert client.get(f"/api/rooms/{room}").json()["seq"] == 0  # the game is untouched
     malformed = client.post(f"/api/rooms/{room}/moves", json={"place": [["a", 1]]}, headers=ann)

@@ -102,11 +102,12 @@ async def test_four_seats_finish_a_tower_game_and_nobody_sees_a_pending_action(s
             if state["game"]["over"]:
                 return
             assert state["private"]["pending"] is None
-            move = rng.choice(tower_moves(state["private"]))
+            move = rng.choice(tower_moves(state))
             reply = await c.request({"type": "move", **move})
             assert reply["type"] == "ack", reply
             done_round = state["game"]["round"]
-            submitted[seat].append((done_round, json.dumps(move, separators=(",", ":"))))
+            action = {k: v for k, v in move.items() if k != "round"}
+            submitted[seat].append((done_round, json.dumps(action, separators=(",", ":"))))
 
     await asyncio.gather(*(play(i) for i in range(4)))
     record = httpx.get(f"{server.url}/api/rooms/{room['id']}/record").json()
@@ -123,10 +124,14 @@ async def test_four_seats_finish_a_tower_game_and_nobody_sees_a_pending_action(s
                 pending = msg["private"]["pending"]
                 if pending is not None and not msg["private"]["forced"]:
                     assert pending == by_round[viewer][game_state["round"]], "only its own action, this round's"
-            # Outside the seat's own private part, actions appear only in last_round, once resolved.
+            # Outside the seat's own private part, actions appear only in last_round and the game
+            # log, both once resolved.
             paths = list(action_paths({k: v for k, v in msg.items() if k != "private"}))
-            assert all(p[:2] == ("game", "last_round") for p in paths), paths
+            assert all(p[:2] in (("game", "last_round"), ("game", "log")) for p in paths), paths
             played = game_state["rounds_played"]
+            assert all(entry["round"] <= played for entry in game_state["log"])
+            if game_state["log"]:
+                assert game_state["log"][-1]["actions"] == game_state["last_round"]
             for seat, action in enumerate(game_state["last_round"] or []):
                 if action is not None and played in by_round[seat]:
                     assert action == by_round[seat][played], "last_round is the round just resolved"
@@ -158,7 +163,7 @@ async def test_bad_input_gets_a_specific_error_and_changes_nothing(server: LiveS
         (ca, json.dumps({"type": "move", "place": "x" * 20000}), "too_large"),
         (ca, {"type": "teleport"}, "unknown_type"),
         (ca, {"type": "move", "place": [[0, 0]], "extra": 1}, "bad_message"),
-        (ca, {"type": "move", "place": [[0, 7], [1, 7], [2, 7], [3, 7]], "shape": "I"}, "illegal"),
+        (ca, {"type": "move", "place": [[0, 7], [1, 7], [2, 7], [3, 7]], "shape": "I", "turn": state["game"]["turn"]}, "illegal"),
         (ca, {"type": "move", **legal, "seat": 1}, "wrong_seat"),
         (cb, {"type": "move", **legal}, "not_your_turn"),
         (spectator, {"type": "move", **legal}, "not_seated"),
@@ -222,13 +227,13 @@ async def test_a_closed_tab_comes_back_with_its_token(server: LiveServer) -> Non
     join(server.url, room["id"], "Bob")
     c = await Client.connect(server.ws, room["id"], a["token"])
     state = await c.state_where(lambda m: m["private"] is not None)
-    move = tower_moves(state["private"])[0]
+    move = tower_moves(state)[0]
     assert (await c.request({"type": "move", **move}))["type"] == "ack"
     await c.close()
     again = await Client.connect(server.ws, room["id"], a["token"])
     back = await again.state_where(lambda m: m["private"] is not None)
     assert back["you"] == a["seat"]
-    assert back["private"]["pending"] == move  # its own pending action, and only its own
+    assert {**back["private"]["pending"], "round": move["round"]} == move  # its own pending action, and only its own
     assert back["room"]["seats"][a["seat"]]["connected"]
     answer = await again.request({"type": "query", "minos": [0]})
     assert answer["type"] == "answer" and answer["mino_cells"] == [[0, answer["mino_cells"][0][1]]]

@@ -107,6 +107,7 @@ async def test_switching_to_tower_rebuilds_the_form_from_tower_rules() -> None:
         screen.query_one("#game", Select).value = "tower"
         await settle(pilot, lambda: bool(screen.query("#rule-minos_in_box")))
         for f in dataclasses.fields(TowerRules):
-            if f.name != "preset":
+            if f.name not in ("preset", "towers"):  # towers: chosen seat by seat
                 assert screen.query(f"#rule-{f.name}"), f"no field for {f.name}"
+        assert screen.query("#seat-tower-0")
         assert not screen.query("#seat-kind-4")  # the tower game seats at most 4

@@ -64,8 +64,9 @@ def click_on_board(page: object) -> None:
 
 
 def test_two_browsers_create_join_and_play_dice(server: LiveServer, browser: object) -> None:
-    ann_ctx = browser.new_context(viewport={"width": 1280, "height": 860})  # type: ignore[attr-defined]
-    bob_ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)  # type: ignore[attr-defined]
+    # Playwright evaluates string predicates with eval, which the server's CSP forbids the pages.
+    ann_ctx = browser.new_context(viewport={"width": 1280, "height": 860}, bypass_csp=True)  # type: ignore[attr-defined]
+    bob_ctx = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, bypass_csp=True)  # type: ignore[attr-defined]
     ann = ann_ctx.new_page()
     bob = bob_ctx.new_page()
     ann_errors, bob_errors = errors_of(ann), errors_of(bob)
@@ -85,7 +86,8 @@ def test_two_browsers_create_join_and_play_dice(server: LiveServer, browser: obj
         page = ann if turn % 2 == 0 else bob
         page.wait_for_selector("#place:visible", timeout=10000)
         if page is ann:
-            click_on_board(ann)
+            click_on_board(ann)  # stages the piece: nothing is sent before Confirm
+            ann.click("#confirm")
         else:
             # touch: tap the board to put the ghost there, then the Place button
             board = bob.locator(".board").first
@@ -93,6 +95,7 @@ def test_two_browsers_create_join_and_play_dice(server: LiveServer, browser: obj
             bob.touchscreen.tap(box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.95)
             bob.locator(".cell.ghost").first.wait_for(timeout=5000)
             bob.click("#place")
+            bob.click("#confirm")
         for p in (ann, bob):
             p.wait_for_function(f"document.querySelectorAll('#log li').length >= {turn + 1}", timeout=10000)
     assert ann.locator("#log li").count() == 4 and bob.locator("#log li").count() == 4
@@ -104,10 +107,16 @@ def test_two_browsers_create_join_and_play_dice(server: LiveServer, browser: obj
     # a move that the engine refuses shows its reason (sent by hand: the page only offers legal ones)
     ann.wait_for_selector("#place:visible")
     reason = ann.evaluate("""() => new Promise((resolve) => {
-        const ws = new WebSocket(`ws://${location.host}/ws/${location.pathname.split('/').pop()}?token=` +
-            JSON.parse(localStorage.getItem(`tabletris:seat:${location.pathname.split('/').pop()}`)).token);
-        ws.onmessage = (e) => { const m = JSON.parse(e.data); if (m.type === 'error') { resolve(m.message); ws.close(); } };
-        ws.onopen = () => ws.send(JSON.stringify({type: 'move', id: 1, place: [[0, 19], [1, 19], [2, 19], [3, 19]], shape: 'I'}));
+        const room = location.pathname.split('/').pop();
+        const ws = new WebSocket(`ws://${location.host}/ws/${room}`);
+        const token = JSON.parse(localStorage.getItem(`tabletris:seat:${room}`)).token;
+        let sent = false;
+        ws.onmessage = (e) => {
+            const m = JSON.parse(e.data);
+            if (m.type === 'state' && !sent) { sent = true; ws.send(JSON.stringify({type: 'move', id: 1, place: [[0, 19], [1, 19], [2, 19], [3, 19]], shape: 'I', turn: m.game.turn})); }
+            if (m.type === 'error') { resolve(m.message); ws.close(); }
+        };
+        ws.onopen = () => ws.send(JSON.stringify({type: 'hello', token}));
     })""")
     assert "does not rest" in reason or "the die shows" in reason, reason
     ann.screenshot(path=str(ARTIFACTS / "web_dice_desktop.png"))
@@ -126,7 +135,7 @@ def test_two_browsers_create_join_and_play_dice(server: LiveServer, browser: obj
 
 def test_tower_in_the_browser(server: LiveServer, browser: object) -> None:
     room = httpx.post(server.url + "/api/rooms", json={"game": "tower", "rules": {"start_minos": 2}, "seats": [{"kind": "open"}, {"kind": "random"}, {"kind": "random"}]}).json()["id"]
-    ctx = browser.new_context(viewport={"width": 1280, "height": 860})  # type: ignore[attr-defined]
+    ctx = browser.new_context(viewport={"width": 1280, "height": 860}, bypass_csp=True)  # type: ignore[attr-defined]
     page = ctx.new_page()
     errors = errors_of(page)
     page.goto(f"{server.url}/room/{room}")
@@ -137,9 +146,9 @@ def test_tower_in_the_browser(server: LiveServer, browser: object) -> None:
     page.click("[data-col='0']")
     page.wait_for_selector("#clear-minos")
     click_on_board(page)
-    page.wait_for_function("document.querySelector('#reveal li') !== null", timeout=10000)
-    assert page.locator("#reveal li").count() == 3
-    assert "mino" in page.locator("#reveal li").first.inner_text()
+    page.wait_for_function("document.querySelector('#log li') !== null", timeout=10000)
+    assert page.locator("#log li").count() == 1
+    assert "mino" in page.locator("#log li").first.inner_text()
     state = httpx.get(f"{server.url}/api/rooms/{room}").json()
     assert state["game"]["rounds_played"] == 1
     assert sum(1 for s in state["game"]["towers"][0]["stones"] if s["shape"] == "M") == 1

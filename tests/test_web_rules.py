@@ -51,19 +51,21 @@ def test_browser_removes_a_stone_above_a_cleared_row(server: LiveServer) -> None
             page.wait_for_selector("#place:visible", timeout=10000)
             for _ in range(4):
                 page.keyboard.press(arrow)
-            page.keyboard.press("Enter")
+            page.keyboard.press("Enter")  # stages the piece
+            page.wait_for_selector("#confirm:visible")
+            page.keyboard.press("Enter")  # confirms it
 
         place_with_keys("ArrowLeft")  # Ann: the O at the left, rows 0-1
         _wait_for_turn(server, room, 1)
         bobs_o = [[0, 2], [1, 2], [0, 3], [1, 3]]  # Bob: on Ann's O
-        r = httpx.post(f"{server.url}/api/rooms/{room}/moves", headers={"X-Seat-Token": bob["token"]}, json={"place": bobs_o})
+        r = httpx.post(f"{server.url}/api/rooms/{room}/moves", headers={"X-Seat-Token": bob["token"]}, json={"place": bobs_o, "turn": _game(server, room)["turn"]})
         assert r.status_code == 200, r.text
         _wait_for_turn(server, room, 2)
         place_with_keys("ArrowRight")  # Ann: the O at the right completes rows 0 and 1
         page.wait_for_selector("#rewards")
         bobs_number = next(s["n"] for s in _game(server, room)["stones"] if s["owner"] == 1)
         page.select_option("#rewards select[data-reward='0']", str(bobs_number))
-        page.click("#rewards button.primary")
+        page.click("#rewards button.primary")  # (cleared cells leave the supply unlimited: no token picker)
         _wait_for_turn(server, room, 3)
         game = _game(server, room)
         assert game["scores"] == [1, 0]

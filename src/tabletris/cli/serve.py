@@ -3,9 +3,93 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Annotated
 
 import typer
+
+
+class DatabaseURLError(ValueError):
+    """A ``--db`` value the server cannot use; the message is one line, password masked."""
+
+
+def normalise_db_url(raw: str, allow_memory: bool = False) -> str:
+    """The async SQLAlchemy URL for ``--db``: a plain path and ``sqlite:///`` map to
+    aiosqlite, ``postgresql://`` to asyncpg. An in-memory database (every game lost when the
+    server stops) is refused unless ``allow_memory``; a SQLite file's directory must exist."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    text = raw.strip()
+    if not text:
+        raise DatabaseURLError("--db is empty: give a file path or a database URL")
+    if "://" not in text:
+        text = "sqlite+aiosqlite:///" + str(Path(text).expanduser().resolve())
+    try:
+        url = make_url(text)
+    except ArgumentError:
+        raise DatabaseURLError(f"--db {mask_password(text)!r} is not a database URL") from None
+    drivers = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
+    if url.drivername in drivers:
+        url = url.set(drivername=drivers[url.drivername])
+    shown = url.render_as_string(hide_password=True)
+    if url.drivername not in ("sqlite+aiosqlite", "postgresql+asyncpg"):
+        raise DatabaseURLError(
+            f"--db {shown}: the server needs SQLite (sqlite:///path) or PostgreSQL (postgresql://...), not {url.drivername}"
+        )
+    if url.drivername.startswith("sqlite"):
+        database = url.database or ""
+        if database in ("", ":memory:") or database.startswith("file::memory:") or "mode=memory" in str(url.query):
+            if not allow_memory:
+                raise DatabaseURLError(
+                    f"--db {shown} is an in-memory database: every game would be lost when the server "
+                    "stops; give a file, or pass --db-memory to mean it"
+                )
+        else:
+            folder = Path(database).expanduser().resolve().parent
+            if not folder.is_dir():
+                raise DatabaseURLError(f"--db {shown}: the folder {folder} does not exist")
+    else:
+        try:
+            import asyncpg  # noqa: F401
+        except ImportError:
+            raise DatabaseURLError(f"--db {shown}: PostgreSQL needs the asyncpg package (pip install asyncpg)") from None
+    return url.render_as_string(hide_password=False)
+
+
+def probe_database(url: str) -> None:
+    """Connect once before serving, so an unreachable or unwritable database is one line now,
+    not a traceback from the server's start-up after it said "serving"."""
+    import asyncio
+
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    async def probe() -> None:
+        engine = create_async_engine(url)
+        try:
+            async with engine.begin() as conn:
+                await conn.execute(text("SELECT 1"))
+        finally:
+            await engine.dispose()
+
+    try:
+        asyncio.run(probe())
+    except Exception as e:
+        reason = str(getattr(e, "orig", None) or e).splitlines()[0][:200]
+        raise DatabaseURLError(f"--db {mask_password(url)}: cannot open the database: {reason}") from None
+
+
+def mask_password(text: str) -> str:
+    """``scheme://user:***@host``: a URL as it may be printed."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(text).render_as_string(hide_password=True)
+    except Exception:
+        import re
+
+        return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", text)
 
 
 def register(app: typer.Typer) -> None:
@@ -16,10 +100,13 @@ def register(app: typer.Typer) -> None:
         db: Annotated[
             str | None,
             typer.Option(
-                help="Database URL, e.g. sqlite+aiosqlite:///games.sqlite3 or postgresql+asyncpg://... "
+                help="Database: a file path, sqlite:///games.sqlite3 or postgresql://... (asyncpg) "
                 "[default: $TABLETRIS_DB, else ./tabletris.sqlite3 in the current directory]"
             ),
         ] = None,
+        db_memory: Annotated[
+            bool, typer.Option("--db-memory", help="Allow an in-memory database (every game is lost at exit).")
+        ] = False,
         bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before moving, so people can follow.")] = 0.4,
         log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
         allow_ext: Annotated[
@@ -30,6 +117,21 @@ def register(app: typer.Typer) -> None:
                 "Rooms are created by remote clients and an ext: seat runs a program here, so only listed ones are allowed.",
             ),
         ] = None,
+        origin: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--origin",
+                help="A websocket origin to allow besides the server's own, e.g. https://table.example "
+                "behind a proxy (repeatable).",
+            ),
+        ] = None,
+        client_limits: Annotated[
+            bool,
+            typer.Option(
+                help="Per-address limits (request rate, rooms a minute, open rooms, sockets). Turn off only "
+                "for a benchmark that plays every seat from one address.",
+            ),
+        ] = True,
         ws_deflate: Annotated[
             bool,
             typer.Option(help="Compress websocket messages (saves bandwidth on slow links, costs CPU per message)."),
@@ -38,20 +140,25 @@ def register(app: typer.Typer) -> None:
         """Run the game server: lobby, rooms, live games and replays in the browser."""
         import uvicorn
 
-        from tabletris.server.app import create_app, default_db_url
+        from tabletris.server.app import create_app, default_db_url, uvicorn_options
+        from tabletris.server.limits import Limits
 
         if allow_ext:
             commands = [c if c.startswith("ext:") else f"ext:{c}" for c in allow_ext]
             os.environ["TABLETRIS_EXT_ALLOW"] = ",".join(commands)
-        url = db or default_db_url()
-        if "://" not in url:
-            url = "sqlite+aiosqlite:///" + url
-        typer.echo(f"tabletris: serving http://{host}:{port}/ (database {url})", err=True)
+        try:
+            url = normalise_db_url(db or default_db_url(), allow_memory=db_memory)
+            probe_database(url)
+        except DatabaseURLError as e:
+            typer.echo(f"tabletris serve: {e}", err=True)
+            raise typer.Exit(2) from None
+        limits = Limits() if client_limits else Limits.unlimited_clients()
+        typer.echo(f"tabletris: serving http://{host}:{port}/ (database {mask_password(url)})", err=True)
         uvicorn.run(
-            create_app(url, bot_delay=bot_delay),
+            create_app(url, bot_delay=bot_delay, limits=limits, origins=origin or ()),
             host=host,
             port=port,
             log_level=log_level,
-            ws_max_size=1024 * 1024,
             ws_per_message_deflate=ws_deflate,
+            **uvicorn_options(limits),
         )

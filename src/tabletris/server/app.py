@@ -1,24 +1,31 @@
 """The FastAPI application: HTTP API, websocket protocol and the static web client.
 
 ``create_app(db_url)`` builds an app around one ``Lobby``; the lobby is opened in the app's
-lifespan, which replays every stored room, so a server restarted after a crash resumes every
-game where its last acknowledged move left it.
+lifespan, which replays every live stored room, so a server restarted after a crash resumes
+every game where its last acknowledged move left it.
 
-Websocket protocol (``/ws/{room}?token=...``; without a token the client spectates): the client
-sends JSON objects with a ``type`` (``move``, ``query``, ``rematch``, ``state``, ``ping``) and an
-optional ``id``; the server answers ``ack`` / ``error`` / ``answer`` / ``pong`` carrying that id,
-and sends a ``state`` message to everybody in the room after every change. Errors go to the
+Websocket protocol (``/ws/{room}``): the client's first message is ``{"type": "hello", "token":
+SEAT_TOKEN}`` (a spectator leaves the token out), within ``hello_timeout`` seconds; the token
+never appears in a URL, so no access log or proxy log holds it. Then the client sends JSON
+objects with a ``type`` (``move``, ``query``, ``chat``, ``rematch``, ``resign``, ``leave``,
+``state``, ``ping``) and an optional ``id``; the server answers ``ack`` / ``error`` / ``answer`` /
+``pong`` carrying that id, sends a ``state`` message to everybody in the room after every
+change and a small ``presence`` message when someone connects or leaves. Errors go to the
 client that caused them only; the room and the connection stay up.
+
+Every limit is in ``server/limits.py`` and answered with ``{"error": CODE, "message": TEXT}``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import json
 import logging
 import os
-import time
-from collections.abc import AsyncIterator, Iterator
+import re
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,6 +35,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
@@ -38,12 +46,14 @@ from tabletris.engine.options import RulesError
 from tabletris.engine.records import check_common, load
 from tabletris.engine.shapes import Shape
 from tabletris.server.games import ADAPTERS, ActionError, adapter_for
+from tabletris.server.limits import Bucket, ClientLedger, Limits
 from tabletris.server.models import (
     CreateRoomIn,
     ErrorOut,
     GameMeta,
     JoinIn,
     JoinOut,
+    LeaveOut,
     MetaOut,
     MoveIn,
     MoveOut,
@@ -51,34 +61,33 @@ from tabletris.server.models import (
     RoomOut,
     StateOut,
 )
-from tabletris.server.rooms import TIMER_BOT, Connection, Lobby, Room
+from tabletris.server.rooms import ENDED, LIVE, TIMER_BOT, Connection, Lobby, Room
 from tabletris.server.storage import Storage
 
 log = logging.getLogger("tabletris.server")
 
 STATIC = Path(__file__).parent / "static"
-MAX_MESSAGE = 16 * 1024
-"""Largest websocket message the server reads (a move is a few hundred bytes)."""
-MAX_BODY = 1024 * 1024
-"""Largest HTTP body (a record upload is the biggest legitimate one)."""
-RATE = 20.0
-BURST = 40.0
-"""Per-connection message rate: ``RATE`` per second on average, bursts of ``BURST``."""
-STRIKES = 200
-"""Messages refused for the rate limit before the connection is closed."""
 
 STATUS = {
     "unknown_room": 404,
+    "not_found": 404,
+    "method_not_allowed": 405,
     "bad_token": 403,
     "not_seated": 403,
     "wrong_seat": 403,
     "not_your_turn": 409,
+    "stale_move": 409,
     "seat_taken": 409,
+    "seat_reserved": 409,
     "room_full": 409,
     "name_taken": 409,
     "not_started": 409,
     "game_over": 409,
     "not_over": 409,
+    "too_large": 413,
+    "rate_limited": 429,
+    "too_many_rooms": 429,
+    "server_full": 503,
     "storage": 503,
 }
 """HTTP status for each error code; every other code is 422 (the request itself is wrong)."""
@@ -86,10 +95,11 @@ STATUS = {
 ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorOut, "description": "Wrong or missing seat token"},
     404: {"model": ErrorOut, "description": "Unknown room"},
-    409: {"model": ErrorOut, "description": "Not now: not your turn, seat taken, game over ..."},
+    409: {"model": ErrorOut, "description": "Not now: not your turn, a stale move, seat taken, game over ..."},
     413: {"model": ErrorOut, "description": "Body too large"},
     422: {"model": ErrorOut, "description": "Malformed request, bad rules or an illegal move"},
-    503: {"model": ErrorOut, "description": "The move could not be stored; nothing changed"},
+    429: {"model": ErrorOut, "description": "Too many requests or rooms from this address"},
+    503: {"model": ErrorOut, "description": "The move could not be stored, or the server is full; nothing changed"},
 }
 
 
@@ -129,21 +139,47 @@ def default_db_url() -> str:
     return os.environ.get("TABLETRIS_DB") or "sqlite+aiosqlite:///" + str(Path("tabletris.sqlite3").resolve())
 
 
-class BodyLimit:
-    """Refuses HTTP bodies over ``limit`` bytes with 413 before the application reads them."""
+def error_body(code: str, message: str) -> dict[str, str]:
+    """The one error body (docs/api.md, "Errors"): a code for programs, a sentence for people."""
+    return {"error": code, "message": message}
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+
+def _client(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+class Guard:
+    """Before the application sees an HTTP request: the per-client request rate (429) and the
+    body size (413, before the body is read); on every answer, the security headers."""
+
+    def __init__(self, app: ASGIApp, limits: Limits, ledger: ClientLedger) -> None:
         self.app = app
-        self.limit = limit
+        self.limits = limits
+        self.ledger = ledger
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _HEADER_NAMES]
+                message = {**message, "headers": headers + SECURITY_HEADERS}
+            await send(message)
+
+        if not self.ledger.http(_client(scope)):
+            await _refuse(scope, receive, with_headers, 429, "rate_limited",
+                          f"more than {self.limits.http_rate:g} requests a second from this address: slow down")
+            return
+        # A record upload is the one large body; the rest are small, and a large one is refused
+        # before it is read or parsed (a 0.5 MB rules object cost the loop its JSON parse).
+        limit = self.limits.body_bytes if scope.get("path") == "/api/replay" else self.limits.request_bytes
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
-            await _too_large(scope, receive, send, self.limit)
+        if length is not None and (not length.isdigit() or len(length) > 12 or int(length) > limit):
+            await _refuse(scope, receive, with_headers, 413, "too_large", f"the request body is over {limit} bytes")
             return
         received = 0
 
@@ -152,54 +188,123 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
+                if received > limit:
                     raise _BodyTooLarge
             return message
 
         try:
-            await self.app(scope, limited, send)
+            await self.app(scope, limited, with_headers)
         except _BodyTooLarge:
-            await _too_large(scope, receive, send, self.limit)
+            await _refuse(scope, receive, with_headers, 413, "too_large", f"the request body is over {limit} bytes")
+
+
+SECURITY_HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+"""Sent with every HTTP answer. The pages load only their own scripts (no inline script, no
+third-party code: the origin holds seat tokens in localStorage), cannot be framed
+(click-jacking), and no answer is sniffed into another type. Inline styles stay allowed: the
+client sets element styles from script, which is no way to run code."""
+_HEADER_NAMES = {k for k, _ in SECURITY_HEADERS}
 
 
 class _BodyTooLarge(Exception):
     pass
 
 
-async def _too_large(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
-    response = JSONResponse(
-        {"error": "too_large", "message": f"the request body is over {limit} bytes"}, status_code=413
-    )
-    await response(scope, receive, send)
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str) -> None:
+    await JSONResponse(error_body(code, message), status_code=status)(scope, receive, send)
 
 
-class Bucket:
-    """A token bucket: the per-connection rate limit."""
+class RedactTokens(logging.Filter):
+    """Masks anything shaped like a token in a query string (``token=...``) in log records: an
+    old client may still put its seat token in the websocket URL, and the access log must never
+    show it."""
 
-    def __init__(self, rate: float = RATE, burst: float = BURST) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.stamp = time.monotonic()
+    PATTERN = re.compile(r"(token=)[^&\s\"']+", re.IGNORECASE)
 
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple(
+                self.PATTERN.sub(r"\1***", a) if isinstance(a, str) else a
+                for a in (record.args if isinstance(record.args, tuple) else (record.args,))
+            )
+        if isinstance(record.msg, str) and "token=" in record.msg.lower():
+            record.msg = self.PATTERN.sub(r"\1***", record.msg)
+        return True
+
+
+def install_log_redaction() -> None:
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())
+
+
+def uvicorn_options(limits: Limits | None = None) -> dict[str, Any]:
+    """uvicorn settings that belong to the server's limits (serve, tests and benchmarks)."""
+    limits = limits or Limits()
+    return {
+        "http": guarded_http(limits.header_timeout),
+        "timeout_keep_alive": limits.keep_alive,
+        "ws_ping_interval": limits.ws_ping,
+        "ws_ping_timeout": limits.ws_ping,
+        "ws_max_size": max(limits.message_bytes * 4, 64 * 1024),
+        "ws_max_queue": 8,
+    }
+
+
+def guarded_http(header_timeout: float) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol with a deadline for a connection's first request: uvicorn times
+    out idle keep-alive connections only after a first answer, so a connection that never sends
+    a request (or sends its headers a byte a minute) would otherwise stay open forever."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    class GuardedHTTP(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._first_request_deadline = asyncio.get_running_loop().call_later(
+                header_timeout, self._first_request_late, transport
+            )
+
+        def _first_request_late(self, transport: Any) -> None:
+            if getattr(self, "cycle", None) is None and transport.get_protocol() is self and not transport.is_closing():
+                transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._first_request_deadline.cancel()
+            super().connection_lost(exc)
+
+    return GuardedHTTP
 
 
 def error_response(e: ActionError) -> JSONResponse:
-    return JSONResponse({"error": e.code, "message": e.message}, status_code=STATUS.get(e.code, 422))
+    return JSONResponse(error_body(e.code, e.message), status_code=STATUS.get(e.code, 422))
 
 
-def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
-    """The server application, storing its rooms at ``db_url`` (see ``default_db_url``)."""
+def create_app(
+    db_url: str | None = None,
+    bot_delay: float = 0.4,
+    limits: Limits | None = None,
+    origins: Sequence[str] = (),
+) -> FastAPI:
+    """The server application, storing its rooms at ``db_url`` (see ``default_db_url``).
+
+    ``limits``: see ``server/limits.py``. ``origins``: websocket origins allowed besides the
+    server's own (``https://table.example`` behind a proxy that rewrites the Host header)."""
+    limits = limits or Limits()
     storage = Storage(db_url or default_db_url())
-    lobby = Lobby(storage, bot_delay=bot_delay)
+    lobby = Lobby(storage, bot_delay=bot_delay, limits=limits)
+    install_log_redaction()
+    allowed_origins = {o.rstrip("/").lower() for o in origins}
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -217,9 +322,13 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
         description="Rooms, seats with secret tokens, moves checked by the game engine, records and replays. "
         "Live play uses the websocket at /ws/{room_id}; see docs/api.md.",
         lifespan=lifespan,
+        # No /docs or /redoc: FastAPI's pages load Swagger UI and ReDoc from a CDN, third-party
+        # script on the origin that keeps seat tokens. The OpenAPI document stays.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.lobby = lobby
-    app.add_middleware(BodyLimit)
+    app.add_middleware(Guard, limits=limits, ledger=lobby.ledger)
 
     @app.exception_handler(ActionError)
     async def _action_error(_request: Request, e: ActionError) -> JSONResponse:
@@ -227,12 +336,24 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, e: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"error": "bad_request", "message": _describe(e.errors())}, status_code=422)
+        return JSONResponse(error_body("bad_request", _describe(e.errors())), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, e: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(e.status_code, "bad_request")
+        return JSONResponse(error_body(code, str(e.detail)), status_code=e.status_code, headers=e.headers)
+
+    @app.exception_handler(RecursionError)
+    async def _too_deep(_request: Request, _e: RecursionError) -> JSONResponse:
+        return JSONResponse(error_body("bad_json", "the JSON is nested too deeply"), status_code=422)
 
     # ------------------------------------------------------------------ API
 
     def seat_of(room: Room, token: str | None) -> int:
         return room.authenticate(token)
+
+    def client_of(request: Request) -> str:
+        return request.client.host if request.client else "unknown"
 
     @app.get("/api/meta", response_model=MetaOut, tags=["lobby"])
     async def meta() -> MetaOut:
@@ -245,18 +366,24 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
 
     @app.get("/api/rooms", response_model=list[RoomOut], tags=["lobby"])
     async def list_rooms(
-        status: Annotated[str | None, Query(max_length=16, description="waiting, playing, over")] = None,
+        status: Annotated[str | None, Query(max_length=16, description="waiting, playing, over, ...")] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
     ) -> list[dict[str, Any]]:
-        """Rooms, newest first: open ones to join, running ones to watch, finished ones to replay."""
-        rooms = sorted(lobby.rooms.values(), key=lambda r: r.created, reverse=True)
-        return [r.info() for r in rooms if status is None or r.status == status][:limit]
+        """Rooms, newest first: open ones to join, running ones to watch, ended ones to replay
+        (the newest 500 ended ones; an ended room leaves memory, and is served by id from the
+        database)."""
+        rooms = [r.info() for r in lobby.rooms.values() if r.status in LIVE and (status is None or r.status == status)]
+        if status is None or status not in LIVE:
+            rooms += [info for info in lobby.ended.values() if status is None or info["status"] == status]
+        rooms.sort(key=lambda r: r["created"], reverse=True)
+        return rooms[:limit]
 
     @app.post("/api/rooms", response_model=RoomOut, status_code=201, responses=ERRORS, tags=["lobby"])
-    async def create_room(body: CreateRoomIn) -> dict[str, Any]:
-        """A new room: game, rules (preset and house rules), seats (open or bots), turn timer."""
+    async def create_room(request: Request, body: CreateRoomIn) -> dict[str, Any]:
+        """A new room: game, rules (preset and house rules), seats (open or bots), turn timer
+        (default for rooms with people: see docs/api.md)."""
         room = await lobby.create(
-            body.game, body.rules, [s.model_dump() for s in body.seats], body.timer
+            body.game, body.rules, [s.model_dump() for s in body.seats], body.timer, creator=client_of(request)
         )
         return room.info()
 
@@ -265,69 +392,86 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
         room_id: str, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
     ) -> Response:
         """The full state: a spectator's, or with X-Seat-Token the seat's (its legal moves included)."""
-        room = lobby.get(room_id)
+        room = await lobby.find(room_id)
         seat = seat_of(room, x_seat_token) if x_seat_token else None
         return Response(room.state_text(seat), media_type="application/json")
 
     @app.post("/api/rooms/{room_id}/join", response_model=JoinOut, responses=ERRORS, tags=["room"])
-    async def join(room_id: str, body: JoinIn) -> JoinOut:
-        """Take an open seat with a name; the answer's token is the seat's only key: keep it."""
-        room = lobby.get(room_id)
-        seat, token = await room.join(body.seat, body.name, body.tower)
+    async def join(
+        room_id: str, body: JoinIn, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+    ) -> JoinOut:
+        """Take an open seat with a name (and, in the tower game, a tower); the answer's token is
+        the seat's only key: keep it. With the X-Seat-Token of a seat already held here, the
+        same seat is answered again."""
+        room = await lobby.find(room_id)
+        seat, token = await room.join(body.seat, body.name, body.tower, token=x_seat_token)
         return JoinOut(room=room.id, seat=seat, token=token)
 
     @app.post("/api/rooms/{room_id}/moves", response_model=MoveOut, responses=ERRORS, tags=["room"])
     async def move(
         room_id: str, body: MoveIn, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
     ) -> MoveOut:
-        """Play a move for the token's seat; answered once the move is stored."""
-        room = lobby.get(room_id)
+        """Play a move for the token's seat (naming its turn or round); answered once it is stored."""
+        room = await lobby.find(room_id)
         seq = await room.act(seat_of(room, x_seat_token), body.engine_dict())
         return MoveOut(seq=seq)
+
+    @app.post("/api/rooms/{room_id}/leave", response_model=LeaveOut, responses=ERRORS, tags=["room"])
+    async def leave(
+        room_id: str, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+    ) -> LeaveOut:
+        """Before the game: free the seat. During it: resign (the timer bot plays the seat on)."""
+        room = await lobby.find(room_id)
+        done = await room.leave(seat_of(room, x_seat_token))
+        return LeaveOut(done="left" if done == "left" else "resigned")
 
     @app.post("/api/rooms/{room_id}/rematch", response_model=JoinOut, responses=ERRORS, tags=["room"])
     async def rematch(
         room_id: str, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
     ) -> JoinOut:
-        """After the game: the same table again; the caller takes the same seat in the new room."""
-        room = lobby.get(room_id)
-        new, seat, token = await lobby.rematch(room, seat_of(room, x_seat_token))
-        return JoinOut(room=new.id, seat=seat, token=token)
+        """After the game: the same table again; the caller takes the same seat in the new room
+        (kept for them for a while; asking again answers the same seat and token)."""
+        room = await lobby.find(room_id)
+        seat = seat_of(room, x_seat_token)
+        assert x_seat_token is not None
+        new, new_seat, token = await lobby.rematch(room, seat, x_seat_token)
+        return JoinOut(room=new.id, seat=new_seat, token=token)
 
     @app.get("/api/rooms/{room_id}/record", responses=ERRORS, tags=["replay"])
     async def record(
         room_id: str, download: Annotated[bool, Query()] = False
     ) -> JSONResponse:
-        """The finished game's record (format tabletris/1). A live game's record is refused: its
+        """The ended game's record (format tabletris/1). A live game's record is refused: its
         seed and deck would tell the players the dice and cards to come."""
-        room = lobby.get(room_id)
-        if room.status != "over":
+        room = await lobby.find(room_id)
+        if room.status not in ENDED:
             raise ActionError("not_over", f"the game in room {room.id} is not over: its record would reveal the future")
         headers = {"Content-Disposition": f'attachment; filename="tabletris-{room.id}.json"'} if download else None
         return JSONResponse(room.record(), headers=headers)
 
     @app.get("/api/rooms/{room_id}/replay", response_model=ReplayOut, responses=ERRORS, tags=["replay"])
-    async def room_replay(room_id: str) -> ReplayOut:
+    async def room_replay(room_id: str) -> Response:
         """A finished game step by step: the position after each move (dice) or round (tower)."""
-        room = lobby.get(room_id)
-        if room.status != "over":
+        room = await lobby.find(room_id)
+        if room.status not in ENDED:
             raise ActionError("not_over", f"the game in room {room.id} is not over: watch it live instead")
-        return replay_of(room.record())
+        return await replay_of(room.record())
 
     @app.post("/api/replay", response_model=ReplayOut, responses=ERRORS, tags=["replay"])
-    async def upload_replay(record: Annotated[dict[str, Any], Body()]) -> ReplayOut:
+    async def upload_replay(record: Annotated[dict[str, Any], Body()]) -> Response:
         """Check an uploaded record by replaying it through the engine, and return its steps."""
-        return replay_of(record)
+        return await replay_of(record)
 
-    def replay_of(record: dict[str, Any]) -> ReplayOut:
-        try:
-            doc = load(record)
-            game = check_common(doc)
-            adapter = adapter_for(game)
-            summary, frames = adapter.frames(doc)
-        except (RecordError, RulesError, IllegalMove) as e:
-            raise ActionError("bad_record", str(e)) from None
-        return ReplayOut(game=game, players=list(doc["players"]), record=doc, summary=summary, frames=frames)
+    async def replay_of(record: dict[str, Any]) -> Response:
+        """The replay, worked out in a thread (a long record takes a while to replay and
+        encode); a record over ``record_moves`` is refused before any of that."""
+        steps = record.get("moves", record.get("rounds"))
+        if isinstance(steps, list) and len(steps) > limits.record_moves:
+            raise ActionError(
+                "bad_record", f"the record has {len(steps)} moves: this server replays at most {limits.record_moves}"
+            )
+        text = await lobby.think_long(_replay_text, record)
+        return Response(text, media_type="application/json")
 
     # ------------------------------------------------------------------ pages
 
@@ -339,6 +483,10 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
     async def room_page(room_id: str) -> FileResponse:
         return FileResponse(STATIC / "room.html")
 
+    @app.get("/rules", include_in_schema=False)
+    async def rules_page() -> FileResponse:
+        return FileResponse(STATIC / "rules.html")
+
     @app.get("/replay", include_in_schema=False)
     async def replay_upload_page() -> FileResponse:
         return FileResponse(STATIC / "replay.html")
@@ -347,45 +495,113 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
     async def replay_page(room_id: str) -> FileResponse:
         return FileResponse(STATIC / "replay.html")
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     # ------------------------------------------------------------------ websocket
 
+    def origin_ok(ws: WebSocket) -> bool:
+        """A browser page from another site may not drive a seat: a websocket's Origin (browsers
+        always send one) must be this server's own or one allowed with ``origins``. Programs
+        that send none (bots, tests, the load benchmark) are let in."""
+        origin = ws.headers.get("origin")
+        if origin is None:
+            return True
+        origin = origin.rstrip("/").lower()
+        if origin in allowed_origins:
+            return True
+        host = (ws.headers.get("host") or "").lower()
+        return origin in (f"http://{host}", f"https://{host}")
+
     @app.websocket("/ws/{room_id}")
-    async def socket(ws: WebSocket, room_id: str, token: str | None = None) -> None:
-        await ws.accept()
+    async def socket(ws: WebSocket, room_id: str) -> None:
+        if not origin_ok(ws):
+            log.warning("websocket from origin %r refused", ws.headers.get("origin"))
+            await ws.close(code=1008, reason="origin not allowed")
+            return
+        client = _client(ws.scope)
+        if not lobby.ledger.socket_opened(client):
+            await ws.close(code=1013, reason=f"at most {limits.sockets_per_client} websockets per address")
+            return
         try:
-            room = lobby.get(room_id)
+            await ws.accept()
+            await welcome(ws, room_id)
+        finally:
+            lobby.ledger.socket_closed(client)
+
+    async def refuse(ws: WebSocket, close: int, code: str, message: str) -> None:
+        with contextlib.suppress(Exception):
+            await ws.send_text(json.dumps({"type": "error", "id": None, **error_body(code, message)}))
+            await ws.close(code=close, reason=message[:120])
+
+    async def welcome(ws: WebSocket, room_id: str) -> None:
+        """The hello: the seat token (or none, to watch) as the first message, never in the URL."""
+        if "token" in ws.query_params:
+            await refuse(ws, 4400, "bad_message", 'send the seat token in the first message {"type": "hello", "token": ...}, not in the URL')
+            return
+        try:
+            message = await asyncio.wait_for(ws.receive(), limits.hello_timeout)
+        except TimeoutError:
+            await refuse(ws, 4401, "no_hello", f'no hello within {limits.hello_timeout:g} s: send {{"type": "hello", "token": ...}} first')
+            return
+        if message["type"] == "websocket.disconnect":
+            return
+        text = message.get("text") or ""
+        try:
+            hello = json.loads(text) if len(text) <= 1024 else None
+        except (ValueError, RecursionError):
+            hello = None
+        token = hello.get("token") if isinstance(hello, dict) else None
+        if not isinstance(hello, dict) or hello.get("type") != "hello" or not (token is None or isinstance(token, str)):
+            await refuse(ws, 4401, "no_hello", 'the first message must be {"type": "hello", "token": SEAT_TOKEN} (no token to watch)')
+            return
+        try:
+            room = await lobby.find(room_id)
             seat = room.authenticate(token) if token else None
         except ActionError as e:
-            await ws.send_text(json.dumps({"type": "error", "id": None, "error": e.code, "message": e.message}))
-            await ws.close(code=4404 if e.code == "unknown_room" else 4403)
+            await refuse(ws, 4404 if e.code == "unknown_room" else 4403, e.code, e.message)
             return
-        conn = Connection(ws.send_text, seat)
+        if seat is None and sum(1 for c in room.conns if c.seat is None) >= limits.spectators:
+            await refuse(ws, 4409, "room_full", f"room {room.id} has {limits.spectators} spectators already")
+            return
+        conn = Connection(ws.send_text, seat, outbox=limits.outbox, send_timeout=limits.send_timeout)
+        conn.token = token
+        for line in room.chat_log:
+            conn.send(line)
         room.conns.add(conn)
         if seat is not None:
             room.seats[seat].connected += 1
-        room.broadcast()
+        room.presence(newcomer=conn)
+        reader = asyncio.create_task(serve_socket(ws, room, conn, seat))
+        dead = asyncio.create_task(conn.dead.wait())
         try:
-            await serve_socket(ws, room, conn, seat)
+            await asyncio.wait({reader, dead}, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            reader.cancel()
+            dead.cancel()
             room.conns.discard(conn)
             if seat is not None:
                 room.seats[seat].connected -= 1
-            room.broadcast()
-            await conn.close()
+            room.presence()
+            if conn.close_code in (4408, 1008):
+                _abort(ws)
+            else:
+                await conn.close()
 
     async def serve_socket(ws: WebSocket, room: Room, conn: Connection, seat: int | None) -> None:
-        bucket = Bucket()
+        bucket = Bucket(limits.message_rate, limits.message_burst)
         strikes = 0
 
         def fail(msg_id: Any, code: str, message: str) -> None:
-            conn.send_json({"type": "error", "id": msg_id, "error": code, "message": message})
+            conn.send_json({"type": "error", "id": msg_id, **error_body(code, message)})
 
         while conn.alive:
             try:
                 message = await ws.receive()
-            except WebSocketDisconnect:
+            except (WebSocketDisconnect, RuntimeError):
                 return
             if message["type"] == "websocket.disconnect":
                 return
@@ -394,20 +610,26 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
                 data_bytes = message.get("bytes") or b""
                 fail(None, "bad_message", f"send JSON text, not {len(data_bytes)} bytes of binary")
                 continue
-            if len(text) > MAX_MESSAGE:
-                fail(None, "too_large", f"a message has at most {MAX_MESSAGE} characters, got {len(text)}")
+            if len(text) > limits.message_bytes:
+                fail(None, "too_large", f"a message has at most {limits.message_bytes} characters, got {len(text)}")
                 continue
             if not bucket.take():
                 strikes += 1
-                fail(None, "rate_limited", f"more than {RATE:g} messages a second: slow down")
-                if strikes >= STRIKES:
-                    await ws.close(code=1008)
+                fail(None, "rate_limited", f"more than {limits.message_rate:g} messages a second: slow down")
+                if strikes >= limits.message_strikes:
+                    conn.kill(1008, "flooding")
                     return
                 continue
             try:
                 data = json.loads(text)
             except json.JSONDecodeError as e:
                 fail(None, "bad_json", f"not JSON: {e.msg} at column {e.colno}")
+                continue
+            except RecursionError:
+                fail(None, "bad_json", "the JSON is nested too deeply")
+                continue
+            except ValueError as e:  # e.g. an integer of thousands of digits
+                fail(None, "bad_json", f"not acceptable JSON: {str(e)[:120]}")
                 continue
             if not isinstance(data, dict):
                 fail(None, "bad_message", "a message is a JSON object with a 'type'")
@@ -422,7 +644,7 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
             except ActionError as e:
                 fail(msg_id, e.code, e.message)
             except Exception:
-                log.exception("room %s: message %r failed", room.id, kind)
+                log.exception("room %s: message %r failed", room.id, str(kind)[:32])
                 fail(msg_id, "internal", "the server could not handle this message; the game is unchanged")
 
     async def handle(
@@ -431,7 +653,9 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
         if kind == "ping":
             conn.send_json({"type": "pong", "id": msg_id})
         elif kind == "state":
-            conn.send(room.state_text(seat))
+            conn.send_latest("state", room.state_text(seat))
+        elif kind == "hello":
+            raise ActionError("bad_message", "hello comes once, as the first message")
         elif kind in ("move", "play", "submit"):
             if seat is None:
                 raise ActionError("not_seated", "spectators cannot move: join with a seat token")
@@ -445,18 +669,52 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
             if seat is None:
                 raise ActionError("not_seated", "spectators cannot ask for moves: join with a seat token")
             conn.send_json({"type": "answer", "id": msg_id, **room.query(seat, data)})
+        elif kind == "chat":
+            room.chat(conn, data.get("text"))
+        elif kind in ("resign", "leave"):
+            if seat is None:
+                raise ActionError("not_seated", f"only a player can {kind}")
+            done = await (room.resign(seat) if kind == "resign" else room.leave(seat))
+            conn.send_json({"type": "ack", "id": msg_id, "done": done})
         elif kind == "rematch":
             if seat is None:
                 raise ActionError("not_seated", "only a player can ask for a rematch")
-            new, new_seat, token = await lobby.rematch(room, seat)
-            conn.send_json({"type": "rematch", "id": msg_id, "room": new.id, "seat": new_seat, "token": token})
+            token = conn.token
+            new, new_seat, new_token = await lobby.rematch(room, seat, token or "")
+            conn.send_json({"type": "rematch", "id": msg_id, "room": new.id, "seat": new_seat, "token": new_token})
         else:
             raise ActionError(
                 "unknown_type",
-                f"unknown message type {kind!r}: expected move, query, rematch, state or ping",
+                f"unknown message type {str(kind)[:32]!r}: expected move, query, chat, rematch, resign, leave, state or ping",
             )
 
     return app
+
+
+def _abort(ws: WebSocket) -> None:
+    """Drop a connection that does not read at once: a polite close would wait behind the data
+    it is not reading. Reaches uvicorn's transport; falls back to nothing (the ping timeout
+    ends it)."""
+    protocol = getattr(getattr(ws, "_send", None), "__self__", None)
+    transport = getattr(protocol, "transport", None)
+    if transport is not None:
+        with contextlib.suppress(Exception):
+            transport.abort()
+
+
+def _replay_text(record: dict[str, Any]) -> str:
+    """The replay answer as JSON text (runs in a thread)."""
+    try:
+        doc = load(record)
+        game = check_common(doc)
+        adapter = adapter_for(game)
+        summary, frames = adapter.frames(doc)
+    except (RecordError, RulesError, IllegalMove) as e:
+        raise ActionError("bad_record", str(e)) from None
+    except (RecursionError, ValueError, TypeError, KeyError) as e:
+        raise ActionError("bad_record", f"the record is malformed: {type(e).__name__}: {str(e)[:200]}") from None
+    out = {"game": game, "players": list(doc["players"]), "record": doc, "summary": summary, "frames": frames}
+    return json.dumps(out, separators=(",", ":"))
 
 
 def _describe(errors: Any) -> str:

@@ -8,19 +8,21 @@ legal placements sent to the client and every error reason come from the engine.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
-from tabletris.engine.board import Placement, Stone
-from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceGame, DiceRules
+from tabletris.engine.board import Placement, Stone, parse_cells
+from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove, RecordError
-from tabletris.engine.games import GAMES
-from tabletris.engine.options import RulesError, options_to_dict
+from tabletris.engine.games import GAMES, spec
+from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of, recorded_towers, replay_dice, replay_tower
+from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
 from tabletris.engine.shapes import Shape
-from tabletris.engine.tower import RULE_HELP as TOWER_HELP
-from tabletris.engine.tower import TOWER_PRESETS, TowerAction, TowerGame, TowerRules
+from tabletris.engine.tower import LAYOUT_NAMES, TowerAction, TowerGame
+from tabletris.table.driver import Action, Table
 
 LOG_LENGTH = 24
 """Moves of the log sent with each state (the record has them all)."""
@@ -34,6 +36,10 @@ class ActionError(Exception):
         self.code = code
         self.message = message
 
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        """Pickled as (code, message): it comes back from the replay and bot processes."""
+        return (ActionError, (self.code, self.message))
+
 
 class GameAdapter(Protocol):
     """What the room needs from a game; see ``DiceAdapter`` for the reference implementation."""
@@ -45,11 +51,13 @@ class GameAdapter(Protocol):
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> Any: ...
     def start_record(self, game: Any) -> dict[str, Any]: ...
     def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any: ...
-    def advance(self, game: Any) -> list[dict[str, Any]]: ...
-    def apply(self, game: Any, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]: ...
-    def must_act(self, game: Any) -> list[int]: ...
+    def action(self, game: Any, seat: int, move: Mapping[str, Any]) -> Action: ...
+    def action_json(self, action: Any) -> dict[str, Any]: ...
+    turn_field: str
+
     def turn_key(self, game: Any) -> Any: ...
-    def bot_move(self, game: Any, seat: int, bot: Bot) -> dict[str, Any]: ...
+    def bot_view(self, game: Any, seat: int) -> Any: ...
+    def bot_move(self, view: Any, seat: int, bot: Bot) -> dict[str, Any]: ...
     def public(self, game: Any) -> dict[str, Any]: ...
     def private(self, game: Any, seat: int) -> dict[str, Any] | None: ...
     def query(self, game: Any, seat: int, message: Mapping[str, Any]) -> dict[str, Any]: ...
@@ -66,17 +74,11 @@ def stone_json(stone: Stone) -> dict[str, Any]:
     return {"n": stone.number, "shape": stone.shape.value, "owner": stone.owner, "cells": cells_json(stone.cells)}
 
 
-def _rules_meta(rules_cls: Any, presets: Mapping[str, Any], help_text: Mapping[str, str]) -> dict[str, Any]:
-    """Every option with its default, its help text and each preset's values, for the create form."""
-    defaults = options_to_dict(rules_cls())
-    return {
-        "presets": {name: options_to_dict(rules_cls.from_dict({"preset": name})) for name in presets},
-        "options": [
-            {"name": k, "default": v, "help": help_text.get(k, "")}
-            for k, v in defaults.items()
-            if k != "preset"
-        ],
-    }
+def _rules_meta(game: str, summary: str) -> dict[str, Any]:
+    """The game's options and presets (its ``GameSpec``), for the create form, the rules page and
+    the rules-in-force panel of every room, with ``summary``: the rules in brief (the text the
+    terminal app's help screen shows: ``engine.rules_text``)."""
+    return {"summary": summary, **spec(game).rules_meta()}
 
 
 class DiceAdapter:
@@ -84,9 +86,12 @@ class DiceAdapter:
 
     name = "dice"
     max_seats = GAMES["dice"].max_players
+    turn_field = "turn"
+    """A move names the turn it answers (``game.turn``): a late one is refused, not applied to
+    the next turn."""
 
     def rules_meta(self) -> dict[str, Any]:
-        return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP)
+        return _rules_meta("dice", DICE_RULES)
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> DiceGame:
         return DiceGame(list(players), dict(rules), seed=seed)
@@ -97,21 +102,12 @@ class DiceAdapter:
         return record
 
     def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> DiceGame:
-        game = replay_dice({**start, "moves": list(events)})
-        self.advance(game)
-        return game
+        return replay_dice({**start, "moves": list(events)})
 
-    def advance(self, game: DiceGame) -> list[dict[str, Any]]:
-        """Roll for the player to move: the die is chance, so the server rolls, never the client.
-
-        A roll that cannot be placed ends the game; that turn is an event of its own.
-        """
-        before = len(game.moves)
-        if not game.over and game.roll_face is None:
-            game.roll()
-        return [m.to_dict() for m in game.moves[before:]]
-
-    def apply(self, game: DiceGame, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def action(self, game: DiceGame, seat: int, move: Mapping[str, Any]) -> DiceAction:
+        """The client's move as the engine's ``DiceAction``: the one of the turn's legal
+        options (``turn_options``) with these cells, shape and stone taken, with the rewards
+        the client chose. When none matches, the engine says why (``play`` on a view)."""
         if game.over:
             raise ActionError("game_over", "the game is over")
         if seat != game.to_move:
@@ -121,33 +117,58 @@ class DiceAdapter:
         if move.get("place") is None:
             raise ActionError("bad_message", "a dice move needs 'place': the four cells of the piece")
         try:
-            played = game.play(
-                move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens")
+            cells = frozenset(parse_cells(move["place"], "place"))
+            take = None if move.get("take") is None else frozenset(parse_cells(move["take"], "take"))
+            rewards = None if move.get("rewards") is None else tuple(
+                r if isinstance(r, str) else parse_cells(r["remove"], "rewards") for r in move["rewards"]
             )
+        except (IllegalMove, ValueError, KeyError, TypeError) as e:
+            raise ActionError("illegal", str(e)) from None
+        try:
+            tokens = None if move.get("tokens") is None else tuple(Shape(t) for t in move["tokens"])
+        except ValueError:
+            tokens = ()  # not shapes: the engine words it below
+        shape = move.get("shape") or game.roll_face
+        if tokens != ():
+            for option in game.turn_options():
+                if (
+                    option.shape.value == shape
+                    and frozenset(option.placement.cells) == cells
+                    and (None if option.take is None else frozenset(option.take.cells)) == take
+                ):
+                    return replace(option, rewards=rewards, tokens=tokens)
+        try:  # not a legal option: the engine's reason
+            game.view().play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens"))
         except IllegalMove as e:
             raise ActionError("illegal", str(e)) from None
-        return [played.to_dict()]
+        raise ActionError("illegal", "this is not one of the legal moves listed in the state")
 
-    def must_act(self, game: DiceGame) -> list[int]:
-        return [] if game.over else [game.to_move]
+    def action_json(self, action: DiceAction) -> dict[str, Any]:
+        move: dict[str, Any] = {"place": cells_json(action.placement.cells), "shape": action.shape.value}
+        if action.take is not None:
+            move["take"] = cells_json(action.take.cells)
+        if action.rewards is not None:
+            move["rewards"] = [
+                r if isinstance(r, str) else {"remove": cells_json(r.cells if isinstance(r, Stone) else r)}
+                for r in action.rewards
+            ]
+        if action.tokens:
+            move["tokens"] = [t.value for t in action.tokens]
+        return move
 
     def turn_key(self, game: DiceGame) -> Any:
         return game.turn
 
-    def bot_move(self, game: DiceGame, seat: int, bot: Bot) -> dict[str, Any]:
-        view = game.view()
-        decision = view.complete(bot.choose_dice(view))
-        move: dict[str, Any] = {"place": cells_json(decision.placement.cells), "shape": decision.shape.value}
-        if decision.take is not None:
-            move["take"] = cells_json(decision.take.cells)
-        if decision.rewards is not None:
-            move["rewards"] = [
-                r if isinstance(r, str) else {"remove": cells_json(r.cells if isinstance(r, Stone) else r)}
-                for r in decision.rewards
-            ]
-        if decision.tokens:
-            move["tokens"] = [t.value for t in decision.tokens]
-        return move
+    def bot_view(self, game: DiceGame, seat: int) -> DiceGame:
+        """A copy for the bot to think on, taken on the event loop: the bot runs in a worker
+        while the room's game goes on changing."""
+        return game.view()
+
+    def bot_move(self, view: DiceGame, seat: int, bot: Bot) -> dict[str, Any]:
+        """The bot's decision (``Table.bot_action``: completed by the rules) as a client move."""
+        action = Table(view, {seat: bot}).bot_action(seat)
+        assert isinstance(action, DiceAction)
+        return self.action_json(action)
 
     def public(self, game: DiceGame) -> dict[str, Any]:
         rules = game.rules
@@ -202,10 +223,25 @@ class DiceAdapter:
         return {
             "options": options,
             "rewardable": [s.number for s in game.rewardable_stones()] if choose else [],
+            "tokens": game.rules.takes_tokens,
         }
 
     def query(self, game: DiceGame, seat: int, message: Mapping[str, Any]) -> dict[str, Any]:
-        raise ActionError("unknown_type", "the dice game answers no queries: its state lists every legal placement")
+        """``{"place", "shape"?, "take"?, "rewards"?}``: the point tokens that placement would take
+        by default (the engine plays it on a view) and the shapes a token may be now, so the
+        player can accept the default with one click or name others."""
+        if game.over or seat != game.to_move:
+            raise ActionError("not_your_turn", f"it is not seat {seat}'s turn")
+        if message.get("place") is None:
+            raise ActionError("bad_message", "a dice query needs 'place': the four cells of the piece")
+        try:
+            move = game.view().play(message["place"], message.get("shape"), message.get("take"), message.get("rewards"))
+        except IllegalMove as e:
+            raise ActionError("illegal", str(e)) from None
+        return {
+            "tokens": [t.value for t in move.tokens or ()],
+            "choices": [s.value for s in game.token_choices()],
+        }
 
     def record(self, game: DiceGame) -> dict[str, Any]:
         return record_of(game)
@@ -249,9 +285,10 @@ class TowerAdapter:
 
     name = "tower"
     max_seats = GAMES["tower"].max_players
+    turn_field = "round"
 
     def rules_meta(self) -> dict[str, Any]:
-        return _rules_meta(TowerRules, TOWER_PRESETS, TOWER_HELP)
+        return {**_rules_meta("tower", TOWER_RULES), "towers": list(LAYOUT_NAMES)}
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> TowerGame:
         return TowerGame(list(players), dict(rules), seed=seed)
@@ -276,10 +313,7 @@ class TowerAdapter:
                 raise RecordError(f"event {number}: {e}") from None
         return game
 
-    def advance(self, game: TowerGame) -> list[dict[str, Any]]:
-        return []
-
-    def apply(self, game: TowerGame, seat: int, move: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def action(self, game: TowerGame, seat: int, move: Mapping[str, Any]) -> TowerAction:
         if game.over:
             raise ActionError("game_over", "the game is over")
         if seat not in game.active_seats():
@@ -290,27 +324,29 @@ class TowerAdapter:
         if action.get("hold") is False:
             del action["hold"]
         try:
-            parsed = TowerAction.from_dict(action)
-            round_number = game.round
-            game.submit(seat, parsed)
+            return TowerAction.from_dict(action)
         except (IllegalMove, ValueError) as e:
             raise ActionError("illegal", str(e)) from None
-        return [{"seat": seat, "round": round_number, "action": parsed.to_dict()}]
 
-    def must_act(self, game: TowerGame) -> list[int]:
-        return game.waiting_for()
+    def action_json(self, action: TowerAction) -> dict[str, Any]:
+        result: dict[str, Any] = action.to_dict()
+        return result
 
     def turn_key(self, game: TowerGame) -> Any:
         return game.round
 
-    def bot_move(self, game: TowerGame, seat: int, bot: Bot) -> dict[str, Any]:
-        view = game.view(seat)
+    def bot_view(self, game: TowerGame, seat: int) -> TowerGame:
+        return game.view(seat)
+
+    def bot_move(self, view: TowerGame, seat: int, bot: Bot) -> dict[str, Any]:
+        """The bot's decision (``Table.bot_action`` on the seat's view) as a client move; a bot
+        that plays only dice is stood in for by the random bot."""
         try:
-            action = bot.choose_tower(view)
+            action = Table(view, {seat: bot}).bot_action(seat)
         except NotImplementedError:
-            action = make_bot("random", seed=bot.rng.getrandbits(32)).choose_tower(view)
-        result: dict[str, Any] = action.to_dict()
-        return result
+            action = Table(view, {seat: make_bot("random", seed=bot.rng.getrandbits(32))}).bot_action(seat)
+        assert isinstance(action, TowerAction)
+        return self.action_json(action)
 
     def public(self, game: TowerGame) -> dict[str, Any]:
         state = game.public_state()
@@ -329,7 +365,36 @@ class TowerAdapter:
             entry["icons"] = tower.layout.to_dict()
             entry["hold_used"] = tower.hold_used
             entry["seat"] = i
+        state["end"] = self._end_reason(game)
+        first = max(0, len(game.rounds) - LOG_LENGTH)
+        state["log_start"] = first
+        state["log"] = [self._round_log(game, k) for k in range(first + 1, len(game.rounds) + 1)]
         return state
+
+    @staticmethod
+    def _end_reason(game: TowerGame) -> str | None:
+        """Why the game ended, for the players: the last card was played, or every tower is out."""
+        if not game.over:
+            return None
+        return "deck" if game.deck_left == 0 and not all(t.out for t in game.towers) else "out"
+
+    @staticmethod
+    def _round_log(game: TowerGame, number: int) -> dict[str, Any]:
+        """Round ``number`` (from 1) for the game log: its card, each seat's action and the
+        achievement cards won in it. Round k played the k-th card drawn (a round whose players
+        were all forced to hold still took its card)."""
+        actions = game.rounds[number - 1]
+        won = []
+        for card in game.achievements:
+            seats = sorted(s for s, r in card.met_round.items() if r == number)
+            if seats:
+                won.append({"id": card.id, "seats": seats, "points": [card.points_for(s) for s in seats]})
+        return {
+            "round": number,
+            "card": game.deck[number - 1].value if number - 1 < len(game.deck) else None,
+            "actions": [None if a is None else a.to_dict() for a in actions],
+            "achievements": won,
+        }
 
     def private(self, game: TowerGame, seat: int) -> dict[str, Any] | None:
         """The seat's own: what it has submitted this round, and the legal drops without minos."""

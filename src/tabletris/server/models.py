@@ -30,8 +30,10 @@ class CreateRoomIn(Strict):
     rules: dict[str, Any] = Field(default_factory=dict, description="{'preset': NAME} and/or options")
     seats: list[SeatIn] = Field(min_length=1, max_length=8)
     timer: float | None = Field(
-        None, ge=1, le=3600, allow_inf_nan=False,
-        description="Seconds per turn (dice) or round (tower); then a bot plays for the seat",
+        None, ge=0, le=3600, allow_inf_nan=False,
+        description="Seconds per turn (dice) or round (tower); then a bot plays for the seat. "
+        "Omitted or 0: the server's default for rooms with people, none for bot-only rooms "
+        "(range and default: docs/security.md)",
     )
 
 
@@ -49,7 +51,7 @@ class SeatOut(BaseModel):
 class RoomOut(BaseModel):
     id: str
     game: str
-    status: Literal["waiting", "playing", "over", "broken"]
+    status: Literal["waiting", "playing", "over", "abandoned", "stopped", "expired", "broken"]
     created: float
     rules: dict[str, Any]
     preset: Any
@@ -72,7 +74,11 @@ class JoinIn(Strict):
 class JoinOut(BaseModel):
     room: str
     seat: int
-    token: str = Field(description="The seat's secret: send it as X-Seat-Token or ?token= on the websocket")
+    token: str = Field(description="The seat's secret: send it as X-Seat-Token, or in the websocket's hello message")
+
+
+class LeaveOut(BaseModel):
+    done: Literal["left", "resigned"] = Field(description="left: the seat is open again; resigned: a bot plays it on")
 
 
 class RemoveIn(Strict):
@@ -84,6 +90,8 @@ class MoveIn(Strict):
     ``minos``, ``place`` or ``hold``."""
 
     seat: StrictInt | None = Field(None, description="Optional: checked against the token's seat")
+    turn: StrictInt | None = Field(None, description="Dice: the state's game.turn this move answers (required)")
+    round: StrictInt | None = Field(None, description="Tower: the state's game.round this move answers (required)")
     place: CellsIn | None = None
     shape: str | None = Field(None, max_length=8)
     take: CellsIn | None = None
@@ -121,8 +129,10 @@ class ErrorOut(BaseModel):
 
 class GameMeta(BaseModel):
     max_seats: int
+    summary: str = Field(description="The game's rules in brief (Markdown)")
     presets: dict[str, dict[str, Any]]
     options: list[dict[str, Any]]
+    towers: list[str] = Field(default_factory=list, description="Tower game: the towers and ends a seat may choose on joining")
 
 
 class MetaOut(BaseModel):

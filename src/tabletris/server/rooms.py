@@ -4,19 +4,31 @@ The room is the only writer of its game. Every change runs under the room's lock
 order: ask the engine (which rejects an illegal move and leaves the game as it was), commit the
 resulting events to storage, and only then acknowledge and broadcast. If the commit fails the
 game is rebuilt from the stored log, so memory never runs ahead of the database.
+
+Nothing slow runs on the event loop: bots think in a thread on a copy of the game (with a time
+budget, after which the timer bot moves instead), and games are built and rebuilt in threads.
+Rooms leave memory when they end (after ``finished_linger``), when nobody joins them
+(``waiting_expiry``) or when nobody plays them (``abandoned_expiry``); ended rooms are read
+back from the database on demand.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import hmac
 import json
 import logging
+import multiprocessing
 import secrets
+import threading
 import time
-from collections.abc import Mapping, Sequence
+import weakref
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,38 +40,70 @@ from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import replay
 from tabletris.server.games import ActionError, GameAdapter, adapter_for
+from tabletris.server.limits import (
+    ClientLedger,
+    Limits,
+    check_name_free,
+    check_rules,
+    check_timer,
+    clean_name,
+)
 from tabletris.server.storage import Storage, StoredRoom
+from tabletris.table.driver import Table
 
 log = logging.getLogger("tabletris.server")
 
-NAME_MAX = 24
 TIMER_BOT = "random"
-"""The bot that plays a human's turn when the turn timer runs out."""
-OUTBOX_LIMIT = 256
-"""Messages queued for one connection before it is considered dead and dropped."""
+"""The bot that plays a human's turn when the turn timer runs out, and a resigned seat."""
+SEED_BITS = 128
+"""A server game's seed: drawn from the OS's cryptographic source and long enough that no
+scan over seeds can match what a spectator sees (a 32-bit seed could be found in hours from
+the layouts and the first cards, and with it the rest of the deck). It stays in the database
+until the game is over; the record then publishes it with every outcome."""
+ENDED = ("over", "abandoned", "stopped", "expired")
+"""Statuses of a room whose game will not go on: its record may be published."""
+LIVE = ("waiting", "playing")
+ENDED_LISTED = 500
+"""Ended rooms the lobby lists (newest first); older ones are still served by id."""
+
+
+def bot_move_in_worker(
+    game_name: str, bot_name: str, seed: int, strength: float | None, view: Any, seat: int
+) -> dict[str, Any]:
+    """A built-in bot's move, in a worker process: bots are CPU-bound Python, and in a thread
+    they would hold the interpreter lock against the event loop (expert bots on a 20x40 board
+    made the lobby wait 0.8 s). The bot is made afresh for each move; the view carries the game."""
+    return adapter_for(game_name).bot_move(view, seat, make_bot(bot_name, seed=seed, strength=strength))
+
+
+def _one_at_a_time(lock: threading.Lock, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` holding ``lock``: an external bot is one program behind one pipe, so a
+    question still running after its budget must end before the next one (or the stop) starts."""
+    with lock:
+        return fn(*args)
+
+
+def _worker_ready() -> bool:
+    """Run once in each new worker: the imports are done when it answers."""
+    return True
+
 
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def clean_name(name: Any) -> str:
-    """A player name: 1-24 printable characters, surrounding spaces dropped."""
-    if not isinstance(name, str):
-        raise ActionError("bad_name", "a name is a string")
-    name = " ".join(name.split())
-    if not name:
-        raise ActionError("bad_name", "a name needs at least one visible character")
-    if len(name) > NAME_MAX:
-        raise ActionError("bad_name", f"a name has at most {NAME_MAX} characters, got {len(name)}")
-    if not name.isprintable():
-        raise ActionError("bad_name", "a name may not contain control characters")
-    return name
+def rematch_token(old_token: str, new_room: str) -> str:
+    """The seat token in a rematch, derived from the player's old token: asking twice gives the
+    same token (the rematch is idempotent), and nobody without the old token can compute it."""
+    return hmac.new(old_token.encode("utf-8"), new_room.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
 
 
 @dataclass
 class Seat:
-    """One seat: ``kind`` is ``open`` (waiting for a person), ``human``, or a bot's name."""
+    """One seat: ``kind`` is ``open`` (waiting for a person), ``reserved`` (a rematch seat kept
+    for the previous game's player: ``token_hash`` is their old token's), ``human``,
+    ``resigned`` (a person who gave up or timed out: the timer bot plays on) or a bot's name."""
 
     index: int
     kind: str
@@ -72,7 +116,11 @@ class Seat:
 
     @property
     def is_bot(self) -> bool:
-        return self.kind not in ("open", "human")
+        return self.kind not in ("open", "human", "reserved")
+
+    @property
+    def bot_name(self) -> str:
+        return TIMER_BOT if self.kind == "resigned" else self.kind
 
     def info(self) -> dict[str, Any]:
         return {
@@ -107,43 +155,100 @@ def check_towers(adapter: Any, rules: Mapping[str, Any], towers: Sequence[str | 
         raise ActionError("bad_tower", str(e)) from None
 
 
-class Connection:
-    """One websocket: its seat (None for a spectator) and an outbox drained by its own task, so
-    a slow client never holds up a room's broadcast."""
+class _Slot:
+    """A queued message that a newer one of the same kind replaces (the state, presence)."""
 
-    def __init__(self, send_text: Any, seat: int | None) -> None:
+    __slots__ = ("kind", "text")
+
+    def __init__(self, kind: str, text: str) -> None:
+        self.kind = kind
+        self.text = text
+
+
+class Connection:
+    """One websocket: its seat (None for a spectator) and a bounded outbox drained by its own
+    task, so a slow client never holds up a room's broadcast.
+
+    States and presence updates coalesce: a connection that has not taken the last state yet
+    gets the newest one in its place, so a client that never reads costs one state, not a
+    queue of them. Replies (acks, errors) are few; more than ``outbox`` of them waiting, or a
+    send that has not gone out after ``send_timeout`` seconds, closes the connection (4408)."""
+
+    def __init__(
+        self, send_text: Callable[[str], Any], seat: int | None, outbox: int = 32, send_timeout: float = 10.0
+    ) -> None:
         self.send_text = send_text
         self.seat = seat
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self.task: asyncio.Task[None] = asyncio.create_task(self._pump())
+        self.token: str | None = None
+        self.outbox = outbox
+        self.send_timeout = send_timeout
+        self.items: deque[str | _Slot] = deque()
+        self.slots: dict[str, _Slot] = {}
+        self.wake = asyncio.Event()
+        self.dead = asyncio.Event()
+        self.close_code = 1000
+        self.close_reason = ""
         self.alive = True
+        self.said: collections.deque[float] = collections.deque()
+        """When this connection's recent chat lines were sent (the chat rate limit)."""
+        self.task: asyncio.Task[None] = asyncio.create_task(self._pump())
 
     def send(self, text: str) -> None:
         if not self.alive:
             return
-        if self.queue.qsize() > OUTBOX_LIMIT:
-            self.alive = False
-            self.queue.put_nowait(None)
+        if len(self.items) >= self.outbox:
+            self.kill(4408, "too many replies waiting: the connection does not read")
             return
-        self.queue.put_nowait(text)
+        self.items.append(text)
+        self.wake.set()
+
+    def send_latest(self, kind: str, text: str) -> None:
+        """Queue ``text`` as the newest message of ``kind``, replacing one not yet sent."""
+        if not self.alive:
+            return
+        slot = self.slots.get(kind)
+        if slot is not None:
+            slot.text = text
+            return
+        slot = self.slots[kind] = _Slot(kind, text)
+        self.items.append(slot)
+        self.wake.set()
 
     def send_json(self, message: Mapping[str, Any]) -> None:
         self.send(json.dumps(message, separators=(",", ":")))
 
+    def kill(self, code: int, reason: str) -> None:
+        if self.alive:
+            self.alive = False
+            self.close_code = code
+            self.close_reason = reason
+            self.items.clear()
+            self.slots.clear()
+        self.dead.set()
+        self.wake.set()
+
     async def _pump(self) -> None:
-        while True:
-            text = await self.queue.get()
-            if text is None:
-                return
-            try:
-                await self.send_text(text)
-            except Exception:
-                self.alive = False
-                return
+        while self.alive:
+            await self.wake.wait()
+            self.wake.clear()
+            while self.alive and self.items:
+                item = self.items.popleft()
+                if isinstance(item, _Slot):
+                    del self.slots[item.kind]
+                    text = item.text
+                else:
+                    text = item
+                try:
+                    await asyncio.wait_for(self.send_text(text), self.send_timeout)
+                except TimeoutError:
+                    self.kill(4408, f"nothing was read for {self.send_timeout:g} s")
+                    return
+                except Exception:
+                    self.kill(1006, "the connection failed")
+                    return
 
     async def close(self) -> None:
-        self.alive = False
-        self.queue.put_nowait(None)
+        self.kill(1000, "")
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.task, 1.0)
 
@@ -165,16 +270,30 @@ class Room:
     """The stored event log, each event as the JSON text in the database: text costs the garbage
     collector nothing, while thousands of rooms' logs as dicts and lists made its full
     collections long enough to stall every game on the server."""
-    game: Any = None
+    table: Table | None = None
+    """The game and the one turn driver (who acts, the roll, bot decisions, applying them);
+    the room adds timing, storage and connections."""
     error: str | None = None
     conns: set[Connection] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     deadline: float | None = None
     version: int = 0
+    creator: str | None = None
+    """The address that created the room (per-client limits; not stored)."""
+    stored_events: int = 0
+    """The event count of a room listed from the database without its events."""
+    touched: float = field(default_factory=time.monotonic)
+    """When the room last changed (expiry of abandoned rooms)."""
+    ended_at: float | None = None
+    by_timer: set[int] = field(default_factory=set)
+    """Dice: the moves (log indices) the timer played. Tower: ``round * 8 + seat``."""
+    timeouts: dict[int, int] = field(default_factory=dict)
+    """Consecutive turns each seat let the timer play (``kick_after`` resigns the seat)."""
     _bots: dict[int, Bot] = field(default_factory=dict)
     _bot_pending: set[tuple[int, Any]] = field(default_factory=set)
     _timer: asyncio.Task[None] | None = None
     _timer_key: Any = None
+    _game_json: str = "null"
     _public: str = ""
     _dirty: bool = False
     _private: dict[int, str] = field(default_factory=dict)
@@ -183,10 +302,23 @@ class Room:
     """A finished game's public state as JSON text (see ``_retire``)."""
     _record_text: str | None = None
     """A finished game's record as JSON text (see ``_retire``)."""
+    chat_log: collections.deque[str] = field(default_factory=collections.deque)
+
+    @property
+    def game(self) -> Any:
+        return None if self.table is None else self.table.game
+
+    @game.setter
+    def game(self, value: Any) -> None:
+        self.table = None if value is None else Table(value)
 
     @property
     def adapter(self) -> GameAdapter:
         return adapter_for(self.game_name)
+
+    @property
+    def limits(self) -> Limits:
+        return self.lobby.limits
 
     @property
     def rules(self) -> dict[str, Any]:
@@ -196,6 +328,10 @@ class Room:
     def timer(self) -> float | None:
         value = self.config.get("timer")
         return float(value) if value else None
+
+    @property
+    def has_people(self) -> bool:
+        return any(not s.is_bot for s in self.seats)
 
     # ------------------------------------------------------------------ views
 
@@ -213,32 +349,49 @@ class Room:
             "rematch": self.rematch,
             "rematch_of": self.config.get("rematch_of"),
             "deadline": self.deadline,
-            "events": len(self.events),
+            "events": max(len(self.events), self.stored_events),
             "spectators": sum(1 for c in self.conns if c.seat is None),
             "error": self.error,
         }
 
-    def _refresh(self) -> None:
+    def _public_game(self) -> dict[str, Any]:
+        """The game's public state, with the moves the timer played marked ``"by": "timer"``."""
+        state = self.adapter.public(self.game)
+        if self.by_timer:
+            if self.game_name == "dice":
+                for i, move in enumerate(state["log"]):
+                    if state["log_start"] + i in self.by_timer:
+                        move["by"] = "timer"
+            else:
+                played = state["rounds_played"]
+                state["last_round_by"] = [
+                    "timer" if played * 8 + s in self.by_timer else None for s in range(len(self.seats))
+                ]
+        return state
+
+    def _refresh(self, game_changed: bool = True) -> None:
         """Render the state once per change: the public part and each person's private part.
 
         Readers only ever see these texts, never the live game, so a move that is still being
-        committed is invisible until it is stored and broadcast.
+        committed is invisible until it is stored and broadcast. A presence change re-renders
+        the room part only.
         """
-        if self._game_text is not None:
-            game = self._game_text
-        elif self.game is not None:
-            game = json.dumps(self.adapter.public(self.game), separators=(",", ":"))
-        else:
-            game = "null"
-        self._public = '{"room":' + json.dumps(self.info(), separators=(",", ":")) + ',"game":' + game + "}"
-        self._private = {}
-        if self.game is not None and self.status == "playing":
-            for seat in self.seats:
-                if seat.kind == "human":
-                    private = self.adapter.private(self.game, seat.index)
-                    if private is not None:
-                        self._private[seat.index] = json.dumps(private, separators=(",", ":"))
-        self._seq = len(self.events)
+        if game_changed or not self._public:
+            if self._game_text is not None:
+                self._game_json = self._game_text
+            elif self.game is not None:
+                self._game_json = json.dumps(self._public_game(), separators=(",", ":"))
+            else:
+                self._game_json = "null"
+            self._private = {}
+            if self.game is not None and self.status == "playing":
+                for seat in self.seats:
+                    if seat.kind == "human":
+                        private = self.adapter.private(self.game, seat.index)
+                        if private is not None:
+                            self._private[seat.index] = json.dumps(private, separators=(",", ":"))
+            self._seq = len(self.events)
+        self._public = '{"room":' + json.dumps(self.info(), separators=(",", ":")) + ',"game":' + self._game_json + "}"
 
     def state_text(self, seat: int | None) -> str:
         """The state message for ``seat`` (None: a spectator): public state plus the seat's own."""
@@ -254,7 +407,7 @@ class Room:
         return dict(json.loads(self.state_text(seat)))
 
     def broadcast(self) -> None:
-        """Send every connection the new state (presence changes included).
+        """Send every connection the new state.
 
         While a change holds the lock, the broadcast waits for it: the holder broadcasts when
         it is done, so nobody sees a move before it is committed.
@@ -264,10 +417,64 @@ class Room:
             return
         self._dirty = False
         self.version += 1
+        self.touched = time.monotonic()
         self._refresh()
         for conn in list(self.conns):
             if conn.alive:
-                conn.send(self.state_text(conn.seat))
+                conn.send_latest("state", self.state_text(conn.seat))
+
+    def presence(self, newcomer: Connection | None = None) -> None:
+        """Someone connected or left: a small ``presence`` message, not the full state to all
+        (the newcomer gets the full state)."""
+        self._refresh(game_changed=False)
+        if newcomer is not None:
+            newcomer.send_latest("state", self.state_text(newcomer.seat))
+        text = json.dumps(
+            {
+                "type": "presence",
+                "connected": [s.is_bot or s.connected > 0 for s in self.seats],
+                "spectators": sum(1 for c in self.conns if c.seat is None),
+            },
+            separators=(",", ":"),
+        )
+        for conn in list(self.conns):
+            if conn.alive and conn is not newcomer:
+                conn.send_latest("presence", text)
+
+    def chat(self, conn: Connection, text: Any) -> None:
+        """A chat line from ``conn`` to everybody in the room (players and spectators).
+
+        The text is sent as data, never markup (the client renders it as text); length and rate are
+        limited per connection, and a refused line is answered with the reason.
+        """
+        if not isinstance(text, str):
+            raise ActionError("bad_chat", "'text' is the chat line, a string")
+        text = " ".join(text.split())
+        if not text:
+            raise ActionError("bad_chat", "an empty chat line is not sent")
+        limits = self.limits
+        if len(text) > limits.chat_chars:
+            raise ActionError("bad_chat", f"a chat line has at most {limits.chat_chars} characters, got {len(text)}")
+        now = time.time()
+        said = conn.said
+        while said and now - said[0] >= limits.chat_window:
+            said.popleft()
+        if len(said) >= limits.chat_lines:
+            wait = limits.chat_window - (now - said[0])
+            raise ActionError(
+                "rate_limited", f"at most {limits.chat_lines} chat lines in {limits.chat_window:g} s: wait {wait:.0f} s"
+            )
+        conn.said.append(now)
+        seat = conn.seat
+        name = (self.seats[seat].name if seat is not None else None) or "Spectator"
+        line = json.dumps(
+            {"type": "chat", "seat": seat, "name": name, "text": text, "at": now}, separators=(",", ":")
+        )
+        self.chat_log.append(line)
+        while len(self.chat_log) > limits.chat_keep:
+            self.chat_log.popleft()
+        for other in list(self.conns):
+            other.send(line)
 
     # ------------------------------------------------------------------ seats
 
@@ -277,61 +484,138 @@ class Room:
             raise ActionError("bad_token", "no seat token given")
         wanted = hash_token(token)
         for seat in self.seats:
-            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, wanted):
+            if seat.kind != "reserved" and seat.token_hash is not None and hmac.compare_digest(seat.token_hash, wanted):
                 return seat.index
         raise ActionError("bad_token", f"this token holds no seat in room {self.id}")
 
-    async def join(self, seat: int | None, name: Any, tower: str | None = None) -> tuple[int, str]:
+    def _reserved_until(self) -> float:
+        return float(self.config.get("reserved_until") or 0)
+
+    def _is_open(self, seat: Seat) -> bool:
+        return seat.kind == "open" or (seat.kind == "reserved" and time.time() >= self._reserved_until())
+
+    async def join(
+        self, seat: int | None, name: Any, tower: str | None = None, token: str | None = None,
+        old_hash: str | None = None,
+    ) -> tuple[int, str]:
         """Take an open seat (the first one if ``seat`` is None); returns the seat and its token.
-        ``tower``: the seat's tower and end in a tower game, checked by the engine."""
-        name = clean_name(name)
+
+        ``token``: a seat token the caller already holds here, which makes a repeated join
+        answer the same seat (join is idempotent). ``tower``: the seat's tower and end in a
+        tower game, checked by the engine. ``old_hash``: the hash of the previous
+        game's token, which takes that player's reserved rematch seat.
+        """
+        name = clean_name(self.limits, name)
+        if token:
+            with contextlib.suppress(ActionError):
+                return self.authenticate(token), token
+        new_token = token or secrets.token_urlsafe(24)
         try:
             async with self.lock:
-                open_seats = [s.index for s in self.seats if s.kind == "open"]
-                if self.status != "waiting" or not open_seats:
-                    raise ActionError("room_full", f"room {self.id} has no open seat")
-                if seat is None:
-                    seat = open_seats[0]
-                if not (0 <= seat < len(self.seats)):
-                    raise ActionError("bad_seat", f"room {self.id} has seats 0 to {len(self.seats) - 1}, not {seat}")
-                if self.seats[seat].kind != "open":
-                    raise ActionError("seat_taken", f"seat {seat} is taken by {self.seats[seat].name}")
-                if any(s.name == name for s in self.seats):
-                    raise ActionError("name_taken", f"someone in room {self.id} is already called {name!r}")
+                mine = [s.index for s in self.seats if s.kind == "reserved" and old_hash and s.token_hash == old_hash]
+                open_seats = [s.index for s in self.seats if self._is_open(s)]
+                if mine:
+                    seat = mine[0]
+                else:
+                    if self.status != "waiting" or not open_seats:
+                        reserved = any(s.kind == "reserved" for s in self.seats)
+                        why = "the rest are kept for the last game's players for now" if reserved else ""
+                        raise ActionError("room_full", f"room {self.id} has no open seat" + (f": {why}" if why else ""))
+                    if seat is None:
+                        seat = open_seats[0]
+                    if not (0 <= seat < len(self.seats)):
+                        raise ActionError("bad_seat", f"room {self.id} has seats 0 to {len(self.seats) - 1}, not {seat}")
+                    target = self.seats[seat]
+                    if target.kind == "reserved" and not self._is_open(target):
+                        raise ActionError("seat_reserved", f"seat {seat} is kept for {target.name} (the rematch) for now")
+                    if not self._is_open(target):
+                        raise ActionError("seat_taken", f"seat {seat} is taken by {target.name}")
+                    check_name_free(name, [s.name for s in self.seats if s.index != seat], f"room {self.id}")
                 if tower is not None:
                     choice = [s.tower for s in self.seats]
                     choice[seat] = tower
                     check_towers(self.adapter, self.rules, choice)
                     self.seats[seat].tower = tower
-                token = secrets.token_urlsafe(24)
-                token_hash = hash_token(token)
-                await self.lobby.storage.take_seat(self.id, seat, name, token_hash)
-                self.seats[seat].kind = "human"
-                self.seats[seat].name = name
-                self.seats[seat].token_hash = token_hash
-                if all(s.kind != "open" for s in self.seats):
+                token_hash = hash_token(new_token)
+                await self.lobby.storage.take_seat(self.id, seat, name if not mine else self.seats[seat].name or name, token_hash)
+                taken = self.seats[seat]
+                taken.kind = "human"
+                taken.name = taken.name if mine and taken.name else name
+                taken.token_hash = token_hash
+                if all(s.kind not in ("open", "reserved") for s in self.seats):
                     await self._start()
         finally:
             self.schedule()
             self.broadcast()
-        return seat, token
+        return seat, new_token
+
+    async def leave(self, seat: int) -> str:
+        """``leave``: before the game the seat opens again; during it, the player resigns."""
+        async with self.lock:
+            if self.status == "waiting":
+                s = self.seats[seat]
+                await self.lobby.storage.set_seat(self.id, seat, "open", None, None)
+                s.kind, s.name, s.token_hash = "open", None, None
+                done = "left"
+            else:
+                done = ""
+        if done:
+            self.broadcast()
+            return done
+        return await self.resign(seat)
+
+    async def resign(self, seat: int) -> str:
+        """The player gives up: the timer bot plays the seat to the end of the game (both games:
+        the engine has no rule for a player leaving, and a bot keeps every rule and the record
+        intact; their score still counts). The seat's token no longer moves."""
+        try:
+            async with self.lock:
+                if self.status == "waiting":
+                    raise ActionError("not_started", "the game has not started: send leave to free the seat")
+                if self.status != "playing":
+                    raise ActionError("game_over", f"the game in room {self.id} is over")
+                s = self.seats[seat]
+                if s.kind != "human":
+                    raise ActionError("not_seated", f"seat {seat} is not played by a person")
+                await self.lobby.storage.set_seat(self.id, seat, "resigned", s.name, s.token_hash)
+                s.kind = "resigned"
+                self.touched = time.monotonic()
+        finally:
+            self.schedule()
+            self.broadcast()
+        if not any(x.kind == "human" for x in self.seats):
+            log.info("room %s: every person resigned; the bots play it out", self.id)
+        return "resigned"
 
     async def _start(self) -> None:
         players = [s.name or f"Seat {s.index + 1}" for s in self.seats]
-        seed = secrets.randbits(32)
-        game = self.adapter.new_game(players, with_towers(self.rules, [s.tower for s in self.seats]), seed)
+        seed = secrets.randbits(SEED_BITS)
+        rules = with_towers(self.rules, [s.tower for s in self.seats])
+        game = await asyncio.to_thread(self.adapter.new_game, players, rules, seed)
         start = self.adapter.start_record(game)
         await self.lobby.storage.start_room(self.id, start)
         self.start = start
         self.game = game
         self.status = "playing"
-        await self._commit(self.adapter.advance(game))
+        assert self.table is not None
+        await self._commit(self.table.advance())
 
     # ------------------------------------------------------------------ moves
 
-    async def act(self, seat: int, move: Mapping[str, Any]) -> int:
+    def _check_turn(self, move: Mapping[str, Any]) -> None:
+        field_name = self.adapter.turn_field
+        now = self.adapter.turn_key(self.game)
+        given = move.get(field_name)
+        if given is None:
+            raise ActionError("stale_move", f"a move names the {field_name} it answers: add \"{field_name}\": {now}")
+        if given != now:
+            raise ActionError(
+                "stale_move", f"this move answers {field_name} {given}, but it is {field_name} {now} now: look again"
+            )
+
+    async def act(self, seat: int, move: Mapping[str, Any], by: str | None = None) -> int:
         """Apply ``seat``'s move through the engine, commit it, then broadcast; the move's number
-        in the room's event log (from 1)."""
+        in the room's event log (from 1). ``by``: "timer" or "bot" when the server moved."""
         done = False
         try:
             async with self.lock:
@@ -339,13 +623,29 @@ class Room:
                     raise ActionError("not_started", f"room {self.id} is waiting for players")
                 if self.status != "playing" or self.game is None:
                     raise ActionError("game_over", f"the game in room {self.id} is over")
+                if by is None and self.seats[seat].kind != "human":
+                    raise ActionError("not_seated", f"seat {seat} resigned: the timer bot plays it now")
                 claimed = move.get("seat")
                 if claimed is not None and claimed != seat:
                     raise ActionError("wrong_seat", f"your token holds seat {seat}, not seat {claimed}")
-                events = self.adapter.apply(self.game, seat, move)
-                events += self.adapter.advance(self.game)
-                seq = len(self.events) + 1  # this move's number in the log (a roll may follow it)
+                self._check_turn(move)
+                key = self.adapter.turn_key(self.game)
+                engine_move = {k: v for k, v in move.items() if k not in ("turn", "round")}
+                first = len(self.events)
+                assert self.table is not None
+                action = self.adapter.action(self.game, seat, engine_move)
+                try:
+                    events = self.table.act(seat, action)
+                except IllegalMove as e:
+                    raise ActionError("illegal", str(e)) from None
+                events += self.table.advance()
+                seq = first + 1  # this move's number in the log (a roll may follow it)
                 await self._commit(events)
+                if by == "timer":
+                    self.by_timer.add(first if self.game_name == "dice" else int(key) * 8 + seat)
+                elif by is None:
+                    self.timeouts.pop(seat, None)
+                self.touched = time.monotonic()
                 done = True
         finally:
             if done:
@@ -357,7 +657,10 @@ class Room:
     async def _commit(self, new_events: Sequence[dict[str, Any]]) -> None:
         """Store the events the game just produced; on failure, fall back to the stored log."""
         over = bool(self.game is not None and self.game.over)
-        status = "over" if over else None
+        capped = (
+            not over and not self.has_people and len(self.events) + len(new_events) >= self.limits.bot_only_moves
+        )
+        status = "over" if over else "stopped" if capped else None
         texts = [json.dumps(e, separators=(",", ":")) for e in new_events]
         try:
             await self.lobby.storage.append(self.id, len(self.events), texts, status)
@@ -365,23 +668,31 @@ class Room:
             log.exception("room %s: storing %d events failed", self.id, len(new_events))
             assert self.start is not None
             self.game = self.adapter.rebuild(self.start, self.logged_events())
+            assert self.table is not None
+            self.table.advance()
             raise ActionError("storage", "the move could not be stored; nothing changed: try again") from e
         self.events.extend(texts)
-        if over:
-            self.status = "over"
+        if status is not None:
+            self.status = status
+            if capped:
+                self.error = f"stopped after {self.limits.bot_only_moves} moves: bot-only rooms have a move cap"
             self._retire()
+            self.lobby.note_ended(self)
 
     def _retire(self) -> None:
-        """Keep a finished game as text: its last public state and its record. The game object,
-        its bots and the start record are let go: a server keeps every finished room (for the
-        lobby, records and replays), and their objects, walked by every full garbage collection,
-        made those pauses grow with the server's age (about 1 s after 9,000 games)."""
-        if self.game is None or not self.game.over:
+        """Keep an ended game as text: its last public state and its record. The game object,
+        its bots and the start record are let go (external bot processes are stopped), and the
+        lobby drops the room from memory after ``finished_linger`` seconds: the database
+        serves it from then on."""
+        if self.game is None:
             return
-        self._game_text = json.dumps(self.adapter.public(self.game), separators=(",", ":"))
+        self._game_text = json.dumps(self._public_game(), separators=(",", ":"))
         self._record_text = json.dumps(self.adapter.record(self.game), separators=(",", ":"))
         self.game = None
         self.start = None
+        self.ended_at = time.monotonic()
+        self._cancel_timer()
+        self.lobby.close_bots(list(self._bots.values()))
         self._bots.clear()
 
     def logged_events(self) -> list[dict[str, Any]]:
@@ -396,10 +707,11 @@ class Room:
     # ------------------------------------------------------------------ bots and timers
 
     def _bot(self, seat: int) -> Bot:
+        """An external seat's bot object (it holds the program's process for the game)."""
         bot = self._bots.get(seat)
         if bot is None:
             s = self.seats[seat]
-            bot = make_bot(s.kind, seed=secrets.randbits(32), strength=s.strength)
+            bot = make_bot(s.bot_name, seed=secrets.randbits(64), strength=s.strength)
             self._bots[seat] = bot
         return bot
 
@@ -409,7 +721,7 @@ class Room:
             self._cancel_timer()
             return
         key = self.adapter.turn_key(self.game)
-        acting = self.adapter.must_act(self.game)
+        acting = self.table.to_act() if self.table is not None else []
         for seat in acting:
             if self.seats[seat].is_bot and (seat, key) not in self._bot_pending:
                 self._bot_pending.add((seat, key))
@@ -435,7 +747,7 @@ class Room:
         try:
             if self.lobby.bot_delay:
                 await asyncio.sleep(self.lobby.bot_delay)
-            await self._play_for(seat, key, self._bot(seat))
+            await self._play_for(seat, key, "bot")
         finally:
             self._bot_pending.discard((seat, key))
 
@@ -444,23 +756,42 @@ class Room:
         if self.game is None or self.adapter.turn_key(self.game) != key:
             return
         self._timer = None
-        for seat in self.adapter.must_act(self.game):
-            if not self.seats[seat].is_bot:
-                await self._play_for(seat, key, make_bot(TIMER_BOT, seed=secrets.randbits(32)))
+        for seat in self.table.to_act() if self.table is not None else []:
+            if self.seats[seat].kind == "human":
+                self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
+                await self._play_for(seat, key, "timer")
+                if self.timeouts.get(seat, 0) >= self.limits.kick_after and self.seats[seat].kind == "human":
+                    log.info("room %s: seat %d timed out %d times: resigned", self.id, seat, self.timeouts[seat])
+                    with contextlib.suppress(ActionError):
+                        await self.resign(seat)
 
-    async def _play_for(self, seat: int, key: Any, bot: Bot) -> None:
-        """A bot's move for ``seat``, through the same path as a person's."""
-        if self.game is None or self.status != "playing" or self.adapter.turn_key(self.game) != key:
-            return
-        if seat not in self.adapter.must_act(self.game):
-            return
-        try:
-            move = self.adapter.bot_move(self.game, seat, bot)
-            await self.act(seat, move)
-        except ActionError as e:
-            log.warning("room %s: bot move for seat %d rejected: %s", self.id, seat, e.message)
-        except Exception:
-            log.exception("room %s: bot for seat %d failed", self.id, seat)
+    async def _play_for(self, seat: int, key: Any, by: str) -> None:
+        """A bot's move for ``seat`` (``by``: "bot" for a bot seat, "timer" for a person out of
+        time), through the same path as a person's. The bot thinks off the event loop within
+        ``bot_budget`` seconds; a bot that fails or runs out of time is replaced for this move
+        by the timer bot, so the game goes on."""
+        spec = self.seats[seat]
+        name = spec.bot_name if by == "bot" else TIMER_BOT
+        for attempt in range(2):
+            if self.game is None or self.status != "playing" or self.adapter.turn_key(self.game) != key:
+                return
+            if self.table is None or seat not in self.table.to_act():
+                return
+            view = self.adapter.bot_view(self.game, seat)
+            external = self._bot(seat) if name.startswith("ext:") else None
+            try:
+                move = await self.lobby.bot_move(self.game_name, view, seat, name, spec.strength, external)
+                move[self.adapter.turn_field] = key
+                await self.act(seat, move, by=by)
+                return
+            except ActionError as e:
+                log.warning("room %s: bot move for seat %d rejected: %s", self.id, seat, e.message)
+            except TimeoutError:
+                log.warning("room %s: the bot for seat %d ran out of time", self.id, seat)
+            except Exception:
+                log.exception("room %s: bot for seat %d failed", self.id, seat)
+            if attempt == 0:
+                name, by = TIMER_BOT, "timer"
 
     # ------------------------------------------------------------------ records
 
@@ -473,13 +804,25 @@ class Room:
 
 
 class Lobby:
-    """Every room of the server, the storage they share, and the background tasks they spawn."""
+    """Every live room of the server, the storage they share, and the background tasks they
+    spawn. Ended rooms are read back from storage when asked for."""
 
-    def __init__(self, storage: Storage, bot_delay: float = 0.4) -> None:
+    def __init__(self, storage: Storage, bot_delay: float = 0.4, limits: Limits | None = None) -> None:
         self.storage = storage
         self.bot_delay = bot_delay
+        self.limits = limits or Limits()
+        self.ledger = ClientLedger(self.limits)
         self.rooms: dict[str, Room] = {}
+        self.quarantined: list[str] = []
+        self.ended: dict[str, dict[str, Any]] = {}
+        """The lobby entries of the newest ended rooms, oldest first: listing them costs no
+        database query and no memory beyond these small dicts."""
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="tabletris-bot")
+        self._procs: ProcessPoolExecutor | None = None
+        self._bot_locks: weakref.WeakKeyDictionary[Bot, threading.Lock] = weakref.WeakKeyDictionary()
+        self._procs_ready: asyncio.Future[Any] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
@@ -487,16 +830,96 @@ class Lobby:
         task.add_done_callback(self._tasks.discard)
         return task
 
+    async def workers(self) -> ProcessPoolExecutor:
+        """The worker processes for bots and replays, started on first use; the first caller
+        waits for them to be up (imports take a second or two), outside any time budget."""
+        if self._procs is None:
+            self._procs = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+            loop = asyncio.get_running_loop()
+            self._procs_ready = asyncio.ensure_future(
+                asyncio.gather(*(loop.run_in_executor(self._procs, _worker_ready) for _ in range(2)))
+            )
+        if self._procs_ready is not None:
+            await asyncio.shield(self._procs_ready)
+        return self._procs
+
+    async def bot_move(
+        self, game_name: str, view: Any, seat: int, name: str, strength: float | None, bot: Bot | None = None
+    ) -> dict[str, Any]:
+        """A bot's move off the event loop, within ``bot_budget`` (TimeoutError after it):
+        built-in bots (``name``) in the worker processes, the timer bot in a thread; an external one (``bot``: a program
+        behind pipes, which the bot object holds) in a thread that waits on its pipe."""
+        loop = asyncio.get_running_loop()
+        budget = self.limits.bot_budget
+        if bot is not None:
+            job = loop.run_in_executor(
+                self._pool, _one_at_a_time, self._lock_of(bot), adapter_for(game_name).bot_move, view, seat, bot
+            )
+            # An external bot has its own time limit (it is stopped and replaced after it).
+            budget = max(budget, float(getattr(bot, "timeout", 0.0)) + 1.0)
+        elif name == TIMER_BOT:
+            # The timer bot must move at once (never wait for workers to start) and thinks
+            # little: a random legal move, in a thread.
+            job = loop.run_in_executor(
+                self._pool, bot_move_in_worker, game_name, name, secrets.randbits(64), strength, view, seat
+            )
+        else:
+            job = loop.run_in_executor(
+                await self.workers(), bot_move_in_worker, game_name, name, secrets.randbits(64), strength, view, seat
+            )
+        result: dict[str, Any] = await asyncio.wait_for(job, budget)
+        return result
+
+    async def think_long(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a worker process (replays: CPU-bound, and their answer is large)."""
+        loop = asyncio.get_running_loop()
+        return await asyncio.wait_for(loop.run_in_executor(await self.workers(), fn, *args), 60.0)
+
+    def _lock_of(self, bot: Bot) -> threading.Lock:
+        lock = self._bot_locks.get(bot)
+        if lock is None:
+            lock = self._bot_locks[bot] = threading.Lock()
+        return lock
+
+    def close_bots(self, bots: list[Bot]) -> None:
+        """Stop bots that hold a process (external ones), off the loop: stopping waits for it
+        (and for a question still running)."""
+        closable = [b for b in bots if callable(getattr(b, "close", None))]
+        if closable:
+            loop = asyncio.get_running_loop()
+            for bot in closable:
+                loop.run_in_executor(self._pool, _one_at_a_time, self._lock_of(bot), bot.close)  # type: ignore[attr-defined]
+
     async def open(self) -> None:
         await self.storage.open()
-        for stored in await self.storage.load_rooms():
-            room = self._restore(stored)
+        stored_rooms, broken = await self.storage.load_rooms(LIVE)
+        for room_id, why in broken:
+            self._quarantine(room_id, why)
+        for stored in stored_rooms:
+            try:
+                room = await asyncio.to_thread(self._restore, stored)
+            except Exception as e:  # any damage: this room is set aside, the rest start
+                self._quarantine(stored.id, f"{type(e).__name__}: {e}")
+                continue
             self.rooms[room.id] = room
         for room in self.rooms.values():
             room._refresh()
             room.schedule()
+        for stored in reversed(await self.storage.list_rooms([*ENDED, "broken"], ENDED_LISTED)):
+            seats = [Seat(x["seat"], x["kind"], x["name"], x["strength"]) for x in stored.seats]
+            listed = Room(self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
+                          stored.rematch, stored_events=stored.event_count)
+            self.ended[stored.id] = listed.info()
+        self._sweeper = asyncio.create_task(self._sweep_loop(), name="room-sweeper")
+
+    def _quarantine(self, room_id: str, why: str) -> None:
+        log.error("room %s is damaged and was set aside (status broken): %s", room_id, why)
+        self.quarantined.append(room_id)
+        self.spawn(self.storage.set_status(room_id, "broken"))
 
     async def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -505,26 +928,45 @@ class Lobby:
         for room in self.rooms.values():
             for conn in list(room.conns):
                 await conn.close()
+            bots = list(room._bots.values())
+            room._bots.clear()
+            for bot in bots:
+                close = getattr(bot, "close", None)
+                if callable(close):
+                    await asyncio.to_thread(close)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._procs is not None:
+            self._procs.shutdown(wait=False, cancel_futures=True)
         await self.storage.close()
 
     def _restore(self, stored: StoredRoom) -> Room:
+        """A room from its stored rows (runs in a thread: rebuilding replays every move)."""
         seats = [
             Seat(s["seat"], s["kind"], s["name"], s["strength"], s["token_hash"]) for s in stored.seats
         ]
         room = Room(
             self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
-            stored.rematch, stored.start, list(stored.events),
+            stored.rematch, stored.start, list(stored.events), stored_events=stored.event_count,
         )
-        if stored.start is not None:
+        if stored.start is not None and stored.status != "broken":
             try:
                 room.game = room.adapter.rebuild(stored.start, room.logged_events())
+                assert room.table is not None
+                room.table.advance()  # the die of the turn in play (the roll is chance, not an event)
             except (RecordError, IllegalMove, RulesError, ActionError) as e:
                 room.status = "broken"
                 room.error = f"cannot replay this room's moves: {e}"
                 log.error("room %s: %s", room.id, room.error)
                 return room
-            room.status = "over" if room.game.over else "playing"
-            room._retire()
+            if room.game.over:
+                room.status = "over"
+            if room.status != "playing":
+                room.ended_at = time.monotonic()
+                game = room.game
+                room._game_text = json.dumps(room._public_game(), separators=(",", ":"))
+                room._record_text = json.dumps(room.adapter.record(game), separators=(",", ":"))
+                room.game = None
+                room.start = None
         return room
 
     def get(self, room_id: str) -> Room:
@@ -533,6 +975,47 @@ class Lobby:
             raise ActionError("unknown_room", f"there is no room {room_id!r}")
         return room
 
+    async def find(self, room_id: str) -> Room:
+        """A live room, or an ended one read back from the database (and kept for a while)."""
+        room = self.rooms.get(room_id)
+        if room is not None:
+            return room
+        if len(room_id) > 32:
+            raise ActionError("unknown_room", "there is no such room")
+        try:
+            stored = await self.storage.load_room(room_id)
+            if stored is None:
+                raise ActionError("unknown_room", f"there is no room {room_id!r}")
+            if stored.status == "broken":
+                raise ValueError("it was set aside as damaged")
+            restored = None if room_id in self.rooms else await asyncio.to_thread(self._restore, stored)
+        except ActionError:
+            raise
+        except Exception as e:  # damaged rows: answered as missing, never as a server error
+            log.error("room %s cannot be read back: %s", room_id, e)
+            raise ActionError("unknown_room", f"room {room_id!r} is damaged and was set aside") from None
+        room = self.rooms.get(room_id)  # read by someone else meanwhile
+        if room is None:
+            assert restored is not None
+            room = restored
+            room.ended_at = time.monotonic()
+            room._refresh()
+            self.rooms[room_id] = room
+        return room
+
+    def note_ended(self, room: Room) -> None:
+        """Keep (or update) an ended room's lobby entry."""
+        self.ended.pop(room.id, None)
+        self.ended[room.id] = room.info()
+        while len(self.ended) > ENDED_LISTED:
+            del self.ended[next(iter(self.ended))]
+
+    def live_count(self) -> int:
+        return sum(1 for r in self.rooms.values() if r.status in LIVE)
+
+    def ext_seats(self) -> int:
+        return sum(1 for r in self.rooms.values() if r.status in LIVE for s in r.seats if s.kind.startswith("ext:"))
+
     async def create(
         self,
         game: str,
@@ -540,10 +1023,17 @@ class Lobby:
         seat_specs: Sequence[Mapping[str, Any]],
         timer: float | None = None,
         rematch_of: str | None = None,
+        creator: str | None = None,
+        reserved: Sequence[tuple[str | None, str | None]] | None = None,
     ) -> Room:
-        """A new room; its rules are checked by building a game with them before anything is stored."""
+        """A new room; its rules are checked against the server's ranges (cheap), then by
+        building a game with them (in a thread) before anything is stored. ``reserved``: per
+        seat, the old token hash and name of a rematch seat kept for its player."""
         adapter = adapter_for(game)
-        rules = dict(rules or {})
+        limits = self.limits
+        if self.live_count() >= limits.rooms_total:
+            raise ActionError("server_full", f"this server holds {limits.rooms_total} open rooms: try again later")
+        rules = check_rules(limits, game, rules)
         if not (1 <= len(seat_specs) <= adapter.max_seats):
             raise ActionError("bad_seats", f"the {game} game takes 1 to {adapter.max_seats} seats, got {len(seat_specs)}")
         known = [*bot_names(), *allowed_commands()]
@@ -556,55 +1046,134 @@ class Lobby:
             name = None
             if kind != "open":
                 label = "External" if kind.startswith("ext:") else kind.capitalize()
-                name = clean_name(spec.get("name") or f"{label} {i + 1}")
+                name = clean_name(limits, spec.get("name") or f"{label} {i + 1}")
                 if any(s.name == name for s in seats):
                     name = f"{name} {i + 1}"
             seats.append(Seat(i, kind, name, float(strength) if strength is not None else None))
             seats[-1].tower = spec.get("tower")
         check_towers(adapter, rules, [s.tower for s in seats])
+        ext = sum(1 for s in seats if s.kind.startswith("ext:"))
+        if ext and self.ext_seats() + ext > limits.ext_processes:
+            raise ActionError(
+                "bad_seats", f"this server runs at most {limits.ext_processes} external bot processes at a time"
+            )
+        if reserved:
+            for seat, (old_hash, old_name) in zip(seats, reserved, strict=False):
+                if seat.kind == "open" and old_hash:
+                    seat.kind, seat.token_hash, seat.name = "reserved", old_hash, old_name
+        people = any(not s.is_bot for s in seats)
+        if creator is not None and rematch_of is None and people:
+            mine = sum(1 for r in self.rooms.values() if r.creator == creator and r.status == "waiting")
+            if mine >= limits.open_rooms:
+                raise ActionError(
+                    "too_many_rooms", f"you have {mine} rooms waiting for players (at most {limits.open_rooms})"
+                )
+        timer = check_timer(limits, timer, people)
+        if creator is not None and rematch_of is None:
+            self.ledger.room_created(creator)
         try:
-            adapter.new_game([f"P{i}" for i in range(len(seats))], rules, 0)
+            await asyncio.to_thread(adapter.new_game, [f"P{i}" for i in range(len(seats))], rules, 0)
         except (RulesError, IllegalMove, RecordError, ValueError, TypeError) as e:
             raise ActionError("bad_rules", str(e)) from None
-        room_id = secrets.token_urlsafe(6)
+        room_id = secrets.token_urlsafe(9)
         while room_id in self.rooms:
-            room_id = secrets.token_urlsafe(6)
+            room_id = secrets.token_urlsafe(9)
         config: dict[str, Any] = {"rules": rules, "timer": timer, "rematch_of": rematch_of}
+        if reserved:
+            config["reserved_until"] = time.time() + limits.rematch_reserve
         await self.storage.create_room(
             room_id, game, config,
-            [{"seat": s.index, "kind": s.kind, "name": s.name, "strength": s.strength, "token_hash": None} for s in seats],
+            [{"seat": s.index, "kind": s.kind, "name": s.name, "strength": s.strength, "token_hash": s.token_hash} for s in seats],
         )
-        room = Room(self, room_id, game, config, seats)
+        room = Room(self, room_id, game, config, seats, creator=creator)
         room._refresh()
         self.rooms[room_id] = room
-        if all(s.kind != "open" for s in seats):
+        if all(s.kind != "open" and s.kind != "reserved" for s in seats):
             async with room.lock:
                 await room._start()
             room.schedule()
             room.broadcast()
         return room
 
-    async def rematch(self, room: Room, seat: int) -> tuple[Room, int, str]:
-        """The same table again: one new room per finished game; each player takes the same seat."""
+    async def rematch(self, room: Room, seat: int, token: str) -> tuple[Room, int, str]:
+        """The same table again: one new room per finished game; each player takes the same
+        seat, kept for them (by their old token) for ``rematch_reserve`` seconds. Asking twice
+        answers the same seat and token."""
         if room.status != "over":
             raise ActionError("not_over", "a rematch starts once the game is over")
         try:
             async with room.lock:
                 if room.rematch is None:
                     specs = [
-                        {"kind": "open"} if not s.is_bot else {"kind": s.kind, "name": s.name, "strength": s.strength}
+                        {"kind": "open"} if not s.is_bot else {"kind": s.kind if s.kind != "resigned" else "open", "name": s.name, "strength": s.strength}
                         for s in room.seats
+                    ]
+                    for spec in specs:
+                        if spec["kind"] == "open":
+                            spec.pop("name", None)
+                            spec.pop("strength", None)
+                    reserved = [
+                        (s.token_hash, s.name) if s.kind == "human" else (None, None) for s in room.seats
                     ]
                     rules = dict(room.rules)
                     if room.game_name == "dice":
                         # Seed 000: "the next games start with the one who lost the previous game".
                         rules["first_player"] = next_starter(replay(room.record()))
-                    new = await self.create(room.game_name, rules, specs, room.timer, rematch_of=room.id)
+                    new = await self.create(
+                        room.game_name, rules, specs, room.timer, rematch_of=room.id, reserved=reserved
+                    )
                     await self.storage.set_rematch(room.id, new.id)
                     room.rematch = new.id
+                    self.note_ended(room)
         finally:
             room.broadcast()
         assert room.rematch is not None
-        new_room = self.get(room.rematch)
-        new_seat, token = await new_room.join(seat, room.seats[seat].name)
-        return new_room, new_seat, token
+        new_room = await self.find(room.rematch)
+        new_token = rematch_token(token, new_room.id)
+        new_seat, new_token = await new_room.join(
+            seat, room.seats[seat].name, token=new_token, old_hash=room.seats[seat].token_hash
+        )
+        return new_room, new_seat, new_token
+
+    # ------------------------------------------------------------------ retention
+
+    async def _sweep_loop(self) -> None:
+        while True:
+            await asyncio.sleep(min(30.0, max(0.5, self.limits.finished_linger / 4)))
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("sweeping rooms failed")
+
+    async def sweep(self) -> list[str]:
+        """Let ended rooms go from memory, and end rooms nobody uses; the rooms dropped."""
+        now = time.monotonic()
+        limits = self.limits
+        dropped = []
+        for room in list(self.rooms.values()):
+            idle = now - room.touched
+            people_here = any(s.connected for s in room.seats) or bool(room.conns)
+            if room.status == "waiting" and idle > limits.waiting_expiry and not people_here:
+                await self._end(room, "expired", "nobody joined in time")
+            elif room.status == "playing" and room.has_people and idle > limits.abandoned_expiry and not people_here:
+                await self._end(room, "abandoned", "nobody played or watched for a long time")
+            if room.status not in LIVE and room.ended_at is not None and now - room.ended_at > limits.finished_linger:
+                if room.conns and room.status != "over":
+                    continue
+                for conn in list(room.conns):
+                    conn.kill(1001, "the room closed")
+                del self.rooms[room.id]
+                dropped.append(room.id)
+        return dropped
+
+    async def _end(self, room: Room, status: str, why: str) -> None:
+        async with room.lock:
+            await self.storage.set_status(room.id, status)
+            room.status = status
+            room.error = why
+            if room.game is not None:
+                room._retire()
+            room.ended_at = time.monotonic()
+        self.note_ended(room)
+        log.info("room %s %s: %s", room.id, status, why)
+        room.broadcast()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,8 +32,10 @@ from sqlalchemy import (
     Table,
     Text,
     event,
+    func,
     insert,
     select,
+    type_coerce,
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -47,8 +50,8 @@ rooms = Table(
     Column("game", String(16), nullable=False),
     Column("config", JSON, nullable=False),
     Column("start", JSON, nullable=True),
-    Column("status", String(16), nullable=False),
-    Column("created", Float, nullable=False),
+    Column("status", String(16), nullable=False, index=True),
+    Column("created", Float, nullable=False, index=True),
     Column("updated", Float, nullable=False),
     Column("rematch", String(32), nullable=True),
 )
@@ -88,6 +91,7 @@ class StoredRoom:
     seats: list[dict[str, Any]]
     events: list[str]
     """Each event as the JSON text stored (decoded only to rebuild the game)."""
+    event_count: int = 0
 
 
 @dataclass
@@ -125,6 +129,10 @@ class Storage:
     async def open(self) -> None:
         async with self.engine.begin() as conn:
             await conn.run_sync(metadata.create_all)
+            # Databases made before these indexes existed get them too (create_all adds tables only).
+            if self.engine.dialect.name == "sqlite":
+                await conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_rooms_status ON rooms (status)")
+                await conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_rooms_created ON rooms (created)")
         self._queue = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="storage-writer")
 
@@ -154,6 +162,18 @@ class Storage:
             .where(seats.c.room_id == room_id, seats.c.seat == seat)
             .values(kind="human", name=name, token_hash=token_hash)
         )
+        await self._submit([], [(statement, None)])
+
+    async def set_seat(self, room_id: str, seat: int, kind: str, name: str | None, token_hash: str | None) -> None:
+        statement = (
+            update(seats)
+            .where(seats.c.room_id == room_id, seats.c.seat == seat)
+            .values(kind=kind, name=name, token_hash=token_hash)
+        )
+        await self._submit([], [(statement, None)])
+
+    async def set_status(self, room_id: str, status: str) -> None:
+        statement = update(rooms).where(rooms.c.id == room_id).values(status=status, updated=time.time())
         await self._submit([], [(statement, None)])
 
     async def start_room(self, room_id: str, start: dict[str, Any]) -> None:
@@ -233,36 +253,120 @@ class Storage:
 
     # ---------------------------------------------------------------- recovery
 
-    async def load_rooms(self) -> list[StoredRoom]:
-        """Every room with its seats and events, oldest first, to rebuild after a restart."""
+    async def load_rooms(self, statuses: Sequence[str]) -> tuple[list[StoredRoom], list[tuple[str, str]]]:
+        """The rooms with these statuses (the live ones at start-up: ended rooms stay in the
+        database, so start-up does not grow with history), oldest first, with their seats and
+        events; and the rooms whose rows are damaged, with the reason, to be set aside."""
         async with self.engine.connect() as conn:
-            room_rows = (await conn.execute(select(rooms).order_by(rooms.c.created))).mappings().all()
+            room_rows = (
+                await conn.execute(select(*_room_columns()).where(rooms.c.status.in_(list(statuses))).order_by(rooms.c.created))
+            ).mappings().all()
+            ids = [r["id"] for r in room_rows]
+            seat_rows: list[Any] = []
+            event_rows: list[Any] = []
+            for k in range(0, len(ids), 500):
+                chunk = ids[k : k + 500]
+                seat_rows += (
+                    await conn.execute(select(seats).where(seats.c.room_id.in_(chunk)).order_by(seats.c.room_id, seats.c.seat))
+                ).mappings().all()
+                event_rows += (
+                    await conn.execute(
+                        select(events.c.room_id, events.c.seq, events.c.data)
+                        .where(events.c.room_id.in_(chunk))
+                        .order_by(events.c.room_id, events.c.seq)
+                    )
+                ).all()
+        return _assemble(room_rows, seat_rows, event_rows)
+
+    async def load_room(self, room_id: str) -> StoredRoom | None:
+        """One room with its seats and events (an ended room asked for by a client)."""
+        async with self.engine.connect() as conn:
+            room_rows = (await conn.execute(select(*_room_columns()).where(rooms.c.id == room_id))).mappings().all()
+            if not room_rows:
+                return None
             seat_rows = (
-                await conn.execute(select(seats).order_by(seats.c.room_id, seats.c.seat))
+                await conn.execute(select(seats).where(seats.c.room_id == room_id).order_by(seats.c.seat))
             ).mappings().all()
             event_rows = (
                 await conn.execute(
-                    select(events.c.room_id, events.c.seq, events.c.data).order_by(
-                        events.c.room_id, events.c.seq
-                    )
+                    select(events.c.room_id, events.c.seq, events.c.data)
+                    .where(events.c.room_id == room_id)
+                    .order_by(events.c.seq)
                 )
             ).all()
-        by_room: dict[str, StoredRoom] = {}
-        result = []
-        for r in room_rows:
+        found, broken = _assemble(room_rows, seat_rows, event_rows)
+        if broken:
+            raise ValueError(broken[0][1])
+        return found[0]
+
+    async def list_rooms(self, statuses: Sequence[str], limit: int) -> list[StoredRoom]:
+        """The newest rooms with these statuses, with seats and event counts but not events
+        (the lobby's list of ended games at start-up)."""
+        async with self.engine.connect() as conn:
+            room_rows = (
+                await conn.execute(
+                    select(*_room_columns())
+                    .where(rooms.c.status.in_(list(statuses)))
+                    .order_by(rooms.c.created.desc())
+                    .limit(limit)
+                )
+            ).mappings().all()
+            ids = [r["id"] for r in room_rows]
+            seat_rows: Sequence[Any] = []
+            counts: dict[str, int] = {}
+            if ids:
+                seat_rows = (
+                    await conn.execute(select(seats).where(seats.c.room_id.in_(ids)).order_by(seats.c.room_id, seats.c.seat))
+                ).mappings().all()
+                counted = await conn.execute(
+                    select(events.c.room_id, func.count()).where(events.c.room_id.in_(ids)).group_by(events.c.room_id)
+                )
+                counts = {room_id: int(n) for room_id, n in counted.all()}
+        found, _ = _assemble(room_rows, seat_rows, [])
+        for stored in found:
+            stored.event_count = counts.get(stored.id, 0)
+        return found
+
+
+def _room_columns() -> list[Any]:
+    """The rooms columns, with the JSON ones as their stored text: a damaged value must not
+    fail the whole query, only its room (decoded in ``_assemble``)."""
+    return [
+        c if c.name not in ("config", "start") else type_coerce(c, Text).label(c.name) for c in rooms.columns
+    ]
+
+
+def _json(text: Any) -> Any:
+    return json.loads(text) if isinstance(text, str) else text
+
+
+def _assemble(
+    room_rows: Sequence[Any], seat_rows: Sequence[Any], event_rows: Sequence[Any]
+) -> tuple[list[StoredRoom], list[tuple[str, str]]]:
+    by_room: dict[str, StoredRoom] = {}
+    result = []
+    broken: dict[str, str] = {}
+    for r in room_rows:
+        try:
             stored = StoredRoom(
-                r["id"], r["game"], dict(r["config"]), r["start"], r["status"], r["created"],
+                r["id"], r["game"], dict(_json(r["config"])), _json(r["start"]), r["status"], r["created"],
                 r["rematch"], [], [],
             )
-            by_room[stored.id] = stored
-            result.append(stored)
-        for s in seat_rows:
-            if s["room_id"] in by_room:
-                by_room[s["room_id"]].seats.append(dict(s))
-        for room_id, seq, data in event_rows:
-            room = by_room.get(room_id)
-            if room is not None:
-                if seq != len(room.events):
-                    raise RuntimeError(f"room {room_id}: event {seq} follows event {len(room.events) - 1}")
-                room.events.append(data)
-        return result
+        except Exception as e:  # a row that does not decode (hand-edited, half-written)
+            broken[r["id"]] = f"its row does not decode: {type(e).__name__}: {e}"
+            continue
+        by_room[stored.id] = stored
+        result.append(stored)
+    for s in seat_rows:
+        if s["room_id"] in by_room:
+            by_room[s["room_id"]].seats.append(dict(s))
+    for room_id, seq, data in event_rows:
+        room = by_room.get(room_id)
+        if room is not None and room_id not in broken:
+            if seq != len(room.events):
+                broken[room_id] = f"event {seq} follows event {len(room.events) - 1}"
+                continue
+            room.events.append(data)
+    for room in result:
+        room.event_count = len(room.events)
+    return [r for r in result if r.id not in broken], sorted(broken.items())

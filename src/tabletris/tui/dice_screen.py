@@ -8,6 +8,7 @@ clicks and drawing.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from textual import on, work
@@ -24,7 +25,7 @@ from tabletris.table.driver import Table
 from tabletris.tui.ghost import DiceGhost
 from tabletris.tui.setup import Setup
 from tabletris.tui.widgets.board import BoardView
-from tabletris.tui.widgets.dialogs import RewardScreen
+from tabletris.tui.widgets.dialogs import RewardScreen, TokenScreen
 from tabletris.tui.widgets.die import DieView
 from tabletris.tui.widgets.panels import DiceLog, DicePlayers, DiceStatus, DiceSupply, MessageLine
 
@@ -92,6 +93,11 @@ class DiceScreen(Screen[None]):
     def say(self, text: str, error: bool = False) -> None:
         self.message.say(text, error)
 
+    def stall(self, text: str) -> None:  # a bot failed: say why; the game is untouched
+        self.say(text, error=True)
+        self.phase = "idle"
+        self.refresh_all()
+
     # ------------------------------------------------------------ turn flow
 
     def next_turn(self) -> None:
@@ -151,10 +157,7 @@ class DiceScreen(Screen[None]):
             return
         name = self.game.player_name
         if isinstance(decision, Exception):
-            self.say(f"{name} (bot) failed: {decision}", error=True)
-            self.phase = "idle"
-            self.refresh_all()
-            return
+            return self.stall(f"{name} (bot) failed: {decision}")
         lifted = decision.take.cells if decision.take else ()
         self.query_one("#board", BoardView).show(ghost=decision.placement.cells, ghost_ok=True, lifted=lifted)
 
@@ -164,15 +167,10 @@ class DiceScreen(Screen[None]):
             try:
                 self.commit(decision)
             except IllegalMove as e:
-                self.say(f"{name} (bot) made an illegal move: {e}", error=True)
-                self.phase = "idle"
-                self.refresh_all()
+                self.stall(f"{name} (bot) made an illegal move: {e}")
 
         pause = float(getattr(self.app, "bot_pause", 0.5))
-        if pause > 0:
-            self.set_timer(pause, apply)
-        else:
-            apply()
+        self.set_timer(pause, apply) if pause > 0 else apply()
 
     # ------------------------------------------------------------ moves
 
@@ -199,22 +197,27 @@ class DiceScreen(Screen[None]):
             rows = self.ghost.scoring_rows()
             board, stones = self.ghost.reward_candidates(len(rows)) if rows else (None, [])
             if board is not None and stones:
-                self.phase = "reward"
-                action = self.ghost.action()
                 dialog = RewardScreen(len(rows), board, stones, self.game.players)
-                self.app.push_screen(dialog, lambda chosen: self.rewards_chosen(action, chosen))
-                return
+                return self.ask(dialog, self.ghost.action(), "rewards")
         self.try_commit(self.ghost.action())
 
-    def rewards_chosen(self, action: DiceAction, chosen: tuple[Any, ...] | None) -> None:
-        self.phase = "place"
-        if chosen is None:
-            self.say("Reward choice cancelled: the piece is not placed yet.")
-            self.refresh_all()
-            return
-        self.try_commit(DiceAction(action.shape, action.placement, action.take, chosen))
+    def ask(self, dialog: RewardScreen | TokenScreen, action: DiceAction, field: str) -> None:
+        """A person's choice the move still needs (rewards, then tokens); escape takes it back."""
+        self.phase = "reward"
+
+        def chosen(value: tuple[Any, ...] | None) -> None:
+            self.phase = "place"
+            if value is None:
+                self.say(f"{field.capitalize()} not chosen: the piece is not placed yet.")
+                return self.refresh_all()
+            self.try_commit(replace(action, rewards=value) if field == "rewards" else replace(action, tokens=value))
+
+        self.app.push_screen(dialog, chosen)
 
     def try_commit(self, action: DiceAction) -> None:
+        dialog = TokenScreen.for_action(self.game, action)
+        if dialog is not None:
+            return self.ask(dialog, action, "tokens")
         try:
             self.commit(action)
         except IllegalMove as e:
@@ -264,10 +267,7 @@ class DiceScreen(Screen[None]):
         """Click a candidate stone to take it, a cell to move the ghost there, the legal ghost to place it."""
         if self.phase != "place" or self.ghost.orient is None:
             return
-        if self.ghost.click(event.cell) == "place":
-            self.action_place()
-        else:
-            self.steer(None)
+        self.action_place() if self.ghost.click(event.cell) == "place" else self.steer(None)
 
     # ------------------------------------------------------------ drawing
 

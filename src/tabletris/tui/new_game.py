@@ -23,10 +23,14 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from tabletris.bots.registry import bot_names, make_bot
 from tabletris.engine.options import RulesError, options_to_dict
+from tabletris.engine.tower import LAYOUT_NAMES
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import GAMES, MAX_SEATS, Setup, rules_model
 
 NO_SEAT = "-"
+RANDOM_TOWER = "-"
+TOWER_CHOICES = [("tower: random", RANDOM_TOWER)] + [(f"tower {n}", n) for n in LAYOUT_NAMES]
+"""Each seat's choice of tower (1-4) and of the end at the bottom (a, b), or a free one."""
 
 
 def option_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
@@ -166,6 +170,9 @@ class NewGameScreen(Screen[None]):
                             classes="seat-strength",
                             compact=True,
                         )
+                        if self.setup.game == "tower":  # rules.md: each player chooses a tower and its bottom end
+                            yield Select(TOWER_CHOICES, value=self._tower_of(i), allow_blank=False, id=f"seat-tower-{i}",
+                                         classes="seat-tower", compact=True)
                 yield Static(id="setup-error")
                 with Horizontal(id="setup-buttons"):
                     yield Button("Start", variant="success", id="start")
@@ -183,8 +190,8 @@ class NewGameScreen(Screen[None]):
             current = cls.from_dict({"preset": preset})
         hints = get_type_hints(cls)
         for f in dataclasses.fields(current):
-            if f.name == "preset":
-                continue
+            if f.name == "preset" or (f.name == "towers" and self.setup.game == "tower"):
+                continue  # the towers are chosen seat by seat
             value = getattr(current, f.name)
             help_text = help_texts.get(f.name, "")
             with Vertical(classes="rule-row"):
@@ -242,6 +249,24 @@ class NewGameScreen(Screen[None]):
                 rules[name] = value
         return rules
 
+    def _tower_of(self, seat: int) -> str:
+        """The tower and end seat ``seat`` chose last time (``-``: a free one at random)."""
+        towers = self.setup.rules.get("towers") or []
+        chosen = towers[seat] if seat < len(towers) else None
+        return chosen if isinstance(chosen, str) and chosen in LAYOUT_NAMES else RANDOM_TOWER
+
+    def read_towers(self) -> list[str | None] | None:
+        """Each seat's tower and end (None: the engine gives a free one), None if nobody chose."""
+        if self.setup.game != "tower":
+            return None
+        towers: list[str | None] = []
+        for i in range(MAX_SEATS[self.setup.game]):
+            if str(self.query_one(f"#seat-kind-{i}", Select).value) == NO_SEAT:
+                continue
+            chosen = str(self.query_one(f"#seat-tower-{i}", Select).value)
+            towers.append(None if chosen == RANDOM_TOWER else chosen)
+        return towers if any(towers) else None
+
     def read_seats(self) -> list[SeatSpec]:
         """The seats in use; ValueError naming the seat at fault."""
         seats: list[SeatSpec] = []
@@ -280,6 +305,9 @@ class NewGameScreen(Screen[None]):
             raise ValueError(f"seed: {seed_text!r} is not an integer") from None
         save_text = self.query_one("#save", Input).value.strip()
         rules = self.read_rules()
+        towers = self.read_towers()
+        if towers is not None:
+            rules["towers"] = towers
         if self.model_error:
             raise RulesError(self.model_error)
         build_rules(self.setup.game, rules)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical
@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from tabletris.engine.board import Board, Stone
+from tabletris.engine.dice import DiceAction, DiceGame
+from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import TowerGame
 from tabletris.tui.widgets.board import BoardView
 from tabletris.tui.widgets.pieces import format_cells_short, shape_letter
@@ -154,6 +156,82 @@ class RewardScreen(ModalScreen[tuple[Reward, ...] | None]):
             if event.cell in stone.cells:
                 self._pick(tuple(stone.cells))
                 return
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TokenScreen(ModalScreen[tuple[Shape, ...] | None]):
+    """``tokens_from_supply``: the scorer names the shape of each point's token.
+
+    The engine's default (the shape with the most stones left) is pre-selected, so enter accepts
+    at once; a shape's letter sets the token under the cursor and moves on, the arrows move.
+    The engine checks the choice when the move is played.
+    """
+
+    BINDINGS = [
+        Binding("enter", "accept", "Accept"),
+        Binding("right,tab", "cursor(1)", "Next token", show=False),
+        Binding("left,shift+tab", "cursor(-1)", "Previous", show=False),
+        Binding("escape", "cancel", "Back"),
+    ]
+
+    def __init__(self, default: tuple[Shape, ...], choices: list[Shape], supply: dict[Shape, int]) -> None:
+        super().__init__()
+        self.tokens = list(default)
+        self.choices = choices
+        self.supply = supply
+        self.cursor = 0
+
+    @classmethod
+    def for_action(cls, game: DiceGame, action: DiceAction) -> TokenScreen | None:
+        """The dialog when ``action`` scores points that take tokens and there is a choice."""
+        if action.tokens is not None or not game.rules.takes_tokens:
+            return None
+        default = game.complete(action).tokens or ()
+        choices = game.token_choices()
+        return cls(default, choices, dict(game.supply)) if default and len(choices) > 1 else None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="token-box"):
+            yield Static(id="token-title")
+            yield Static(id="token-choice")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show()
+
+    def _show(self) -> None:
+        n = len(self.tokens)
+        self.query_one("#token-title", Static).update(
+            f"{n} point{'s' if n > 1 else ''}: each takes a stone out of the supply as its token. "
+            f"Type a shape ({' '.join(s.value for s in self.choices)}) to change it, enter to accept."
+        )
+        line = Text()
+        for i, shape in enumerate(self.tokens):
+            line.append(" ")
+            line.append_text(shape_letter(shape))
+            if i == self.cursor:
+                line.append("◂", "bold")
+            line.append(" ")
+        line.append("   supply: " + "  ".join(f"{s.value} {self.supply.get(s, 0)}" for s in self.choices), "dim")
+        self.query_one("#token-choice", Static).update(line)
+
+    def on_key(self, event: events.Key) -> None:
+        letter = (event.character or "").upper()
+        picked = next((s for s in self.choices if s.value == letter), None)
+        if picked is not None:
+            event.stop()
+            self.tokens[self.cursor] = picked
+            self.cursor = min(self.cursor + 1, len(self.tokens) - 1)
+            self._show()
+
+    def action_cursor(self, step: int) -> None:
+        self.cursor = (self.cursor + step) % len(self.tokens)
+        self._show()
+
+    def action_accept(self) -> None:
+        self.dismiss(tuple(self.tokens))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

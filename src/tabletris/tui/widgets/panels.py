@@ -75,7 +75,7 @@ class DicePlayers(Static):
 
 
 class DiceSupply(Static):
-    """Stones left of each shape (or "unlimited")."""
+    """Stones left of each shape (or "unlimited"), and the point tokens that left the supply."""
 
     def update_from(self, game: DiceGame) -> None:
         text = Text("supply ", "dim")
@@ -85,6 +85,12 @@ class DiceSupply(Static):
             for shape, left in game.supply.items():
                 text.append_text(shape_letter(shape))
                 text.append(f"{left:<3} ", "bold" if left else f"bold {palette.BAD}")
+        if any(game.tokens):
+            text.append("\ntokens ", "dim")
+            for seat, held in enumerate(game.tokens):
+                if held:
+                    text.append(f"{game.players[seat]} ", palette.seat_colour(seat))
+                    text.append(" ".join(t.value for t in held) + "  ", "bold")
         self.update(text)
 
 
