@@ -15,10 +15,9 @@ from tabletris.bots.heuristics import (
     DEFAULT_WEIGHTS,
     Weights,
     features_of,
-    gap_rows,
-    max_rows_completed,
+    max_rows_of,
 )
-from tabletris.engine.board import Board
+from tabletris.engine.board import Board, complete_rows_of
 from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.shapes import Shape
 
@@ -51,7 +50,34 @@ def _cleared(occupied: int, rows_mask: int, width: int, height: int) -> int:
 
 
 def immediate(game: DiceGame, option: DiceAction, weights: Weights = DEFAULT_WEIGHTS) -> Immediate:
-    """Points and board cost of ``option`` for the player to move, by push/pop on the real board."""
+    """Points and board cost of ``option`` for the player to move.
+
+    Measured on the bitboard alone (the take's cells off, the placement's on): a legal option
+    never overlaps, so this is the board ``play`` would make, with no stones pushed and popped.
+    Under ``clear_rows: stones`` the stones in the completed rows are found on the real board,
+    with the piece pushed and popped.
+    """
+    if game.rules.clear_rows == "stones":
+        return _immediate_pushed(game, option, weights)
+    board = game.board
+    width, height = board.width, board.height
+    occupied = board.occupied
+    take = option.take
+    if take is not None:
+        occupied &= ~board.geometry.mask(take.cells)
+    before = complete_rows_of(occupied, width, height)
+    occupied |= board.placement_mask(option.placement)
+    after = complete_rows_of(occupied, width, height)
+    new = after & ~before
+    scoring = new if rescores(game) else new & ~game.scored_rows
+    if game.rules.clear_rows == "cells" and new:
+        occupied = _cleared(occupied, new, width, height)
+    cost = weights.cost(features_of(occupied, width, height))
+    return Immediate(scoring.bit_count(), cost)
+
+
+def _immediate_pushed(game: DiceGame, option: DiceAction, weights: Weights) -> Immediate:
+    """``immediate`` by push/pop on the real board (whole stones leave under ``clear_rows: stones``)."""
     board = game.board
     take = option.take
     if take is not None:
@@ -114,19 +140,17 @@ def shape_outlook(game: DiceGame, shape: Shape, rows_mask: int) -> int:
     is lifted off in turn (which may open a placement, or reopen a row that will not score again).
     """
     board = game.board
+    width, height = board.width, board.height
     rules = game.rules
     mode = rules.orientation_mode
     access = rules.access_mode
     best = -1
     for take in game.take_options(shape):
+        occupied = board.occupied
         if take is not None:
-            board.remove(take)
-        try:
-            rows = gap_rows(board, rows_mask & ~board.complete_rows_mask())
-            best = max(best, max_rows_completed(board, shape, mode, access, rows))
-        finally:
-            if take is not None:
-                board.add(take)
+            occupied &= ~board.geometry.mask(take.cells)
+        rows = rows_mask & ~complete_rows_of(occupied, width, height)
+        best = max(best, max_rows_of(occupied, width, height, shape, mode, access, rows))
     return best
 
 

@@ -120,7 +120,7 @@ class ExpertBot(Bot):
         if plays_random(self):
             return decision_for(game, self.rng.choice(options))
         if len(options) == 1:
-            return self._with_tokens(game, self._with_rewards(game, options[0])[0])
+            return self._with_tokens(game, game.complete(self._with_rewards(game, options[0])[0]))
         start = time.perf_counter()
         params = self.params
         ranked = []
@@ -137,7 +137,9 @@ class ExpertBot(Bot):
             if self.budget is not None and time.perf_counter() - start > 0.8 * self.budget:
                 break
         assert best is not None
-        return self._with_tokens(game, best)
+        # Completed once, for the option chosen: ``complete`` plays the action on a view to find
+        # its tokens, as costly as weighing the option itself.
+        return self._with_tokens(game, game.complete(best))
 
     def _with_tokens(self, game: DiceGame, decision: DiceAction) -> DiceAction:
         """``decision`` with its point tokens chosen one by one (``tokens_from_supply``)."""
@@ -249,12 +251,12 @@ class ExpertBot(Bot):
         return child
 
     def _with_rewards(self, game: DiceGame, option: DiceAction) -> tuple[DiceAction, float]:
-        """The decision for ``option`` with its best rewards, and its value."""
+        """The decision for ``option`` with its best rewards (not yet ``complete``d), and its value."""
         me = game.to_move
         params = self.params
         if game.rules.row_reward != "choose":
             child = self._after(game, option, None)
-            return decision_for(game, option), position_value(child, me, params)
+            return _bare(option), position_value(child, me, params)
         count = len(game.scoring_rows_after(option.placement, option.take))
         rewards: list[Any] = ["point"] * count
         child = self._after(game, option, tuple(rewards))
@@ -272,7 +274,12 @@ class ExpertBot(Bot):
                 if v > value:
                     value, best_k = v, trial[k]
             rewards[k] = best_k
-        return decision_for(game, option, tuple(rewards)), value
+        return _bare(option, tuple(rewards)), value
+
+
+def _bare(option: DiceAction, rewards: tuple[Any, ...] | None = None) -> DiceAction:
+    """``option`` with ``rewards``, before ``DiceGame.complete`` (what ``decision_for`` completes)."""
+    return DiceAction(option.shape, option.placement, option.take, rewards)
 
 
 def _removable_after(game: DiceGame, option: DiceAction) -> list[tuple[tuple[int, int], ...]]:

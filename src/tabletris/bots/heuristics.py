@@ -11,7 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from tabletris.engine.board import Access, Board, Geometry, geometry
+from tabletris.engine.board import (
+    ACCESS_CODE,
+    NATIVE_MAX_WIDTH,
+    Access,
+    Board,
+    Geometry,
+    geometry,
+    native_module,
+    positions_of,
+    shape_spec,
+)
 from tabletris.engine.shapes import Orientation, OrientationMode, Shape
 
 
@@ -78,6 +88,15 @@ def features(board: Board) -> Features:
 
 
 def features_of(occupied: int, width: int, height: int) -> Features:
+    """The features of the bitboard ``occupied``, by the compiled core when it is loaded."""
+    nat = native_module()
+    if nat is not None and width <= NATIVE_MAX_WIDTH:
+        return Features(*nat.features(occupied, width, height))
+    return features_of_py(occupied, width, height)
+
+
+def features_of_py(occupied: int, width: int, height: int) -> Features:
+    """The reference for ``features_of``: shifts, masks and popcounts on the whole bitboard."""
     m = masks_for(width, height)
     g = m.geometry
     stride = g.stride
@@ -165,8 +184,11 @@ def gap_rows(board: Board, candidates: int, max_gaps: int = 4) -> list[tuple[int
     These are the rows one piece could complete: what a player is about to score, or hands to the
     next player.
     """
-    g = board.geometry
-    occ = board.occupied
+    return gap_rows_of(board.occupied, board.geometry, candidates, max_gaps)
+
+
+def gap_rows_of(occ: int, g: Geometry, candidates: int, max_gaps: int = 4) -> list[tuple[int, int]]:
+    """``gap_rows`` for the bitboard ``occ``."""
     result = []
     y = 0
     rows = candidates
@@ -199,10 +221,45 @@ def max_rows_completed(
     the anchors that cover a gap cell ``i`` are ``OR(bit i >> offset)``; AND over the gap cells
     gives the anchors that fill the row, AND with the legal anchors gives the real ones.
     """
+    return _max_rows_py(board.occupied, board.width, board.height, shape, mode, access, rows)
+
+
+def max_rows_of(
+    occupied: int,
+    width: int,
+    height: int,
+    shape: Shape,
+    mode: OrientationMode,
+    access: Access,
+    candidates: int,
+    max_gaps: int = 4,
+) -> int:
+    """``max_rows_completed`` over the ``gap_rows_of`` the candidate rows, for a bitboard: one
+    call into the compiled core when it is loaded."""
+    nat = native_module()
+    if nat is not None and width <= NATIVE_MAX_WIDTH:
+        best: int = nat.max_rows(
+            occupied, width, height, ACCESS_CODE[access], shape_spec(shape, mode), candidates, max_gaps
+        )
+        return best
+    rows = gap_rows_of(occupied, geometry(width, height), candidates, max_gaps)
+    return _max_rows_py(occupied, width, height, shape, mode, access, rows)
+
+
+def _max_rows_py(
+    occupied: int,
+    width: int,
+    height: int,
+    shape: Shape,
+    mode: OrientationMode,
+    access: Access,
+    rows: list[tuple[int, int]],
+) -> int:
+    """The reference for ``max_rows_of`` (and the body of ``max_rows_completed``)."""
     best = -1
-    w, h = board.width, board.height
+    w, h = width, height
     for o in shape.orientations(mode):
-        legal = board.positions(o, access)
+        legal = positions_of(occupied, w, h, o, access)
         if not legal:
             continue
         if best < 0:

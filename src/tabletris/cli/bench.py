@@ -1,20 +1,35 @@
-"""``tabletris bench``: engine speed, measured and printed (never asserted in tests).
+"""``tabletris bench``: the engine's speed on this machine, both engines side by side.
+
+Every benchmark runs in this one process (one core), first on the pure-Python engine (the
+reference, ``engine/board.py``) and then on the compiled core when it is built, on the same
+boards, positions and seeds, so the speed-up column compares like with like in the same run:
 
 - ``placements``: all placements of one rolled shape (every orientation, mirrors included, as the
-  dice game's ``free`` orientation asks) on a fixed set of mid-game 10x20 boards, per access mode.
-- ``dice-games``: whole 4-player dice games between random bots, per second.
-- ``tower-games``: whole 4-player tower games between random bots, per second.
-Each runs in this one process, so on one core.
+  dice game's ``free`` orientation asks) on fixed mid-game 10x20 boards, per access mode and shape;
+- ``batch``: ``engine.batch.legal_anchors`` on 240 boards at once, all seven shapes;
+- ``expert``: the median time of one expert dice decision over fixed mid-game positions;
+- ``simulate``: whole 2-player dice games, expert against greedy, per second;
+- ``dice-games``: whole 4-player dice games between random bots, per second;
+- ``tower-games``: whole 4-player tower games (``advanced`` preset) between random bots, per second;
+- ``env``: ``tabletris/Dice-v0`` steps per second, random legal actions against a random opponent.
+
+Times are this process's CPU time (``time.process_time``), not wall time: on a machine shared
+with other busy processes a benchmark's own work is measured, not its wait for a core (the figure
+a quiet machine gives, about). Figures are printed, never asserted: tests check the command, not
+the machine.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import platform
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
@@ -22,12 +37,26 @@ from rich.console import Console
 from rich.table import Table
 
 from tabletris.bots.registry import make_bot
+from tabletris.engine import board as board_module
 from tabletris.engine.board import ACCESS_MODES, Board
 from tabletris.engine.dice import DiceGame
 from tabletris.engine.shapes import Shape
+from tabletris.engine.tower import TowerGame
 from tabletris.table.driver import Table as GameTable
 
 DIE_SHAPES = (Shape.I, Shape.O, Shape.T, Shape.S, Shape.L)
+TOWER_PLAYERS = ("P1", "P2", "P3", "P4")
+
+
+@contextmanager
+def engine(native: bool) -> Iterator[None]:
+    """Run the block on one engine, then put back the one that was in use."""
+    was = board_module.native_module() is not None
+    board_module.use_native(native)
+    try:
+        yield
+    finally:
+        board_module.use_native(was)
 
 
 def midgame_boards(count: int = 24, seed: int = 2026) -> list[Board]:
@@ -46,70 +75,211 @@ def midgame_boards(count: int = 24, seed: int = 2026) -> list[Board]:
     return boards
 
 
-def bench_placements(seconds: float = 2.0) -> dict[str, Any]:
-    """Median time to generate every placement of one shape, per access mode."""
+def midgame_positions(count: int = 24, seed: int = 2027) -> list[DiceGame]:
+    """2-player positions with the die rolled, after 5-40 turns of greedy play: the same every run."""
+    rng = random.Random(seed)
+    positions: list[DiceGame] = []
+    while len(positions) < count:
+        game = DiceGame(["A", "B"], seed=rng.getrandbits(32))
+        table = GameTable(game, [make_bot("greedy", seed=1), make_bot("greedy", seed=2)])
+        stop = rng.randint(5, 40)
+        while not game.over and game.turn < stop:
+            table.play_bots(max_actions=1)
+        if not game.over and game.roll_face is None:
+            game.roll()
+        if not game.over:
+            positions.append(game.view())
+    return positions
+
+
+def _best_time(fn: Callable[[], object], calls: int) -> float:
+    """The best of three timings of ``calls`` calls: the least disturbed (caches, interrupts)."""
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.process_time()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.process_time() - t0) / calls)
+    return best
+
+
+def bench_placements(seconds: float) -> dict[str, Any]:
+    """Median time to generate every placement of one shape, per access mode and per shape."""
     boards = midgame_boards()
-    result: dict[str, Any] = {"boards": len(boards), "shapes": [s.value for s in DIE_SHAPES]}
-    budget = seconds / len(ACCESS_MODES)
+    result: dict[str, Any] = {"boards": len(boards)}
+    # Calibrate the repeat count on this engine so each engine spends about ``seconds``.
+    t0 = time.process_time()
+    for board in boards:
+        for shape in DIE_SHAPES:
+            for access in ACCESS_MODES:
+                board.placements(shape, "free", access)
+    once = time.process_time() - t0
+    calls = max(1, int(seconds / (3 * max(once, 1e-9))))
     for access in ACCESS_MODES:
-        per_call: list[float] = []
         per_shape: dict[str, list[float]] = {s.value: [] for s in DIE_SHAPES}
         counts: list[int] = []
-        calls = max(1, int(budget / (len(boards) * len(DIE_SHAPES)) / 100e-6) // 3)
         for board in boards:
             for shape in DIE_SHAPES:
                 counts.append(len(board.placements(shape, "free", access)))
-                best = float("inf")
-                for _ in range(3):
-                    t0 = time.perf_counter()
-                    for _ in range(calls):
-                        board.placements(shape, "free", access)
-                    best = min(best, (time.perf_counter() - t0) / calls)
-                per_call.append(best)
-                per_shape[shape.value].append(best)
-        per_call.sort()
+                per_shape[shape.value].append(
+                    _best_time(lambda b=board, s=shape, a=access: b.placements(s, "free", a), calls)  # type: ignore[misc]
+                )
+        everything = [t for ts in per_shape.values() for t in ts]
         result[access] = {
-            "median_us": round(statistics.median(per_call) * 1e6, 1),
-            "p90_us": round(per_call[int(0.9 * (len(per_call) - 1))] * 1e6, 1),
-            "max_us": round(per_call[-1] * 1e6, 1),
-            "per_shape_median_us": {k: round(statistics.median(v) * 1e6, 1) for k, v in per_shape.items()},
+            "median_us": round(statistics.median(everything) * 1e6, 2),
+            "per_shape_median_us": {k: round(statistics.median(v) * 1e6, 2) for k, v in per_shape.items()},
             "mean_placements": round(statistics.mean(counts), 1),
         }
     return result
 
 
-def bench_dice_games(seconds: float = 3.0, players: int = 4) -> dict[str, Any]:
-    """Random-bot games played back to back for ``seconds``."""
-    rng = random.Random(7)
-    names = [f"P{i}" for i in range(players)]
-    games = turns = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        game = DiceGame(names, seed=rng.getrandbits(32))
-        bot = make_bot("random", seed=rng.getrandbits(32))
-        GameTable(game, [bot] * len(names)).play_out()
-        games += 1
-        turns += game.turn
-    elapsed = time.perf_counter() - start
+def bench_batch(seconds: float) -> dict[str, Any]:
+    """``engine.batch.legal_anchors``: every placement of all seven shapes (slide, free
+    orientation) for a batch of 240 mid-game boards into one NumPy array; boards per second."""
+    from tabletris.engine.batch import Layout, legal_anchors
+
+    boards = [b.occupied for b in midgame_boards()] * 10
+    layout = Layout(10, 20)
+    calls = 0
+    start = time.process_time()
+    while not calls or time.process_time() - start < seconds:
+        legal_anchors(boards, layout)
+        calls += 1
+    elapsed = time.process_time() - start
+    return {"batch": len(boards), "calls": calls, "boards_per_s": round(calls * len(boards) / elapsed, 1)}
+
+
+def bench_expert(seconds: float) -> dict[str, Any]:
+    """The expert's dice decision time over fixed positions: median and 90th percentile."""
+    positions = midgame_positions()
+    bot = make_bot("expert", seed=3)
+    times: list[float] = []
+    start = time.process_time()
+    while not times or time.process_time() - start < seconds:
+        for game in positions:
+            t0 = time.process_time()
+            bot.choose_dice(game)
+            times.append(time.process_time() - t0)
+    times.sort()
     return {
-        "games": games,
-        "seconds": round(elapsed, 2),
-        "games_per_s": round(games / elapsed, 1),
-        "mean_turns": round(turns / max(games, 1), 1),
+        "decisions": len(times),
+        "median_ms": round(statistics.median(times) * 1e3, 3),
+        "p90_ms": round(times[int(0.9 * (len(times) - 1))] * 1e3, 3),
     }
 
 
-def bench_tower(seconds: float = 3.0) -> dict[str, Any]:
-    from tabletris.lab.bench_tower import bench_tower_games
+def _games_per_second(seconds: float, play_one: Callable[[int], int]) -> dict[str, Any]:
+    rng = random.Random(7)
+    games = steps = 0
+    start = time.process_time()
+    while not games or time.process_time() - start < seconds:
+        steps += play_one(rng.getrandbits(32))
+        games += 1
+    elapsed = time.process_time() - start
+    return {
+        "games": games,
+        "seconds": round(elapsed, 2),
+        "games_per_s": round(games / elapsed, 2),
+        "mean_turns": round(steps / games, 1),
+    }
 
-    return bench_tower_games(seconds)
+
+def bench_simulate(seconds: float) -> dict[str, Any]:
+    """Expert against greedy, 2-player standard dice games back to back (``simulate``'s work)."""
+
+    def play(seed: int) -> int:
+        game = DiceGame(["expert", "greedy"], seed=seed)
+        GameTable(game, [make_bot("expert", seed=seed), make_bot("greedy", seed=seed + 1)]).play_bots()
+        return game.turn
+
+    return _games_per_second(seconds, play)
+
+
+def bench_dice_games(seconds: float) -> dict[str, Any]:
+    """Random-bot 4-player dice games back to back."""
+
+    def play(seed: int) -> int:
+        game = DiceGame(["P0", "P1", "P2", "P3"], seed=seed)
+        GameTable(game, [make_bot("random", seed=seed)] * 4).play_bots()
+        return game.turn
+
+    return _games_per_second(seconds, play)
+
+
+def play_random_tower_game(seed: int, preset: str = "advanced") -> TowerGame:
+    """One 4-player tower game of random bots (seeded), each seeing only its seat's view, so the
+    figure includes making views, generating drops, checking every action and resolving rounds
+    with the achievement checks of the ``advanced`` preset's two cards."""
+    rng = random.Random(seed)
+    game = TowerGame(TOWER_PLAYERS, {"preset": preset}, seed=rng.getrandbits(32))
+    GameTable(game, [make_bot("random", seed=rng.getrandbits(32)) for _ in TOWER_PLAYERS]).play_bots()
+    return game
+
+
+def bench_tower_games(seconds: float) -> dict[str, Any]:
+    """Random-bot 4-player tower games back to back (advanced preset: two achievement cards)."""
+    return _games_per_second(seconds, lambda seed: len(play_random_tower_game(seed).rounds))
+
+
+def bench_env(seconds: float) -> dict[str, Any]:
+    """``tabletris/Dice-v0`` (one env) stepped with random legal actions against a random bot."""
+    import gymnasium
+    import numpy as np
+
+    import tabletris.envs  # noqa: F401 - registers the environments
+
+    env = gymnasium.make("tabletris/Dice-v0")
+    rng = np.random.default_rng(5)
+    obs, _ = env.reset(seed=5)
+    steps = episodes = 0
+    start = time.process_time()
+    while not steps or time.process_time() - start < seconds:
+        for _ in range(100):
+            legal = np.flatnonzero(obs["action_mask"])
+            obs, _, terminated, truncated, _ = env.step(int(rng.choice(legal)))
+            steps += 1
+            if terminated or truncated:
+                episodes += 1
+                obs, _ = env.reset()
+    elapsed = time.process_time() - start
+    env.close()
+    return {"steps": steps, "episodes": episodes, "steps_per_s": round(steps / elapsed, 1)}
 
 
 BENCHES: dict[str, Callable[[float], dict[str, Any]]] = {
     "placements": bench_placements,
+    "batch": bench_batch,
+    "expert": bench_expert,
+    "simulate": bench_simulate,
     "dice-games": bench_dice_games,
-    "tower-games": bench_tower,
+    "tower-games": bench_tower_games,
+    "env": bench_env,
 }
+
+
+def run(names: list[str], seconds: float) -> dict[str, Any]:
+    """Every benchmark of ``names`` on each engine this machine has, pure Python first."""
+    figures: dict[str, Any] = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "engine": board_module.engine_name(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "engines": {},
+    }
+    engines = [("pure", False)] + ([("native", True)] if board_module.native_available() else [])
+    for label, _ in engines:
+        figures["engines"][label] = {}
+    # Each benchmark on both engines back to back: a machine whose load drifts (other processes)
+    # then disturbs both figures of a row alike.
+    for name in names:
+        for label, native in engines:
+            with engine(native):
+                try:
+                    figures["engines"][label][name] = BENCHES[name](seconds)
+                except ModuleNotFoundError as e:
+                    figures["engines"][label][name] = {"error": f"not available: {e.name}"}
+    figures["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
+    return figures
 
 
 def register(app: typer.Typer) -> None:
@@ -118,51 +288,94 @@ def register(app: typer.Typer) -> None:
         only: Annotated[
             list[str] | None, typer.Option("--only", help=f"Run only these: {', '.join(BENCHES)}.")
         ] = None,
-        seconds: Annotated[float, typer.Option(help="Time budget per benchmark.")] = 3.0,
+        seconds: Annotated[
+            float, typer.Option(help="Time budget per benchmark and engine, in seconds (more than 0).")
+        ] = 2.0,
         as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
     ) -> None:
-        """Measure the engine's speed on this machine (one process, one core)."""
+        """Measure the engine's speed on this machine (one process, one core): the pure-Python
+        engine and the compiled core side by side, with the speed-up."""
+        if not (seconds > 0 and math.isfinite(seconds)):
+            typer.echo(
+                f"error: --seconds {seconds:g}: the time budget per benchmark must be a number of "
+                "seconds greater than 0 (for example --seconds 0.5)",
+                err=True,
+            )
+            raise typer.Exit(2)
         names = only or list(BENCHES)
         for name in names:
             if name not in BENCHES:
                 typer.echo(f"error: unknown benchmark {name!r}: expected {', '.join(BENCHES)}", err=True)
                 raise typer.Exit(2)
-        figures: dict[str, Any] = {
-            "python": platform.python_version(),
-            "machine": platform.machine(),
-        }
-        for name in names:
-            try:
-                figures[name] = BENCHES[name](seconds)
-            except ModuleNotFoundError as e:
-                figures[name] = {"error": f"not available: {e.name}"}
+        figures = run(names, seconds)
         if as_json:
             typer.echo(json.dumps(figures, indent=2))
             return
-        _print(figures)
+        print_figures(figures, Console(highlight=False, no_color=bool(os.environ.get("NO_COLOR"))))
 
 
-def _print(figures: dict[str, Any]) -> None:
-    console = Console(highlight=False)
-    console.print(f"Python {figures['python']} on {figures['machine']}, one process")
-    if "placements" in figures:
-        p = figures["placements"]
-        table = Table(title=f"All placements of one rolled shape, orientation free, {p['boards']} mid-game 10x20 boards")
-        table.add_column("access")
-        table.add_column("median µs", justify="right")
-        table.add_column("p90 µs", justify="right")
-        table.add_column("max µs", justify="right")
-        table.add_column("median per shape (µs)")
-        table.add_column("placements", justify="right")
+def _ratio(pure: float | None, native: float | None, lower_is_better: bool) -> str:
+    if not pure or not native:
+        return ""
+    r = pure / native if lower_is_better else native / pure
+    return f"{r:.1f}x"
+
+
+def _rows(names: list[str], engines: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """(label, path into an engine's figures, lower is better) for every figure printed."""
+    rows: list[tuple[str, str, bool]] = []
+    if "placements" in names:
         for access in ACCESS_MODES:
-            a = p[access]
-            shapes = " ".join(f"{k}:{v}" for k, v in a["per_shape_median_us"].items())
-            table.add_row(access, str(a["median_us"]), str(a["p90_us"]), str(a["max_us"]), shapes, str(a["mean_placements"]))
-        console.print(table)
-    for name, label in (("dice-games", "dice, 4 random bots"), ("tower-games", "tower, 4 random bots")):
-        if name in figures:
-            f = figures[name]
+            rows.append((f"placements, {access}: median of all shapes (µs)", f"placements/{access}/median_us", True))
+            for s in DIE_SHAPES:
+                rows.append((f"  {access}, {s.value} (µs)", f"placements/{access}/per_shape_median_us/{s.value}", True))
+    labels = {
+        "batch": ("batch: all shapes' placements, 240 boards to NumPy (boards/s)", "batch/boards_per_s", False),
+        "expert": ("expert dice decision, median (ms)", "expert/median_ms", True),
+        "simulate": ("simulate expert vs greedy, dice (games/s)", "simulate/games_per_s", False),
+        "dice-games": ("dice, 4 random bots (games/s)", "dice-games/games_per_s", False),
+        "tower-games": ("tower, 4 random bots (games/s)", "tower-games/games_per_s", False),
+        "env": ("tabletris/Dice-v0 vs random, one env (steps/s)", "env/steps_per_s", False),
+    }
+    rows.extend(labels[n] for n in names if n in labels)
+    return rows
+
+
+def _get(figures: dict[str, Any], path: str) -> Any:
+    value: Any = figures
+    for key in path.split("/"):
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def print_figures(figures: dict[str, Any], console: Console) -> None:
+    engines = figures["engines"]
+    names = list(next(iter(engines.values())))
+    console.print(
+        f"Python {figures['python']} on {figures['machine']}, one process; "
+        f"engine: {figures['engine']}; CPU time of this process; load average {figures['load_average'][0]}"
+    )
+    title = (
+        "Speed, both engines on the same boards and seeds"
+        if "native" in engines
+        else "Speed of the pure-Python engine (the compiled core is not in use)"
+    )
+    table = Table(title=title, header_style="bold")
+    table.add_column("measure")
+    for label in engines:
+        table.add_column("pure Python" if label == "pure" else "native", justify="right")
+    if "native" in engines:
+        table.add_column("speed-up", justify="right", style="green")
+    for label, path, lower in _rows(names, engines):
+        values = [_get(engines[e], path) for e in engines]
+        cells = ["" if v is None else f"{v:g}" for v in values]
+        if "native" in engines:
+            cells.append(_ratio(values[0], values[1], lower))
+        table.add_row(label, *cells)
+    console.print(table)
+    for label, results in engines.items():
+        for name, f in results.items():
             if "error" in f:
-                console.print(f"{label}: {f['error']}")
-            else:
-                console.print(f"{label}: {f['games_per_s']} games/s ({f['games']} games in {f['seconds']} s)")
+                console.print(f"{name} ({label}): {f['error']}")

@@ -21,6 +21,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "bench": (
         "tabletris bench",
         "tabletris bench --seconds 1 --json",
+        "tabletris bench --only placements --only expert",
+        "tabletris bench --only env --seconds 5",
     ),
     "simulate": (
         "tabletris simulate dice --seats expert,greedy --games 200 --jobs 2",

@@ -4,14 +4,22 @@ Cell ``(x, y)`` is bit ``y * stride + x`` of a Python int, with ``stride = width
 column at ``x = width`` is never a legal anchor, so shifting a set of positions one step left or
 right can never wrap into the next row. Move generation works on whole sets of positions at once
 (one int per orientation), which is what makes it cheap in Python.
+
+The same loops exist compiled (``engine/_native.c``, built at install when a C compiler is there):
+``positions``, ``placements``, ``has_placement`` and ``complete_rows_mask`` use it when it is
+loaded and the board is at most 63 wide. This file stays the reference the compiled core is
+tested against; ``TABLETRIS_PURE=1`` (or ``use_native(False)``) runs everything here.
 """
 
 from __future__ import annotations
 
+import importlib
 import operator
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+from types import ModuleType
 from typing import Any, Literal, NamedTuple
 
 from tabletris.engine.errors import IllegalPlacement, MalformedMove, format_cells
@@ -28,6 +36,50 @@ ACCESS_MODES: tuple[Access, ...] = ("drop", "slide", "free")
 
 ENTRY_ROWS = 4
 """Rows of open air above the top edge where a piece enters; as tall as the tallest piece."""
+
+NATIVE_MAX_WIDTH = 63
+"""Widest board the compiled core handles (one machine word per row); wider ones stay in Python."""
+
+ACCESS_CODE: dict[str, int] = {"drop": 0, "slide": 1, "free": 2}
+
+
+def _load_native() -> tuple[ModuleType | None, str]:
+    """The compiled core, or None and why not (said by ``engine_name`` and ``tabletris bench``)."""
+    if os.environ.get("TABLETRIS_PURE", "") not in ("", "0"):
+        return None, "TABLETRIS_PURE is set"
+    try:
+        native = importlib.import_module("tabletris.engine._native")
+    except ImportError as e:
+        return None, f"the compiled core is not built: {e}"
+    return native, ""
+
+
+_AVAILABLE, _WHY_NOT = _load_native()
+_NATIVE: ModuleType | None = _AVAILABLE
+
+
+def native_module() -> ModuleType | None:
+    """The compiled core when it is in use, else None (callers then run their Python code)."""
+    return _NATIVE
+
+
+def native_available() -> bool:
+    return _AVAILABLE is not None
+
+
+def use_native(on: bool) -> None:
+    """Switch engines at run time (benchmarks, differential tests); ValueError if it is not built."""
+    global _NATIVE
+    if on and _AVAILABLE is None:
+        raise ValueError(f"the native engine is not available: {_WHY_NOT}")
+    _NATIVE = _AVAILABLE if on else None
+
+
+def engine_name() -> str:
+    """``native``, or ``pure Python (why)``: what ``tabletris bench`` reports."""
+    if _NATIVE is not None:
+        return "native"
+    return f"pure Python ({_WHY_NOT or 'switched off with use_native(False)'})"
 
 
 CELLS_EXPECTED = "expected a list of [x, y] cells with integer x and y"
@@ -154,6 +206,88 @@ def _orientation_masks(width: int, height: int, o: Orientation) -> OrientationMa
     return OrientationMasks(offsets, shape_mask, valid_ext, in_bounds, entry)
 
 
+def _spec_bytes(orientations: Iterable[Orientation]) -> bytes:
+    out = bytearray()
+    for o in orientations:
+        out += bytes((len(o.cells), o.width, o.height))
+        for dx, dy in o.cells:
+            out += bytes((dx, dy))
+    return bytes(out)
+
+
+@cache
+def _orientation_spec(o: Orientation) -> bytes:
+    """One orientation as the compiled core reads it: (n, width, height, dx0, dy0, ...)."""
+    return _spec_bytes((o,))
+
+
+@cache
+def shape_spec(shape: Shape, mode: OrientationMode) -> bytes:
+    return _spec_bytes(shape.orientations(mode))
+
+
+_NATIVE_ARGS: dict[tuple[Shape, str, int, int], tuple[bytes, tuple[tuple[Placement, ...], ...]]] = {}
+"""(shape, orientation mode, width, height) -> the spec and placement table ``placements`` hands
+the core: one dict lookup per call (two cached calls cost as much as the generation)."""
+
+
+def _native_args(
+    key: tuple[Shape, str, int, int],
+) -> tuple[bytes, tuple[tuple[Placement, ...], ...]]:
+    shape, mode, width, height = key
+    if len(_NATIVE_ARGS) >= 256:  # many board sizes: start again rather than grow without end
+        _NATIVE_ARGS.clear()
+    args = (shape_spec(shape, mode), _placement_table(shape, mode, width, height))
+    _NATIVE_ARGS[key] = args
+    return args
+
+
+@lru_cache(maxsize=64)
+def _placement_table(
+    shape: Shape, mode: OrientationMode, width: int, height: int
+) -> tuple[tuple[Placement, ...], ...]:
+    """Every anchor's Placement, per orientation (index ``y * width + x``), for the compiled core
+    to hand out: placements are immutable values, so one object per anchor serves every call."""
+    return tuple(
+        tuple(Placement(shape, o, x, y) for y in range(height) for x in range(width))
+        for o in shape.orientations(mode)
+    )
+
+
+@lru_cache(maxsize=8192)
+def _locate(
+    shape: Shape, cells: tuple[Cell, ...], mode: OrientationMode
+) -> tuple[Orientation, int, int] | None:
+    """The orientation and anchor of distinct ``cells`` forming ``shape`` under ``mode``, or None:
+    ``validate``'s shape checks, remembered (a game asks about the same few hundred often)."""
+    if len(cells) != shape.size or len(set(cells)) != shape.size:
+        return None
+    found = find_orientation(shape, cells, mode)
+    if found is None:
+        return None
+    return found, min(c[0] for c in cells), min(c[1] for c in cells)
+
+
+def complete_rows_of(occupied: int, width: int, height: int) -> int:
+    """The complete rows of the bitboard ``occupied`` as a bit set of row indices.
+
+    On a bare int, so evaluations can ask about a position they never build as a Board.
+    """
+    nat = _NATIVE
+    if nat is not None and width <= NATIVE_MAX_WIDTH:
+        result: int = nat.complete_rows(occupied, width, height)
+        return result
+    return _complete_rows_py(occupied, geometry(width, height))
+
+
+def _complete_rows_py(occupied: int, g: Geometry) -> int:
+    result = 0
+    for y, m in enumerate(g.row_masks):
+        if occupied & m == m:
+            result |= 1 << y
+    return result
+
+
 def _fill(seed: int, room: int, shift: int, steps: int) -> int:
     """Every position reached from ``seed`` by repeated steps of ``shift`` bits inside ``room``.
 
@@ -178,6 +312,53 @@ def _fill(seed: int, room: int, shift: int, steps: int) -> int:
             s <<= 1
             span <<= 1
     return g
+
+
+def positions_of(occupied: int, width: int, height: int, o: Orientation, access: Access) -> int:
+    """``Board.positions`` for the bitboard ``occupied``: evaluations ask about positions they
+    never build as a Board (a stone lifted off, a piece added)."""
+    nat = _NATIVE
+    if nat is not None and width <= NATIVE_MAX_WIDTH and access in ACCESS_CODE:
+        result: int = nat.positions(occupied, width, height, ACCESS_CODE[access], _orientation_spec(o))
+        return result
+    return _positions_py(occupied, width, height, o, access)
+
+
+def _positions_py(occupied: int, width: int, height: int, o: Orientation, access: Access) -> int:
+    """The reference for ``positions_of``: Kogge-Stone fills on the whole bitboard."""
+    g = geometry(width, height)
+    m = _orientation_masks(width, height, o)
+    empty = g.full_ext & ~occupied
+    fits = m.valid_ext
+    for off in m.offsets:
+        fits &= empty >> off
+    stride = g.stride
+    if access == "free":
+        return fits & m.in_bounds & _resting(occupied, g, m)
+    rows = g.rows_ext
+    reach = _fill(m.entry & fits, fits, -stride, rows)
+    if access == "drop":
+        # Where a straight fall stops: reachable, and the position below does not fit.
+        return reach & ~(fits << stride) & m.in_bounds
+    if access != "slide":
+        raise ValueError(f"unknown access mode {access!r}: expected drop, slide or free")
+    while True:
+        grown = _fill(reach, fits, 1, width)
+        grown = _fill(grown, fits, -1, width)
+        grown = _fill(grown, fits, -stride, rows)
+        if grown == reach:
+            break
+        reach = grown
+    return reach & m.in_bounds & _resting(occupied, g, m)
+
+
+def _resting(occupied: int, g: Geometry, m: OrientationMasks) -> int:
+    """Anchors where some cell of the piece lies on the floor or on a stone."""
+    support = (occupied << g.stride) | g.bottom_row
+    rest = 0
+    for off in m.offsets:
+        rest |= support >> off
+    return rest
 
 
 class Board:
@@ -239,12 +420,7 @@ class Board:
 
     def complete_rows_mask(self) -> int:
         """Complete rows as a bit set of row indices, for cheap before/after comparisons."""
-        occ = self.occupied
-        result = 0
-        for y, m in enumerate(self.geometry.row_masks):
-            if occ & m == m:
-                result |= 1 << y
-        return result
+        return complete_rows_of(self.occupied, self.width, self.height)
 
     def column_heights(self) -> list[int]:
         """For each column, one more than its highest filled row (0 when empty)."""
@@ -330,47 +506,36 @@ class Board:
         The set form of ``placements``: bots and evaluations that only count or mask positions
         need no ``Placement`` objects.
         """
-        g = self.geometry
-        m = _orientation_masks(self.width, self.height, o)
-        empty = g.full_ext & ~self.occupied
-        fits = m.valid_ext
-        for off in m.offsets:
-            fits &= empty >> off
-        stride = g.stride
-        if access == "free":
-            return fits & m.in_bounds & self._resting(m)
-        rows = g.rows_ext
-        reach = _fill(m.entry & fits, fits, -stride, rows)
-        if access == "drop":
-            # Where a straight fall stops: reachable, and the position below does not fit.
-            return reach & ~(fits << stride) & m.in_bounds
-        if access != "slide":
-            raise ValueError(f"unknown access mode {access!r}: expected drop, slide or free")
-        width = self.width
-        while True:
-            grown = _fill(reach, fits, 1, width)
-            grown = _fill(grown, fits, -1, width)
-            grown = _fill(grown, fits, -stride, rows)
-            if grown == reach:
-                break
-            reach = grown
-        return reach & m.in_bounds & self._resting(m)
+        return positions_of(self.occupied, self.width, self.height, o, access)
 
-    def _resting(self, m: OrientationMasks) -> int:
-        support = (self.occupied << self.geometry.stride) | self.geometry.bottom_row
-        rest = 0
-        for off in m.offsets:
-            rest |= support >> off
-        return rest
+    def positions_py(self, o: Orientation, access: Access) -> int:
+        """The reference for ``positions``."""
+        return _positions_py(self.occupied, self.width, self.height, o, access)
 
     def placements(
         self, shape: Shape, orientation: OrientationMode = "rotate", access: Access = "slide"
     ) -> list[Placement]:
         """Every legal placement of ``shape``: each orientation, each position."""
+        nat = _NATIVE
+        if nat is not None and self.width <= NATIVE_MAX_WIDTH and access in ACCESS_CODE:
+            key = (shape, orientation, self.width, self.height)
+            args = _NATIVE_ARGS.get(key)
+            if args is None:
+                args = _native_args(key)
+            native_result: list[Placement] = nat.placements(
+                self.occupied, self.width, self.height, ACCESS_CODE[access], args[0], args[1]
+            )
+            return native_result
+        return self.placements_py(shape, orientation, access)
+
+    def placements_py(
+        self, shape: Shape, orientation: OrientationMode = "rotate", access: Access = "slide"
+    ) -> list[Placement]:
+        """The reference for ``placements``."""
         result: list[Placement] = []
         stride = self.geometry.stride
         for o in shape.orientations(orientation):
-            positions = self.positions(o, access)
+            positions = self.positions_py(o, access)
             while positions:
                 low = positions & -positions
                 index = low.bit_length() - 1
@@ -382,7 +547,12 @@ class Board:
     def has_placement(
         self, shape: Shape, orientation: OrientationMode = "rotate", access: Access = "slide"
     ) -> bool:
-        return any(self.positions(o, access) for o in shape.orientations(orientation))
+        nat = _NATIVE
+        if nat is not None and self.width <= NATIVE_MAX_WIDTH and access in ACCESS_CODE:
+            spec = shape_spec(shape, orientation)
+            found: bool = nat.has_any(self.occupied, self.width, self.height, ACCESS_CODE[access], spec)
+            return found
+        return any(self.positions_py(o, access) for o in shape.orientations(orientation))
 
     def placement_mask(self, placement: Placement) -> int:
         m = _orientation_masks(self.width, self.height, placement.orientation)
@@ -396,6 +566,9 @@ class Board:
         access: Access = "slide",
     ) -> Placement:
         """The placement that ``cells`` describe, or ``IllegalPlacement`` saying which rule fails."""
+        legal = self._validate_fast(shape, cells, orientation, access)
+        if legal is not None:
+            return legal
         try:
             pts = list(parse_cells(cells))
         except ValueError:
@@ -433,6 +606,37 @@ class Board:
                 raise IllegalPlacement(shape, pts, "cannot be reached from the top (access slide)")
             raise IllegalPlacement(shape, pts, "is not where a straight drop lands (access drop)")
         return placement
+
+    def _validate_fast(
+        self, shape: Shape, cells: Any, orientation: OrientationMode, access: Access
+    ) -> Placement | None:
+        """``validate`` for the common case, legal cells given as int pairs, on the bitboard;
+        None whenever any check does not pass plainly, so that ``validate`` itself words the error.
+        The rules checked, and their order, are ``validate``'s."""
+        if type(cells) is not tuple and type(cells) is not list:
+            return None
+        for c in cells:
+            if type(c) is not tuple or len(c) != 2 or type(c[0]) is not int or type(c[1]) is not int:
+                return None
+        found = _locate(shape, tuple(cells), orientation)
+        if found is None:
+            return None
+        o, x, y = found
+        if x < 0 or y < 0 or x + o.width > self.width or y + o.height > self.height:
+            return None
+        stride = self.geometry.stride
+        m = _orientation_masks(self.width, self.height, o)
+        mask = m.shape_mask << (y * stride + x)
+        occupied = self.occupied
+        if occupied & mask:
+            return None
+        if (access == "free" or access == "slide") and not (y == 0 or (mask >> stride) & occupied):
+            return None
+        if access != "free" and not positions_of(occupied, self.width, self.height, o, access) >> (
+            y * stride + x
+        ) & 1:
+            return None
+        return Placement(shape, o, x, y)
 
     # ---------------------------------------------------------------- changes
 
