@@ -24,11 +24,13 @@ import statistics
 import time
 from typing import Any
 
-from tabletris.bots.base import Bot, make_bot, play_dice_turn, play_tower_round
+from tabletris.bots.base import Bot
+from tabletris.bots.registry import make_bot
 from tabletris.engine.dice import DiceGame
 from tabletris.engine.tower import TowerGame
 from tabletris.lab.simulate import config_from, simulate
 from tabletris.lab.stats import summarize
+from tabletris.table.driver import Table
 
 
 def load() -> str:
@@ -103,16 +105,14 @@ def part_timing(games: int, seed: int) -> dict[str, Any]:
         for i in range(games):
             game = DiceGame([f"P{k}" for k in range(players)], {"preset": preset}, seed=seed + i)
             bots: list[Any] = [timed] + [make_bot("greedy", seed=i + k) for k in range(1, players)]
-            while not game.over:
-                play_dice_turn(game, bots[game.to_move])
+            Table(game, bots).play_out()
         result[f"dice {preset} {players}p"] = _percentiles(timed.times)
     for preset, players in (("standard", 1), ("advanced", 4)):
         timed = Timed(make_bot("expert", seed=seed))
         for i in range(max(1, games // 2)):
             tower = TowerGame([f"P{k}" for k in range(players)], {"preset": preset}, seed=seed + i)
             bots = [timed] + [make_bot("greedy", seed=i + k) for k in range(1, players)]
-            while not tower.over:
-                play_tower_round(tower, bots)
+            Table(tower, bots).play_out()
         result[f"tower {preset} {players}p"] = _percentiles(timed.times)
     return result
 

@@ -10,68 +10,20 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from tabletris.engine.board import Board, Stone
 from tabletris.engine.dice import CHOICE, DiceGame
-from tabletris.engine.shapes import Cell, Orientation, Shape
+from tabletris.engine.records import record_of
+from tabletris.engine.shapes import Cell, Orientation
 
 EMPTY = "."
 FILLED = "#"
 
 
-def board_from_rows(rows: Sequence[str], owners: Mapping[str, int | None] | None = None) -> Board:
-    """A board drawn as a picture, top row first, every row the same width.
-
-    ``.`` is empty and ``#`` a one-cell stone (shape M, no owner: plain filler). A letter is a
-    cell of a stone of that shape; the edge-connected cells with the same character form one
-    stone (use lower case for a second stone of the same shape touching the first:
-    ``i`` is an I stone too). ``owners`` maps a character to the seat that placed its stones
-    (default: nobody, like garbage).
-    """
-    if not rows or len({len(r) for r in rows}) != 1:
-        raise ValueError("board_from_rows: give at least one row, all of the same width")
-    height = len(rows)
-    width = len(rows[0])
-    board = Board(width, height)
-    grid: dict[Cell, str] = {}
-    for i, line in enumerate(rows):
-        y = height - 1 - i
-        for x, ch in enumerate(line):
-            if ch != EMPTY:
-                grid[(x, y)] = ch
-    owners = owners or {}
-    seen: set[Cell] = set()
-    for cell in sorted(grid, key=lambda c: (c[1], c[0])):
-        if cell in seen:
-            continue
-        ch = grid[cell]
-        if ch == FILLED:
-            seen.add(cell)
-            board.new_stone(Shape.M, (cell,), owners.get(ch))
-            continue
-        group = _component(grid, cell)
-        seen |= group
-        shape = Shape.parse(ch)
-        if len(group) != shape.size:
-            raise ValueError(
-                f"board_from_rows: {ch!r} group at {sorted(group)} is not {shape.size} cells"
-            )
-        board.new_stone(shape, tuple(sorted(group)), owners.get(ch))
-    return board
-
-
-def _component(grid: Mapping[Cell, str], start: Cell) -> set[Cell]:
-    ch = grid[start]
-    group = {start}
-    todo = [start]
-    while todo:
-        x, y = todo.pop()
-        for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-            if n not in group and grid.get(n) == ch:
-                group.add(n)
-                todo.append(n)
-    return group
+board_from_rows = Board.from_rows
+"""Boards drawn as pictures; the engine's own ``Board.from_rows`` (it began here)."""
 
 
 def filled_cells(board: Board) -> set[Cell]:
@@ -217,5 +169,21 @@ def state_of(game: DiceGame) -> dict[str, object]:
         "turn": game.turn,
         "moves": list(game.moves),
         "rng": game.rng.getstate(),
-        "record": game.to_record(),
+        "record": record_of(game),
     }
+
+
+def play_dice_turn(game: Any, bot: Any) -> None:
+    """One dice turn for the player to move, played by ``bot`` through the table driver."""
+    from tabletris.table.driver import Table
+
+    Table(game, {game.to_move: bot}).play_bots(max_actions=1)
+
+
+def play_tower_round(game: Any, bots: Any) -> None:
+    """Every bot seat still to act this round submits, through the table driver."""
+    from tabletris.table.driver import Table
+
+    table = Table(game, bots)
+    for seat in table.bots_to_act():
+        table.play_bot(seat)

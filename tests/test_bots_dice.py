@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletris.bots.base import bot_names, make_bot, play_dice_turn
+from helpers import play_dice_turn
 from tabletris.bots.heuristics import features_of, gap_rows, max_rows_completed
+from tabletris.bots.registry import bot_names, make_bot
 from tabletris.engine.board import Board
 from tabletris.engine.dice import DICE_PRESETS, DiceGame
 from tabletris.engine.shapes import Shape

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletris.bots.base import make_bot, play_tower_round
+from helpers import play_tower_round
+from tabletris.bots.registry import make_bot
 from tabletris.bots.tower_eval import shape_odds
 from tabletris.engine.shapes import TETROMINOES, Shape
 from tabletris.engine.tower import TowerAction, TowerGame

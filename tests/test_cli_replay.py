@@ -8,10 +8,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tabletris.bots.base import make_bot, play_dice_turn
+from cli_helpers import colour_codes
+from helpers import play_dice_turn
+from tabletris.bots.registry import make_bot
 from tabletris.cli.app import app
 from tabletris.engine import records
 from tabletris.engine.dice import DiceGame
+from tabletris.engine.records import record_of
 
 runner = CliRunner()
 
@@ -32,7 +35,7 @@ def _write(tmp_path: Path, doc: dict | str, name: str = "game.json") -> Path:
 
 def test_replay_json_prints_the_summary_of_the_spec(tmp_path: Path) -> None:
     game = _played_game()
-    path = _write(tmp_path, game.to_record())
+    path = _write(tmp_path, record_of(game))
     result = runner.invoke(app, ["replay", str(path), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
@@ -45,7 +48,7 @@ def test_replay_json_prints_the_summary_of_the_spec(tmp_path: Path) -> None:
 
 def test_replay_of_an_unfinished_game_has_no_winners(tmp_path: Path) -> None:
     game = _played_game(turns=6)
-    path = _write(tmp_path, game.to_record())
+    path = _write(tmp_path, record_of(game))
     result = runner.invoke(app, ["replay", str(path), "--json"])
     assert result.exit_code == 0
     summary = json.loads(result.stdout)
@@ -54,7 +57,7 @@ def test_replay_of_an_unfinished_game_has_no_winners(tmp_path: Path) -> None:
 
 def test_replay_without_json_shows_board_and_scoreboard(tmp_path: Path) -> None:
     game = _played_game()
-    path = _write(tmp_path, game.to_record())
+    path = _write(tmp_path, record_of(game))
     result = runner.invoke(app, ["replay", str(path), "--no-color"])
     assert result.exit_code == 0
     out = result.stdout
@@ -66,7 +69,7 @@ def test_replay_without_json_shows_board_and_scoreboard(tmp_path: Path) -> None:
 
 def test_illegal_move_exits_1_with_one_error_line_naming_move_player_and_rule(tmp_path: Path) -> None:
     game = _played_game(seed=9, turns=4)
-    doc = game.to_record()
+    doc = record_of(game)
     # Move 3 floats in the air: lift its cells far above everything.
     doc["moves"][2]["place"] = [[x, y + 12] for x, y in doc["moves"][2]["place"]]
     path = _write(tmp_path, doc)
@@ -93,7 +96,7 @@ def test_illegal_move_exits_1_with_one_error_line_naming_move_player_and_rule(tm
     ],
 )
 def test_malformed_record_names_the_key(tmp_path: Path, mutate, key: str) -> None:
-    doc = _played_game(turns=3).to_record()
+    doc = record_of(_played_game(turns=3))
     mutate(doc)
     result = runner.invoke(app, ["replay", str(_write(tmp_path, doc))])
     assert result.exit_code == 1
@@ -115,7 +118,7 @@ def test_not_json_and_missing_file_are_clear_errors(tmp_path: Path) -> None:
 
 def test_wrong_player_and_turn_after_the_end_are_rejected(tmp_path: Path) -> None:
     game = _played_game(seed=2)
-    doc = game.to_record()
+    doc = record_of(game)
     wrong = json.loads(json.dumps(doc))
     wrong["moves"][0]["player"] = 1
     result = runner.invoke(app, ["replay", str(_write(tmp_path, wrong, "w.json"))])
@@ -127,3 +130,25 @@ def test_wrong_player_and_turn_after_the_end_are_rejected(tmp_path: Path) -> Non
     result = runner.invoke(app, ["replay", str(_write(tmp_path, extra, "x.json"))])
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: move {n} ({game.players[game.to_move]}): the game is already over")
+
+
+def test_a_binary_or_non_utf8_file_is_one_error_line(tmp_path: Path) -> None:
+    """Issue 15.5: a non-UTF-8 file made `replay` print a UnicodeDecodeError traceback."""
+    for name, data in (("latin1.json", '{"players": ["Zoë"]}'.encode("latin-1")), ("bin.json", b"\xff\xfe\x00\x01")):
+        path = tmp_path / name
+        path.write_bytes(data)
+        result = runner.invoke(app, ["replay", str(path)])
+        assert result.exit_code == 1
+        assert result.stdout == ""
+        lines = result.stderr.strip().splitlines()
+        assert lines == [f"error: {path} is not a record: not UTF-8 text (byte {data.index(next(b for b in data if b > 127))})"]
+
+
+def test_replay_honours_no_color(tmp_path: Path) -> None:
+    """Issue 15.9: NO_COLOR was ignored by `replay` (it asked Rich for colour explicitly)."""
+    path = _write(tmp_path, record_of(_played_game()))
+    coloured = runner.invoke(app, ["replay", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": ""})
+    assert colour_codes(coloured.stdout)
+    plain = runner.invoke(app, ["replay", str(path)], env={"FORCE_COLOR": "1", "NO_COLOR": "1"})
+    assert plain.exit_code == 0 and "winner" in plain.stdout.lower()
+    assert colour_codes(plain.stdout) == set()

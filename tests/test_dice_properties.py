@@ -21,6 +21,7 @@ from tabletris.engine import records
 from tabletris.engine.board import Stone
 from tabletris.engine.dice import CHOICE, DiceGame
 from tabletris.engine.errors import IllegalMove
+from tabletris.engine.records import record_of
 from tabletris.engine.shapes import Cell, Shape
 
 VARIANTS: list[dict[str, Any]] = [
@@ -202,18 +203,18 @@ def test_random_game_replays_from_its_record(spec: dict[str, Any]) -> None:
     game = play_random_game(
         new_game(spec), random.Random(spec["choices"]), max_turns=60, low=spec["low"]
     )
-    doc = game.to_record()
+    doc = record_of(game)
     text = records.dumps(doc)
     assert records.load(text) == doc
     again = records.replay(text)
-    assert again.to_record() == doc
+    assert record_of(again) == doc
     assert again.summary() == game.summary()
     assert again.board == game.board
     assert again.supply == game.supply and again.over == game.over
     # A record may stop mid-game: every prefix replays to the same moves.
     cut = len(doc["moves"]) // 2
     partial = records.replay({**doc, "moves": doc["moves"][:cut]})
-    assert partial.to_record()["moves"] == doc["moves"][:cut]
+    assert record_of(partial)["moves"] == doc["moves"][:cut]
     assert partial.turn == cut
 
 

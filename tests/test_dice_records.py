@@ -20,6 +20,7 @@ from helpers import garbage_from_rows, play_random_game
 from tabletris.engine import records
 from tabletris.engine.dice import DiceGame
 from tabletris.engine.errors import RecordError
+from tabletris.engine.records import record_of
 from tabletris.engine.shapes import Shape
 
 CYCLE = ["I", "O", "T", "S", "L"]
@@ -59,7 +60,7 @@ def replay_error(doc: Any) -> str:
 def test_record_round_trips_through_text() -> None:
     """record-format.md: a record replays the whole game, and writing it again gives the same document."""
     game = lowest_option_game(["Ann", "Bob"], 14, {"preset": "long", "stuck_penalty": True})
-    doc = game.to_record()
+    doc = record_of(game)
     assert doc["format"] == "tabletris/1" and doc["game"] == "dice"
     assert doc["players"] == ["Ann", "Bob"]
     assert doc["rules"] == {"preset": "long", "stuck_penalty": True}
@@ -67,13 +68,13 @@ def test_record_round_trips_through_text() -> None:
     text = records.dumps(doc)
     assert json.loads(text) == doc
     again = records.replay(text)
-    assert again.to_record() == doc
+    assert record_of(again) == doc
     assert again.summary() == game.summary()
 
 
 def test_dumps_writes_one_move_per_line() -> None:
     """The record text keeps one turn per line so a diff of two games reads turn by turn."""
-    doc = lowest_option_game(["Ann"], 5).to_record()
+    doc = record_of(lowest_option_game(["Ann"], 5))
     lines = records.dumps(doc).splitlines()
     move_lines = [line for line in lines if line.lstrip().startswith('{"player"')]
     assert len(move_lines) == 5
@@ -88,7 +89,7 @@ def test_move_entries_follow_the_format() -> None:
     game.play([[0, 0], [1, 0], [0, 1], [1, 1]], shape="O")
     game.roll("O")
     game.play([[2, 0], [3, 0], [2, 1], [3, 1]], take=[[0, 0], [1, 0], [0, 1], [1, 1]])
-    moves = game.to_record()["moves"]
+    moves = record_of(game)["moves"]
     assert moves[0] == {
         "player": 0,
         "roll": "*",
@@ -134,26 +135,26 @@ def test_the_spec_example_turn_replays() -> None:
     game = records.replay(doc)
     assert game.scores == [1]
     assert game.supply == {Shape.L: 0, Shape.O: 0}
-    written = game.to_record()["moves"][2]
+    written = record_of(game)["moves"][2]
     assert written["shape"] == "L" and written["take"] == l_high and written["rewards"] == ["point"]
-    assert records.replay(game.to_record()).to_record() == game.to_record()
+    assert record_of(records.replay(record_of(game))) == record_of(game)
 
 
 def test_player_is_optional() -> None:
     """record-format.md: `player` optional (checked if present)."""
-    doc = lowest_option_game(["Ann", "Bob"], 6).to_record()
+    doc = record_of(lowest_option_game(["Ann", "Bob"], 6))
     bare = json.loads(json.dumps(doc))
     for move in bare["moves"]:
         del move["player"]
-    assert records.replay(bare).to_record() == doc
+    assert record_of(records.replay(bare)) == doc
 
 
 def test_recorded_rolls_win_over_the_seed() -> None:
     """record-format.md: chance outcomes are written into the record, so it replays the same under any seed."""
-    doc = lowest_option_game(["Ann", "Bob"], 8).to_record()
+    doc = record_of(lowest_option_game(["Ann", "Bob"], 8))
     for seed in (0, 99):
         other = records.replay({**doc, "seed": seed})
-        assert [m["roll"] for m in other.to_record()["moves"]] == [m["roll"] for m in doc["moves"]]
+        assert [m["roll"] for m in record_of(other)["moves"]] == [m["roll"] for m in doc["moves"]]
         assert other.summary() == records.replay(doc).summary()
     no_seed = {k: v for k, v in doc.items() if k != "seed"}
     assert records.replay(no_seed).summary() == records.replay(doc).summary()
@@ -163,7 +164,7 @@ def test_listed_garbage_round_trips() -> None:
     """record-format.md `garbage`: a list of stones `{"shape": S, "cells": [...]}` in the rules."""
     garbage = garbage_from_rows(["T.........", "TT........", "T........."])
     game = DiceGame(["Ann"], {"garbage": garbage, "height": 8}, seed=2)
-    doc = game.to_record()
+    doc = record_of(game)
     assert doc["rules"]["garbage"] == garbage
     assert records.replay(records.dumps(doc)).board.rows()[-3:] == [
         "T.........",
@@ -174,11 +175,11 @@ def test_listed_garbage_round_trips() -> None:
 
 def test_load_from_path_text_and_mapping(tmp_path: Path) -> None:
     """`load` reads a path, a JSON text or a mapping; unreadable input is a RecordError."""
-    doc = lowest_option_game(["Ann"], 2).to_record()
+    doc = record_of(lowest_option_game(["Ann"], 2))
     path = tmp_path / "game.json"
     path.write_text(records.dumps(doc), encoding="utf-8")
     assert records.load(path) == records.load(records.dumps(doc)) == records.load(doc) == doc
-    assert records.replay(path).to_record() == doc
+    assert record_of(records.replay(path)) == doc
     with pytest.raises(RecordError, match="cannot read"):
         records.load(tmp_path / "missing.json")
     with pytest.raises(RecordError, match="not a JSON document"):
@@ -210,7 +211,7 @@ def test_replay_summary_format() -> None:
 
 def test_illegal_move_error_names_move_player_and_rule() -> None:
     """record-format.md: e.g. `move 12 (Ann): T does not rest at [[4,7],[5,7],[6,7],[5,8]]`."""
-    doc = lowest_option_game(["Ann"], 11).to_record()
+    doc = record_of(lowest_option_game(["Ann"], 11))
     board = records.replay(doc).board
     assert max(board.column_heights()[4:7]) < 7  # the T below really hangs in the air
     doc["moves"].append({"player": 0, "roll": "T", "place": [[4, 7], [5, 7], [6, 7], [5, 8]]})
@@ -243,7 +244,7 @@ def test_illegal_move_error_names_move_player_and_rule() -> None:
         ),
         (
             {"roll": "O", "place": [[0, 0], [1, 0], [2, 0], [1, 1]]},
-            "move 1 (Ann): O is not the shape of a O at [[0,0],[1,0],[2,0],[1,1]]",
+            "move 1 (Ann): O is not the shape of an O at [[0,0],[1,0],[2,0],[1,1]]",
         ),
         (
             {"roll": "O", "place": [[9, 0], [10, 0], [9, 1], [10, 1]]},
@@ -469,7 +470,7 @@ def test_a_corrupted_record_is_rejected_cleanly(
     game = play_random_game(
         DiceGame(["Ann", "Bob"], rules, seed=seed), random.Random(seed), max_turns=30
     )
-    doc = json.loads(json.dumps(game.to_record()))
+    doc = json.loads(json.dumps(record_of(game)))
     if not doc["moves"]:
         return
     move = doc["moves"][index % len(doc["moves"])]
@@ -494,10 +495,10 @@ def test_rules_given_with_tuples_round_trip() -> None:
     }
     game = lowest_option_game(["Ann", "Bob"], 4, spec)
     spec["garbage"].append({"shape": "I", "cells": [[5, 0], [5, 1], [5, 2], [5, 3]]})
-    doc = game.to_record()
+    doc = record_of(game)
     assert doc["rules"] == {
         "die": ["I", "O", "T", "S", "L", "*"],
         "width": 6,
         "garbage": [{"shape": "O", "cells": [[0, 0], [1, 0], [0, 1], [1, 1]]}],
     }
-    assert records.replay(records.dumps(doc)).to_record() == doc
+    assert record_of(records.replay(records.dumps(doc))) == doc

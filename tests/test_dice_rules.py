@@ -23,6 +23,7 @@ from tabletris.engine.dice import (
 )
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.options import RulesError
+from tabletris.engine.records import record_of
 from tabletris.engine.shapes import Shape
 
 ROW0 = [[0, 0], [1, 0], [2, 0], [3, 0]]
@@ -115,7 +116,7 @@ def test_rolled_face_fixes_the_shape() -> None:
     game = DiceGame(["Ann", "Bob"], seed=2)
     game.roll("O")
     assert_rejected(game, "the die shows O, not T", O_LEFT, shape="T")
-    assert_rejected(game, "is not the shape of a O", [[0, 0], [1, 0], [2, 0], [1, 1]])
+    assert_rejected(game, "is not the shape of an O", [[0, 0], [1, 0], [2, 0], [1, 1]])
     game.play(O_LEFT, shape="O")
 
 
@@ -643,7 +644,7 @@ def test_every_preset_plays(name: str) -> None:
     game = DiceGame(["Ann", "Bob"], {"preset": name}, seed=3)
     play_random_game(game, random.Random(3), max_turns=300)
     assert game.over or game.rules.clear_rows
-    assert game.to_record()["rules"] == {"preset": name}
+    assert record_of(game)["rules"] == {"preset": name}
 
 
 def test_preset_with_overrides() -> None:
@@ -751,7 +752,7 @@ def test_global_random_is_never_used(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(random, name, forbidden)
     again = DiceGame(["Ann", "Bob"], {"garbage": 4}, seed=5)
     play_random_game(again, random.Random(9), max_turns=40)
-    assert again.to_record() == reference.to_record()
+    assert record_of(again) == record_of(reference)
     assert again.summary() == reference.summary()
     assert (
         DiceMatch(["Ann", "Bob"], seed=5).new_game().seed

@@ -237,7 +237,7 @@ def test_choose_rewards_are_decisions_point_or_remove() -> None:
     # The second row's reward has nothing left to remove: the codec takes the point itself.
     choice = decider.apply(remove)
     assert choice is not None and choice.rewards is not None and choice.rewards[1] == "point"
-    assert set(choice.rewards[0]["remove"]) == {(0, 0), (1, 0), (0, 1), (1, 1)}
+    assert set(choice.rewards[0]) == {(0, 0), (1, 0), (0, 1), (1, 1)}
     assert game.scores == [0, 1] and game.board.stone_at((0, 0)) is None
 
 

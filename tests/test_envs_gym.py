@@ -229,7 +229,7 @@ def test_info_before_the_end_has_no_winner() -> None:
 
 
 def test_opponents_may_be_bot_instances_and_policies() -> None:
-    from tabletris.bots.base import make_bot
+    from tabletris.bots.registry import make_bot
 
     calls: list[tuple[int, int]] = []
 

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tabletris.bots.base import make_bot, play_dice_turn, play_tower_round
+from helpers import play_dice_turn, play_tower_round
+from tabletris.bots.base import Bot
 from tabletris.bots.external import BotForfeit, ExternalBot, allowed_commands, resolve_command
+from tabletris.bots.registry import make_bot
 from tabletris.engine.dice import DiceGame
-from tabletris.engine.records import replay
+from tabletris.engine.records import record_of, replay
 from tabletris.engine.tower import TowerGame
 from tabletris.lab.simulate import config_from, simulate
 
@@ -48,7 +50,7 @@ def test_example_bot_plays_whole_dice_games_and_records_replay() -> None:
         for seed in (1, 2):
             game = play_dice([bot, make_bot("random", seed=seed)], seed=seed)
             assert game.over and bot.errors == []
-            assert replay(game.to_record()).summary() == game.summary()
+            assert replay(record_of(game)).summary() == game.summary()
     finally:
         bot.close()
 
@@ -60,7 +62,7 @@ def test_example_bot_plays_whole_tower_games() -> None:
         while not game.over:
             play_tower_round(game, bots)
         assert all(b.errors == [] for b in bots[:2])
-        assert replay(game.to_record()).summary() == game.summary()
+        assert replay(record_of(game)).summary() == game.summary()
     finally:
         for b in bots[:2]:
             b.close()
@@ -101,17 +103,22 @@ FAILURES = {
 }
 
 
+def RANDOM() -> Bot:
+    """The fallback the registry gives by default: a random bot."""
+    return make_bot("random", seed=1)
+
+
 @pytest.mark.parametrize("kind", sorted(FAILURES))
 def test_failing_bot_falls_back_and_the_game_goes_on(tmp_path: Path, kind: str) -> None:
     body, message = FAILURES[kind]
-    bot = ExternalBot(write_bot(tmp_path, kind, body), seed=1, timeout=1.0, fallback="random")
+    bot = ExternalBot(write_bot(tmp_path, kind, body), seed=1, timeout=1.0, fallback=lambda: make_bot("random", seed=1))
     try:
         game = play_dice([bot, make_bot("random", seed=2)], seed=3)
         assert game.over
         assert len(bot.errors) == 1 and message in bot.errors[0]
         assert bot.replacement is not None and bot.replacement.name == "random"
         assert not bot.process.alive
-        assert replay(game.to_record()).summary() == game.summary()
+        assert replay(record_of(game)).summary() == game.summary()
     finally:
         bot.close()
 
@@ -119,7 +126,7 @@ def test_failing_bot_falls_back_and_the_game_goes_on(tmp_path: Path, kind: str) 
 @pytest.mark.parametrize("kind", ["crash", "garbage", "illegal"])
 def test_failing_bot_forfeits_without_touching_the_game(tmp_path: Path, kind: str) -> None:
     body, message = FAILURES[kind]
-    bot = ExternalBot(write_bot(tmp_path, kind, body), timeout=1.0, fallback="forfeit")
+    bot = ExternalBot(write_bot(tmp_path, kind, body), timeout=1.0, fallback=None)
     game = DiceGame(["A", "B"], seed=3)
     game.roll()
     before = (game.board.rows(), list(game.scores), game.turn, game.roll_face, len(game.moves))
@@ -130,18 +137,18 @@ def test_failing_bot_forfeits_without_touching_the_game(tmp_path: Path, kind: st
 
 
 def test_tower_failure_falls_back(tmp_path: Path) -> None:
-    bot = ExternalBot(write_bot(tmp_path, "garbage", "print('{oops', flush=True)"), timeout=1.0)
+    bot = ExternalBot(write_bot(tmp_path, "garbage", "print('{oops', flush=True)"), timeout=1.0, fallback=RANDOM)
     game = TowerGame(["A", "B"], seed=1)
     while not game.over:
         play_tower_round(game, [bot, make_bot("random", seed=1)])
     assert "sent garbage" in bot.errors[0]
-    assert replay(game.to_record()).summary() == game.summary()
+    assert replay(record_of(game)).summary() == game.summary()
 
 
 def test_bot_that_never_says_ready(tmp_path: Path) -> None:
     path = tmp_path / "mute.py"
     path.write_text("import sys\nfor line in sys.stdin:\n    print('{\"type\": \"nope\"}', flush=True)\n")
-    bot = ExternalBot(str(path), timeout=1.0)
+    bot = ExternalBot(str(path), timeout=1.0, fallback=RANDOM)
     play_dice([bot, bot], seed=1)
     assert 'expected {"type": "ready"} after hello' in bot.errors[0]
 
@@ -150,7 +157,7 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.setenv("TABLETRIS_EXT_TIMEOUT", "0.5")
     monkeypatch.setenv("TABLETRIS_EXT_FALLBACK", "forfeit")
     bot = make_bot("ext:" + write_bot(tmp_path, "hang", FAILURES["hang"][0]))
-    assert isinstance(bot, ExternalBot) and bot.timeout == 0.5 and bot.fallback == "forfeit"
+    assert isinstance(bot, ExternalBot) and bot.timeout == 0.5 and bot.fallback is None
     with pytest.raises(BotForfeit, match="within 0.5 s"):
         play_dice([bot, bot])
     monkeypatch.setenv("TABLETRIS_EXT_FALLBACK", "nobody")

@@ -113,3 +113,76 @@ def test_tower_results_do_not_depend_on_jobs_either() -> None:
     assert all(1 <= r.length <= 27 for r in one)
     # Swapped pairs share a deal: games 0 and 1 one deck, game 2 the next.
     assert len({r.seed for r in one if r.preset == "standard"}) == 2
+
+
+# ------------------------------------------------------------------- issue 15.5 and 15.12
+
+
+def test_a_bad_out_path_is_refused_before_any_game(tmp_path: Path) -> None:
+    """Issue 15.5: a bad --out failed with a traceback after all the games had been played."""
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for bad, why in ((blocker, "is a file, not a folder"), (blocker / "run", "is not a folder")):
+        result = CliRunner().invoke(app, ["simulate", "dice", "--seats", "random", "--games", "50", "--out", str(bad)])
+        assert result.exit_code == 2
+        assert result.output.startswith("error: --out: ") and why in result.output
+        assert "games in" not in result.output  # refused before the run
+        assert "Traceback" not in result.output
+
+
+def test_first_seat_advantage_is_only_reported_with_swap(tmp_path: Path) -> None:
+    """Issue 15.12: without --swap the first seat is always the same bot; its 'advantage' is that bot's."""
+    args = ["simulate", "dice", "--seats", "greedy,random", "--games", "2", "--out", str(tmp_path / "run")]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "first-seat advantage:" not in result.output
+    assert "win rate by position" not in result.output
+    doc = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert doc["presets"][0]["first_seat_advantage"] is None
+
+
+def test_several_presets_get_one_comparison_table_with_intervals() -> None:
+    """Issue 15.12: presets were printed one after another, never side by side."""
+    result = CliRunner().invoke(
+        app,
+        ["simulate", "dice", "--seats", "greedy,random", "--games", "4", "--swap",
+         "--preset", "standard", "--preset", "long"],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    table = result.output[result.output.index("presets side by side"):]
+    header = table.splitlines()[2] + table.splitlines()[3]
+    for column in ("preset", "games", "win rate", "mean score", "game length", "first-seat"):
+        assert column in header
+    rows = [line for line in table.splitlines() if line.startswith("│ standard") or line.startswith("│ long")]
+    assert len(rows) == 2
+    # Under each figure its interval: "low - high" once per measure (2 seats x 2, length, advantage).
+    ci_lines = [line for line in table.splitlines() if line.count(" - ") == 6]
+    assert len(ci_lines) == 2
+
+
+def test_score_panels_share_one_y_axis_and_length_bins_sit_on_whole_numbers() -> None:
+    """Issue 15.12: each score panel had its own y scale; length bins straddled whole numbers."""
+    from tabletris.lab.charts import length_bins, length_figure, score_figure
+
+    config = config_from("dice", "greedy,random", 3, seed=2, presets=["standard", "long"])
+    run = simulate(config, "local")
+    fig = score_figure(run)
+    first, second = fig.axes
+    assert first.get_shared_y_axes().joined(first, second)
+    assert first.get_ylim() == second.get_ylim()
+    fig = length_figure(run)
+    lefts = {round(patch.get_x(), 6) for patch in fig.axes[0].patches}
+    assert lefts and all(x % 1 == 0.5 for x in lefts)
+    assert length_bins([34, 40]) == [33.5 + i for i in range(8)]
+    wide = length_bins([10, 100])
+    assert wide[0] == 9.5 and wide[-1] >= 100.5 and len(wide) <= 31
+    assert all((b - a) == (wide[1] - wide[0]) and (b - a) % 1 == 0 for a, b in zip(wide, wide[1:], strict=False))
+
+
+def test_the_process_backend_reports_every_game_as_batches_finish() -> None:
+    """The progress callback sums to the number of games, in more than one step."""
+    config = config_from("dice", "random,random", 12, seed=4)
+    steps: list[int] = []
+    simulate(config, "process", jobs=2, progress=steps.append)
+    assert sum(steps) == 12 and len(steps) > 1

@@ -9,11 +9,12 @@ import pytest
 
 from tabletris.engine import records
 from tabletris.engine.dice import DiceGame
+from tabletris.engine.records import record_of
 from tabletris.table.saving import check_writable, numbered_path, save_record
 
 
 def test_second_save_gets_a_numbered_name(tmp_path: Path) -> None:
-    doc = DiceGame(["Ann", "Bob"], seed=1).to_record()
+    doc = record_of(DiceGame(["Ann", "Bob"], seed=1))
     first = save_record(doc, tmp_path / "game.json")
     second = save_record(doc, tmp_path / "game.json")
     third = save_record(doc, tmp_path / "game.json")

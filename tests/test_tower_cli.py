@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from tabletris.cli.app import app
 from tabletris.engine import records
+from tabletris.engine.records import record_of
 
 runner = CliRunner()
 
@@ -31,7 +32,7 @@ def test_human_against_random_bots_plays_to_the_end_and_saves_a_replayable_recor
     assert doc["game"] == "tower" and doc["players"][0] == "Ann" and doc["seed"] == 11
     game = records.replay(save)
     assert game.over
-    assert records.dumps(game.to_record()) == save.read_text()
+    assert records.dumps(record_of(game)) == save.read_text()
     assert any(r[0] is not None and "place" in r[0] for r in doc["rounds"])
 
 
@@ -48,7 +49,7 @@ def test_invalid_input_is_answered_with_the_reason_and_asked_again() -> None:
     assert "there is no drop number 999" in out
     assert "column 42 is outside the tower" in out
     assert "type m and a column number" in out
-    assert "Ann has 1 minos, not 2" in out
+    assert "Ann has 1 mino, not 2" in out
     assert "queued: columns 0" in out
     assert "m C        first drop one of your minos" in out  # help
     assert "Ann: has used the hold already" in out
@@ -92,3 +93,29 @@ def test_bad_rules_exit_with_status_2_and_the_reason() -> None:
     code, out = _play("human,random", 1, "", "--rules", 'achievements=["nope"]')
     assert code == 2
     assert "rules.achievements: unknown card 'nope'" in out
+
+
+def test_end_of_input_mid_game_exits_1_and_still_saves(tmp_path: Path) -> None:
+    """Issue 15.10: input ending mid-game exited 0; the record is still written."""
+    save = tmp_path / "cut.json"
+    code, out = _play("human=Ann,random", 3, "1\n", "--save", str(save))
+    assert code == 1, out
+    assert "Stopped (input ended)." in out
+    assert len(json.loads(save.read_text())["rounds"]) == 1
+
+
+def test_one_mino_is_singular() -> None:
+    """Issue 15.10: "Ann has 1 minos" (the engine's message, as line mode shows it)."""
+    code, out = _play("human=Ann", 5, "m 0\nm 1\nquit\n")
+    assert code == 0
+    assert "✗ Ann has 1 mino, not 2" in out
+    assert "1 minos" not in out
+
+
+def test_a_drop_that_breaks_a_rule_is_explained_in_the_engines_words() -> None:
+    """Issue 10: line mode worded the skyline rule itself ("would not fit below the skyline or
+    leave the tower", whichever it was); now the engine's drop_error says which."""
+    code, out = _play("human=Ann,random", 3, "0 42\nquit\n")
+    assert code == 0
+    assert "✗ orientation 0 in column 42 is not a legal drop: S this way up is 3 wide: its left edge goes in column 0-5, not 42" in " ".join(out.split())
+    assert "or leave the tower" not in out

@@ -9,6 +9,7 @@ import pytest
 
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.options import RulesError
+from tabletris.engine.records import record_of
 from tabletris.engine.shapes import TETROMINOES, Shape
 from tabletris.engine.tower import LAYOUT_NAMES, TowerAction, TowerGame, TowerRules, library_layout
 from tower_helpers import deck_starting, drop, fill, find_drop, game_with
@@ -80,7 +81,7 @@ def test_library_layouts_have_equal_icons_over_all_heights_and_shapes() -> None:
 def test_default_layouts_are_different_towers_drawn_from_the_seed_and_recorded() -> None:
     """Layouts: without towers each seat gets its own physical tower (seeded), written to the record."""
     game = TowerGame(["A", "B", "C", "D"], seed=9)
-    towers = game.to_record()["towers"]
+    towers = record_of(game)["towers"]
     assert all(t in LAYOUT_NAMES for t in towers)
     assert len({t[0] for t in towers}) == 4  # four different physical towers
     assert TowerGame(["A", "B", "C", "D"], seed=9).layout_specs == towers
@@ -93,7 +94,7 @@ def test_custom_layout_from_record_and_named_layout() -> None:
     assert game.towers[0].layout == library_layout("2b")
     assert dict(game.towers[1].layout.bonus) == {(1, 2): Shape.T}
     assert game.towers[1].layout.diamonds == frozenset({(3, 4)})
-    assert game.to_record()["towers"] == ["2b", custom]
+    assert record_of(game)["towers"] == ["2b", custom]
 
 
 @pytest.mark.parametrize(
@@ -152,7 +153,7 @@ def test_standard_plays_six_lines_and_advanced_draws_two_cards_from_the_seed() -
     assert again == drawn[4]
     named = TowerGame(["A"], {"preset": "advanced", "achievements": ["tetris", "connect-io"]}, seed=1)
     assert [c.id for c in named.achievements] == ["tetris", "connect-io"]
-    record = TowerGame(["A"], {"preset": "advanced"}, seed=4).to_record()
+    record = record_of(TowerGame(["A"], {"preset": "advanced"}, seed=4))
     assert record["rules"] == {"preset": "advanced", "achievements": drawn[4]}
 
 
@@ -196,19 +197,19 @@ def test_view_hides_other_pending_actions_the_deck_and_the_seed() -> None:
 def test_views_can_play_ahead_without_touching_the_game() -> None:
     """Privacy: lookahead on a view never changes the real game."""
     game = TowerGame(["A", "B"], seed=8)
-    before = game.to_record()
+    before = record_of(game)
     view = game.view(0)
     while not view.over:
         for seat in view.waiting_for():
             view.submit(seat, TowerAction.drop(view.legal_drops(seat)[0]))
-    assert game.to_record() == before
+    assert record_of(game) == before
     assert view.round >= 1
 
 
 def test_illegal_actions_raise_with_the_rule_and_change_nothing() -> None:
     """Validation at submit: IllegalMove names the player and the rule; the game is unchanged."""
     game = game_with("S", players=2)
-    before = game.to_record()
+    before = record_of(game)
     cases = [
         (drop([(0, 5), (1, 5), (1, 6), (2, 6)]), "not where a straight drop lands"),
         (drop([(0, 1), (1, 1), (1, 0), (2, 0)]), "mirrored"),  # a Z: S may not be flipped
@@ -224,7 +225,7 @@ def test_illegal_actions_raise_with_the_rule_and_change_nothing() -> None:
             game.submit(0, action)  # type: ignore[arg-type]
         assert str(err.value).startswith("Ann")
         assert game.waiting_for() == [0, 1] and game.pending(0) is None
-    assert game.to_record() == before
+    assert record_of(game) == before
 
 
 def test_no_piece_may_end_above_the_skyline_so_tall_columns_lose_drops() -> None:
@@ -248,7 +249,7 @@ def test_minos_land_on_top_of_their_column_before_the_piece() -> None:
     rows = game.towers[0].rows()
     assert rows[-5:] == ["OO......", "OO......", "M.......", "MM......", "MM......"]
     assert game.towers[0].minos == 0
-    assert game.to_record()["rounds"][0] == [{"minos": [0, 1, 0], "place": [[0, 3], [0, 4], [1, 3], [1, 4]]}]
+    assert record_of(game)["rounds"][0] == [{"minos": [0, 1, 0], "place": [[0, 3], [0, 4], [1, 3], [1, 4]]}]
 
 
 def test_a_mino_may_not_go_into_a_full_column() -> None:
@@ -337,7 +338,7 @@ def test_no_legal_drop_forces_the_hold_then_puts_the_player_out() -> None:
     score = game.score(1)
     assert score["lines"] == 14
     game.submit(0, drop([(4, 0), (5, 0), (4, 1), (5, 1)]))
-    rounds = game.to_record()["rounds"]
+    rounds = record_of(game)["rounds"]
     assert rounds[1][1] == {"hold": True}
     assert rounds[2][1] is None
     assert game.score(1) == score
@@ -351,7 +352,7 @@ def test_game_ends_when_every_player_is_out() -> None:
     # O: forced hold (resolves by itself: nobody has a choice); next O: out; game over.
     assert game.over
     assert game.round == 2
-    assert game.to_record()["rounds"] == [[{"place": [[0, 14], [1, 14], [2, 14], [3, 14]]}], [{"hold": True}]]
+    assert record_of(game)["rounds"] == [[{"place": [[0, 14], [1, 14], [2, 14], [3, 14]]}], [{"hold": True}]]
     assert game.winners() == [0]
 
 

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers import play_dice_turn
 from tabletris.engine import records
 from tabletris.engine.board import IllegalPlacement
+from tabletris.engine.records import record_of
 from tabletris.tui.dice_screen import DiceScreen, RewardScreen
 from tabletris.tui.end_screen import EndScreen, dice_breakdown_rows
 from tui_helpers import dice_ready, make_app, settle, steer_dice
@@ -176,7 +178,7 @@ async def test_help_shows_rules_and_keys() -> None:
 
 
 async def test_replay_viewer_reaches_the_engine_position(tmp_path: Path) -> None:
-    from tabletris.bots.base import make_bot, play_dice_turn
+    from tabletris.bots.registry import make_bot
     from tabletris.engine.dice import DiceGame
     from tabletris.tui.app import TabletrisApp
     from tabletris.tui.board_view import BoardView
@@ -187,7 +189,7 @@ async def test_replay_viewer_reaches_the_engine_position(tmp_path: Path) -> None
     while not game.over:
         play_dice_turn(game, bots[game.to_move])
     path = tmp_path / "r.json"
-    path.write_text(records.dumps(game.to_record()))
+    path.write_text(records.dumps(record_of(game)))
     expected = records.replay(path)
     app = TabletrisApp(replay=path)
     async with app.run_test(size=(100, 40)) as pilot:

@@ -18,7 +18,7 @@ from tabletris.bots.heuristics import (
     gap_rows,
     max_rows_completed,
 )
-from tabletris.engine.dice import CHOICE, DiceGame, TurnOption
+from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.shapes import Shape
 
 
@@ -49,7 +49,7 @@ def _cleared(occupied: int, rows_mask: int, width: int, height: int) -> int:
     return out
 
 
-def immediate(game: DiceGame, option: TurnOption, weights: Weights = DEFAULT_WEIGHTS) -> Immediate:
+def immediate(game: DiceGame, option: DiceAction, weights: Weights = DEFAULT_WEIGHTS) -> Immediate:
     """Points and board cost of ``option`` for the player to move, by push/pop on the real board."""
     board = game.board
     take = option.take

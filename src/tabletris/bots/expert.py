@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletris.bots import tower_eval as te
-from tabletris.bots.base import Bot, DiceDecision, register
+from tabletris.bots.base import Bot
 from tabletris.bots.dice_eval import immediate, outlook
 from tabletris.bots.greedy import decision_for, legal_options, plays_random, seat_of, strength_of
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights, board_cost
-from tabletris.engine.dice import DiceGame, TurnOption
+from tabletris.bots.registry import register
+from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import TowerAction, TowerGame
@@ -108,7 +109,7 @@ class ExpertBot(Bot):
     def width(self) -> int:
         return 4 + round(28 * strength_of(self))
 
-    def choose_dice(self, game: DiceGame) -> DiceDecision:
+    def choose_dice(self, game: DiceGame) -> DiceAction:
         options = legal_options(game)
         if plays_random(self):
             return decision_for(game, self.rng.choice(options))
@@ -121,7 +122,7 @@ class ExpertBot(Bot):
             m = immediate(game, option, params.weights)
             ranked.append((m.points - params.shape * m.cost, i, option))
         ranked.sort(key=lambda t: (-t[0], t[1]))
-        best: DiceDecision | None = None
+        best: DiceAction | None = None
         best_value = float("-inf")
         for _, _, option in ranked[: self.width()]:
             decision, value = self._with_rewards(game, option)
@@ -199,12 +200,12 @@ class ExpertBot(Bot):
             total += p * best
         return total
 
-    def _after(self, game: DiceGame, option: TurnOption, rewards: tuple[Any, ...] | None) -> DiceGame:
+    def _after(self, game: DiceGame, option: DiceAction, rewards: tuple[Any, ...] | None) -> DiceGame:
         child = game.view()
         child.play(option.placement, option.shape, option.take, rewards)
         return child
 
-    def _with_rewards(self, game: DiceGame, option: TurnOption) -> tuple[DiceDecision, float]:
+    def _with_rewards(self, game: DiceGame, option: DiceAction) -> tuple[DiceAction, float]:
         """The decision for ``option`` with its best rewards, and its value."""
         me = game.to_move
         params = self.params
@@ -231,7 +232,7 @@ class ExpertBot(Bot):
         return decision_for(game, option, tuple(rewards)), value
 
 
-def _removable_after(game: DiceGame, option: TurnOption) -> list[tuple[tuple[int, int], ...]]:
+def _removable_after(game: DiceGame, option: DiceAction) -> list[tuple[tuple[int, int], ...]]:
     """Cells of each stone a ``choose`` reward could remove once ``option`` is on the board."""
     probe = game.view()
     board = probe.board

@@ -8,9 +8,11 @@ The table never trusts the program: every answer is checked against the engine o
 the bot's view before it is returned, so a bad answer cannot touch the game. A bot that
 crashes, does not answer within ``timeout`` seconds, prints something that is not a JSON
 answer, or answers with an illegal move gets an ``ExternalBotError`` that says which and why;
-then the ``fallback`` bot (a registry name, ``random`` by default) takes the seat for the rest
-of the game, or, with ``fallback="forfeit"``, ``BotForfeit`` is raised to the caller, which
-ends the game its own way (the game itself is untouched).
+then the ``fallback`` bot (made by the factory it was given; the registry's ``make_bot`` gives
+``random`` by default) takes the seat for the rest of the game, or, with no fallback,
+``BotForfeit`` is raised to the caller, which ends the game its own way (the game itself is
+untouched). This module knows no registry: the caller decides the fallback, as ``chess.engine``
+leaves policy to its caller.
 
 Defaults can be set from the environment, since a seat string has no room for options:
 ``TABLETRIS_EXT_TIMEOUT`` (seconds, default 10) and ``TABLETRIS_EXT_FALLBACK`` (a bot name or
@@ -32,14 +34,14 @@ import tempfile
 import threading
 import time
 import weakref
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from tabletris.bots.base import Bot, DiceDecision, make_bot
-from tabletris.engine.board import Placement, Stone
-from tabletris.engine.dice import DiceGame
+from tabletris.bots.base import Bot
+from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
-from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import TowerAction, TowerGame
 
 PROTOCOL = 1
@@ -76,9 +78,9 @@ def _cell_set(raw: Any, what: str) -> frozenset[tuple[int, int]]:
 # ----------------------------------------------------------- what bots see
 
 
-def dice_request(game: DiceGame) -> tuple[dict[str, Any], list[tuple[Shape, Stone | None, Placement]]]:
+def dice_request(game: DiceGame) -> tuple[dict[str, Any], list[DiceAction]]:
     """The JSON request for the pending roll of ``game`` (a view) and the options it lists."""
-    options = [(o.shape, o.take, o.placement) for o in game.turn_options()]
+    options = game.turn_options()
     board = game.board
     state = {
         "players": list(game.players),
@@ -92,20 +94,17 @@ def dice_request(game: DiceGame) -> tuple[dict[str, Any], list[tuple[Shape, Ston
             "width": board.width,
             "height": board.height,
             "rows": board.rows(),
-            "stones": [
-                {"shape": s.shape.value, "cells": _cells(s.cells), "owner": s.owner, "number": s.number}
-                for s in board.stones.values()
-            ],
+            "stones": game.public_state()["stones"],
         },
     }
     listed = [
         {
-            "shape": shape.value,
-            "take": None if take is None else _cells(take.cells),
-            "place": _cells(p.cells),
-            "rows": len(game.scoring_rows_after(p, take)),
+            "shape": o.shape.value,
+            "take": None if o.take is None else _cells(o.take.cells),
+            "place": _cells(o.placement.cells),
+            "rows": len(game.scoring_rows_after(o.placement, o.take)),
         }
-        for shape, take, p in options
+        for o in options
     ]
     return {"type": "dice", "state": state, "options": listed}, options
 
@@ -281,7 +280,7 @@ class ExternalBot(Bot):
         strength: float | None = None,
         budget: float | None = None,
         timeout: float | None = None,
-        fallback: str | None = None,
+        fallback: Callable[[], Bot] | None = None,
     ) -> None:
         super().__init__(seed=seed, strength=strength, budget=budget)
         self.command = command
@@ -294,9 +293,7 @@ class ExternalBot(Bot):
         if timeout <= 0:
             raise ValueError(f"ext: timeout must be positive, got {timeout}")
         self.timeout = timeout
-        self.fallback = fallback or os.environ.get("TABLETRIS_EXT_FALLBACK", "random")
-        if self.fallback != FORFEIT:
-            make_bot(self.fallback)  # an unknown fallback fails now, not mid-game
+        self.fallback = fallback
         self.seed = seed
         self.errors: list[str] = []
         """Every failure so far, in words (the fallback's reason)."""
@@ -348,10 +345,10 @@ class ExternalBot(Bot):
         self.errors.append(str(error))
         if self.process is not None:
             self.process.stop()
-        if self.fallback == FORFEIT:
+        if self.fallback is None:
             raise BotForfeit(f"{error}; the seat forfeits") from None
-        log.warning("%s; %s takes the seat", error, self.fallback)
-        self.replacement = make_bot(self.fallback, seed=self.seed, strength=self.strength, budget=self.budget)
+        self.replacement = self.fallback()
+        log.warning("%s; %s takes the seat", error, self.replacement.name)
         return self.replacement
 
     def close(self) -> None:
@@ -361,7 +358,7 @@ class ExternalBot(Bot):
 
     # ---------------------------------------------------------- decisions
 
-    def choose_dice(self, game: DiceGame) -> DiceDecision:
+    def choose_dice(self, game: DiceGame) -> DiceAction:
         if self.replacement is not None:
             return self.replacement.choose_dice(game)
         try:
@@ -369,7 +366,7 @@ class ExternalBot(Bot):
         except ExternalBotError as e:
             return self._fail(e).choose_dice(game)
 
-    def _dice(self, game: DiceGame) -> DiceDecision:
+    def _dice(self, game: DiceGame) -> DiceAction:
         request, options = dice_request(game)
         answer = self._ask(request)
         try:
@@ -377,39 +374,34 @@ class ExternalBot(Bot):
                 index = answer["option"]
                 if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(options):
                     raise ValueError(f"option {index!r} is not one of 0-{len(options) - 1}")
-                shape, take, placement = options[index]
+                option = options[index]
             else:
-                shape, take, placement = self._match_dice(answer, options)
+                option = self._match_dice(answer, options)
             rewards = answer.get("rewards")
             if rewards is not None and not isinstance(rewards, list):
                 raise ValueError("'rewards' must be a list of \"point\" or {\"remove\": cells}")
-            decision = DiceDecision(shape, placement, take, None if rewards is None else tuple(rewards))
-            if game.rules.row_reward == "choose" and decision.rewards is None:
-                rows = len(game.scoring_rows_after(placement, take))
-                decision = DiceDecision(shape, placement, take, ("point",) * rows)
-            trial = game.view()
-            trial.play(decision.placement, decision.shape, decision.take, decision.rewards)
+            decision = game.complete(replace(option, rewards=None if rewards is None else tuple(rewards)))
+            game.view().act(decision)
         except (ValueError, TypeError, KeyError, IllegalMove) as e:
             raise ExternalBotError(f"{self.name} made an illegal move: {e}") from None
         return decision
 
     @staticmethod
-    def _match_dice(
-        answer: dict[str, Any], options: list[tuple[Shape, Stone | None, Placement]]
-    ) -> tuple[Shape, Stone | None, Placement]:
+    def _match_dice(answer: dict[str, Any], options: list[DiceAction]) -> DiceAction:
         if "place" not in answer:
             raise ValueError("an answer names an 'option' or gives 'place' (and 'shape'/'take' if needed)")
         place = _cell_set(answer["place"], "place")
         take = None if answer.get("take") is None else _cell_set(answer["take"], "take")
         shape = answer.get("shape")
-        for s, t, p in options:
-            if shape is not None and str(shape).upper() != s.value:
+        for option in options:
+            t = option.take
+            if shape is not None and str(shape).upper() != option.shape.value:
                 continue
-            if frozenset(p.cells) != place:
+            if frozenset(option.placement.cells) != place:
                 continue
             if (t is None) != (take is None) or (t is not None and frozenset(t.cells) != take):
                 continue
-            return s, t, p
+            return option
         raise ValueError(
             f"place {sorted(place)} (shape {shape}, take {None if take is None else sorted(take)}) "
             "is not a legal placement for this roll"
@@ -441,15 +433,6 @@ class ExternalBot(Bot):
         except (ValueError, TypeError, IllegalMove) as e:
             raise ExternalBotError(f"{self.name} made an illegal move: {e}") from None
         return action
-
-
-def external_bot(
-    name: str, seed: int | None = None, strength: float | None = None, budget: float | None = None
-) -> ExternalBot:
-    """``make_bot``'s hook for ``ext:COMMAND`` names."""
-    if not name.startswith(PREFIX):
-        raise ValueError(f"{name!r} is not an external bot (ext:COMMAND)")
-    return ExternalBot(name[len(PREFIX) :], seed=seed, strength=strength, budget=budget)
 
 
 def allowed_commands() -> list[str]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabletris.bots.base import Bot, DiceDecision, register
+from tabletris.bots.base import Bot
 from tabletris.bots.dice_eval import immediate
-from tabletris.engine.dice import DiceGame, TurnOption
+from tabletris.bots.registry import register
+from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.tower import TowerAction, TowerGame
 
 
@@ -29,15 +30,13 @@ def plays_random(bot: Bot) -> bool:
     return s < 1.0 and bot.rng.random() >= s
 
 
-def decision_for(game: DiceGame, option: TurnOption, rewards: tuple[Any, ...] | None = None) -> DiceDecision:
-    """A ``DiceDecision`` for ``option``; under ``row_reward: choose`` every row is taken as a point
+def decision_for(game: DiceGame, option: DiceAction, rewards: tuple[Any, ...] | None = None) -> DiceAction:
+    """A ``DiceAction`` for ``option``; under ``row_reward: choose`` every row is taken as a point
     unless ``rewards`` says otherwise."""
-    if rewards is None and game.rules.row_reward == "choose":
-        rewards = ("point",) * len(game.scoring_rows_after(option.placement, option.take))
-    return DiceDecision(option.shape, option.placement, option.take, rewards)
+    return game.complete(DiceAction(option.shape, option.placement, option.take, rewards))
 
 
-def legal_options(game: DiceGame) -> list[TurnOption]:
+def legal_options(game: DiceGame) -> list[DiceAction]:
     options = game.turn_options()
     if not options:
         raise ValueError("no legal placement for the pending roll: the game should have ended")
@@ -48,7 +47,7 @@ def legal_options(game: DiceGame) -> list[TurnOption]:
 class GreedyBot(Bot):
     """Most rows now; among equals, the lowest board-shape cost; among those, the first found."""
 
-    def choose_dice(self, game: DiceGame) -> DiceDecision:
+    def choose_dice(self, game: DiceGame) -> DiceAction:
         options = legal_options(game)
         if plays_random(self):
             return decision_for(game, self.rng.choice(options))

@@ -17,9 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tabletris.bots import tower_eval as te
-from tabletris.bots.base import Bot, DiceDecision, register
+from tabletris.bots.base import Bot
 from tabletris.bots.greedy import strength_of
-from tabletris.engine.dice import DiceGame
+from tabletris.bots.registry import register
+from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.tower import TowerAction, TowerGame
 
 
@@ -37,6 +38,8 @@ class OracleBot(Bot):
     """Beam search over the known deck (tower game); refuses the dice game, whose die is chance."""
 
     sees_deck = True
+    games = ("tower",)
+    games_reason = "it sees the deck, and the dice game has none (it would play as the expert)"
 
     def __init__(self, seed: int | None = None, strength: float | None = None, budget: float | None = None) -> None:
         super().__init__(seed, strength, budget)
@@ -46,7 +49,7 @@ class OracleBot(Bot):
     def beam_width(self) -> int:
         return 8 + round(56 * strength_of(self))
 
-    def choose_dice(self, game: DiceGame) -> DiceDecision:
+    def choose_dice(self, game: DiceGame) -> DiceAction:
         """The dice game has no deck to see: the oracle plays it as the expert does."""
         return self._fallback().choose_dice(game)
 

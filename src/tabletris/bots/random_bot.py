@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tabletris.bots.base import Bot, DiceDecision, register
-from tabletris.engine.dice import DiceGame
+from tabletris.bots.base import Bot
+from tabletris.bots.registry import register
+from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.tower import TowerAction, TowerGame
 
 MINO_CHANCE = 0.25
@@ -12,17 +13,11 @@ MINO_CHANCE = 0.25
 
 @register("random")
 class RandomBot(Bot):
-    def choose_dice(self, game: DiceGame) -> DiceDecision:
+    def choose_dice(self, game: DiceGame) -> DiceAction:
         options = game.turn_options()
         if not options:
             raise ValueError("no legal placement for the pending roll")
-        o = self.rng.choice(options)
-        rewards = None
-        if game.rules.row_reward == "choose":
-            rewards = tuple(
-                "point" for _ in game.scoring_rows_after(o.placement, o.take)
-            )
-        return DiceDecision(o.shape, o.placement, o.take, rewards)
+        return game.complete(self.rng.choice(options))
 
     def choose_tower(self, view: TowerGame) -> TowerAction:
         """A uniformly random legal action for the viewing seat: a drop, or the hold if unused.

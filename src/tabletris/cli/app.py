@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import importlib
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated
 
 import typer
+
+from tabletris.cli.examples import epilog
 
 app = typer.Typer(
     name="tabletris",
@@ -12,7 +16,27 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Run [cyan]tabletris COMMAND -h[/cyan] for a command's options and examples.",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        try:
+            typer.echo(f"tabletris {version('tabletris')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            typer.echo("tabletris (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """The digital table for tabletop Tetris games: the dice game and the tower game."""
 
 # Each module defines ``register(app)``; a command whose module is missing is simply absent.
 COMMAND_MODULES = (
@@ -31,6 +55,10 @@ for _name in COMMAND_MODULES:
             raise
         continue
     _module.register(app)
+
+for _command in app.registered_commands:  # examples under every command's --help
+    _name = _command.name or (_command.callback.__name__ if _command.callback else "")
+    _command.epilog = _command.epilog or epilog(_name.replace("_command", ""))
 
 
 def main() -> None:

@@ -21,10 +21,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from tabletris.bots.base import make_bot, play_dice_turn
+from tabletris.bots.registry import make_bot
 from tabletris.engine.board import ACCESS_MODES, Board
 from tabletris.engine.dice import DiceGame
 from tabletris.engine.shapes import Shape
+from tabletris.table.driver import Table as GameTable
 
 DIE_SHAPES = (Shape.I, Shape.O, Shape.T, Shape.S, Shape.L)
 
@@ -37,8 +38,9 @@ def midgame_boards(count: int = 24, seed: int = 2026) -> list[Board]:
         game = DiceGame(["A", "B", "C", "D"], seed=rng.getrandbits(32))
         bot = make_bot("random", seed=rng.getrandbits(32))
         stop = rng.randint(15, 30)
+        table = GameTable(game, [bot] * 4)
         while not game.over and game.turn < stop:
-            play_dice_turn(game, bot)
+            table.play_bots(max_actions=1)
         if not game.over:
             boards.append(game.board.copy())
     return boards
@@ -85,8 +87,7 @@ def bench_dice_games(seconds: float = 3.0, players: int = 4) -> dict[str, Any]:
     while time.perf_counter() - start < seconds:
         game = DiceGame(names, seed=rng.getrandbits(32))
         bot = make_bot("random", seed=rng.getrandbits(32))
-        while not game.over:
-            play_dice_turn(game, bot)
+        GameTable(game, [bot] * len(names)).play_out()
         games += 1
         turns += game.turn
     elapsed = time.perf_counter() - start

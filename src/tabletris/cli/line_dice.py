@@ -16,11 +16,10 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from tabletris.bots.base import decide_dice_reward_points
 from tabletris.cli.line_game import LineGame, orientation_picture, play_line_game
 from tabletris.cli.render import board_text, scoreboard, shape_style
-from tabletris.engine.board import IllegalPlacement, Placement, Stone, format_cells
-from tabletris.engine.dice import CHOICE, DiceGame
+from tabletris.engine.board import Placement, Stone, format_cells
+from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
 from tabletris.table.seats import SeatSpec
@@ -32,7 +31,7 @@ Place the rolled piece:
   x,y x,y x,y x,y   the four cells themselves (also JSON: [[0,0],[1,0],[2,0],[1,1]])
 Other commands:
   list       show the board and the legal places again
-  undo       take back the last move of a person (hot-seat)
+  undo       take back your last move (and the bots' moves after it)
   help       this text
   quit       stop the game (the record is saved with --save)"""
 
@@ -57,17 +56,18 @@ class LineDiceGame(LineGame[DiceGame]):
         while not g.over:
             player = g.to_move
             name = g.players[player]
-            face = g.roll_face if g.roll_face is not None else g.roll()
-            self.say(f"\n{name} rolls {face}", style="bold")
-            if g.over:
+            if not self.table.to_act():  # the roll (made by the driver) cannot be placed: the end
+                face = g.moves[-1].roll
+                self.say(f"\n{name} rolls {face}", style="bold")
                 shapes = " ".join(s.value for s in g.shapes_for_roll(face))
                 self.say(f"{shapes} cannot be placed anywhere: the game ends.", style="bold red")
                 break
-            bot = self.bots.get(player)
+            face = g.roll_face or ""
+            self.say(f"\n{name} rolls {face}", style="bold")
             score_before = g.scores[player]
-            if bot is not None:
-                decision = decide_dice_reward_points(g, bot.choose_dice(g.view()))
-                move = g.play(decision.placement, decision.shape, decision.take, decision.rewards)
+            if self.table.is_bot(player):
+                self.table.play_bot(player)
+                move = g.moves[-1]
                 self.say(f"{name} places {move.shape or face} at {format_cells(move.place or ())}")
                 self._report_move(player, score_before)
                 self.show()
@@ -120,7 +120,7 @@ class LineDiceGame(LineGame[DiceGame]):
                     self.show_orientations(shape, placements)
                     continue
                 if cmd == "undo":
-                    if self.undo():
+                    if self.undo(player):
                         return False
                     continue
                 try:
@@ -129,8 +129,11 @@ class LineDiceGame(LineGame[DiceGame]):
                     self.say(f"✗ {e}", style="red")
                     continue
                 rewards = self.ask_rewards(placement, take if isinstance(take, Stone) else None)
+                action = DiceAction(
+                    shape, placement, take if isinstance(take, Stone) else None, None if rewards is None else tuple(rewards)
+                )
                 try:
-                    g.play(placement, shape, take if isinstance(take, Stone) else None, rewards)
+                    self.table.act(player, action)
                 except IllegalMove as e:
                     self.say(f"✗ {e}", style="red")
                     continue
@@ -145,7 +148,7 @@ class LineDiceGame(LineGame[DiceGame]):
         while True:
             line = self.ask(f"The die shows *: name a shape ({names}): ")
             if line.lower() == "undo":
-                if self.undo():
+                if self.undo(g.to_move):
                     return None
                 continue
             if line.lower() == "help":
@@ -153,8 +156,8 @@ class LineDiceGame(LineGame[DiceGame]):
                 continue
             try:
                 shape = Shape.parse(line)
-            except ValueError as e:
-                self.say(f"✗ {e}", style="red")
+            except ValueError:  # the choice is among the offered shapes, not all the game's
+                self.say(f"✗ {line!r} is not one of {names}", style="red")
                 continue
             if shape not in options:
                 self.say(f"✗ {shape.value} is not one of {names}", style="red")
@@ -249,7 +252,14 @@ class LineDiceGame(LineGame[DiceGame]):
             o = orientations[o_index]
             fits = [p for p in placements if p.orientation is o and p.x == x]
             if len(parts) == 3:
-                fits = [p for p in fits if p.y == int(parts[2])]
+                y = int(parts[2])
+                at_height = [p for p in fits if p.y == y]
+                if fits and not at_height:  # the column is right: the height is what is wrong
+                    heights = " ".join(str(p.y) for p in fits)
+                    raise ValueError(
+                        f"orientation {o_index} in column {x} has no legal place at height {y} (heights: {heights})"
+                    )
+                fits = at_height
             if not fits:
                 legal = sorted({p.x for p in placements if p.orientation is o})
                 raise ValueError(
@@ -267,27 +277,36 @@ class LineDiceGame(LineGame[DiceGame]):
         for p in placements:
             if set(p.cells) == wanted:
                 return p
-        board = self.game.board.copy()
-        if take is not None:
-            board.remove(take)
-        rules = self.game.rules
-        try:
-            return board.validate(shape, cells, rules.orientation_mode, rules.access_mode)
-        except IllegalPlacement as e:
-            raise ValueError(str(e)) from None
+        reason = self.game.placement_error(shape, cells, take)  # the engine words the rule
+        if reason is None:  # pragma: no cover - legal cells are one of the legal placements
+            reason = f"{shape.value} at {format_cells(cells)} is not among this turn's places"
+        raise ValueError(reason)
 
-    def undo(self) -> bool:
-        """Take back moves until a person's move is undone; False if there is none."""
+    def undo(self, player: int) -> bool:
+        """Take back ``player``'s last move and the bots' moves after it; False if there is none.
+
+        In hot-seat a person undoes only their own move: once another person has moved since,
+        that move is theirs to keep, so the undo is refused.
+        """
         g = self.game
+        name = g.players[player]
+        placed = [i for i, m in enumerate(g.moves) if m.place is not None]
+        mine = [i for i in placed if g.moves[i].player == player]
+        if not mine:
+            self.say(f"✗ {name} has no move to undo", style="red")
+            return False
         humans = {i for i, s in enumerate(self.seats) if s.is_human}
-        if not any(m.player in humans and m.place is not None for m in g.moves):
-            self.say("✗ there is no move of a person to undo", style="red")
+        since = [g.moves[i].player for i in placed if i > mine[-1] and g.moves[i].player in humans]
+        if since:
+            self.say(
+                f"✗ {name} can undo only their own move: {g.players[since[-1]]} has moved since", style="red"
+            )
             return False
         while True:
             move = g.undo()
-            if move.player in humans:
+            if move.player == player:
                 break
-        self.say(f"Undone: {g.players[move.player]} plays the {move.roll} again.", style="yellow")
+        self.say(f"Undone: {name} plays the {move.roll} again.", style="yellow")
         self.show()
         return True
 

@@ -8,29 +8,38 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from rich.console import Console
 from rich.text import Text
 
 from tabletris.bots.base import Bot
 from tabletris.engine import records
+from tabletris.engine.dice import DiceGame
 from tabletris.engine.options import RulesError
+from tabletris.engine.records import record_of
 from tabletris.engine.shapes import Orientation
+from tabletris.engine.tower import TowerGame
+from tabletris.table.driver import Table
+from tabletris.table.saving import save_record
 from tabletris.table.seats import SeatSpec, make_seat_bots
+
+EXIT_INPUT_ENDED = 1
+"""Exit status when the input ends mid-game: the game was not finished, so a script that feeds
+line mode can tell a finished game (0) from one its input cut short."""
+EXIT_INTERRUPTED = 130
+"""Exit status after Ctrl-C: 128 + SIGINT, as shells report an interrupted program."""
 
 
 class QuitGame(Exception):
-    """The player typed quit or the input ended."""
+    """The player typed quit (exit status 0) or the input ended (``EXIT_INPUT_ENDED``)."""
+
+    def __init__(self, reason: str, status: int = 0) -> None:
+        super().__init__(reason)
+        self.status = status
 
 
-class RecordedGame(Protocol):
-    seed: int
-
-    def to_record(self) -> dict[str, Any]: ...
-
-
-G = TypeVar("G", bound=RecordedGame)
+G = TypeVar("G", DiceGame, TowerGame)
 
 
 class LineGame(Generic[G]):
@@ -45,9 +54,11 @@ class LineGame(Generic[G]):
         color: bool = True,
         ask: Callable[[str], str] = input,
     ) -> None:
-        self.game = game
+        self.game: G = game
         self.seats = list(seats)
         self.bots = bots
+        self.table = Table(game, bots)
+        """The turn driver: who acts now (it rolls the die), the bots' actions, applying moves."""
         self.console = console
         self.color = color
         self._ask = ask
@@ -57,7 +68,7 @@ class LineGame(Generic[G]):
         try:
             line = self._ask(prompt)
         except EOFError:
-            raise QuitGame("input ended") from None
+            raise QuitGame("input ended", EXIT_INPUT_ENDED) from None
         line = line.strip()
         if line.lower() in ("quit", "exit", "q"):
             raise QuitGame("quit")
@@ -89,8 +100,10 @@ def play_line_game(
     console: Console | None = None,
     intro: Callable[[G], list[str]] = lambda game: [],
 ) -> int:
-    """Play one game; the exit code (0 played or stopped, 2 bad options). The record is saved
-    with ``save`` even when the players stop early."""
+    """Play one game; the exit code: 0 played to the end or stopped with ``quit``, 2 bad
+    options, ``EXIT_INPUT_ENDED`` when the input ends mid-game, ``EXIT_INTERRUPTED`` after Ctrl-C.
+    The record is saved with ``save`` even when the game stops early, never over another file.
+    """
     console = console or Console(no_color=not color, highlight=False)
     style = (lambda s: s) if color else (lambda s: "")
     try:
@@ -103,13 +116,22 @@ def play_line_game(
     console.print(Text(f"{title} — {names} — seed {game.seed}", style=style("bold")))
     for line in intro(game):
         console.print(Text(line, style=style("dim")))
+    status = 0
     try:
         line_class(game, seats, bots, console, color=color, ask=ask).run()
     except QuitGame as e:
         console.print(Text(f"\nStopped ({e}).", style=style("yellow")))
+        status = e.status
     except KeyboardInterrupt:
         console.print(Text("\nStopped.", style=style("yellow")))
+        status = EXIT_INTERRUPTED
     if save is not None:
-        save.write_text(records.dumps(game.to_record()), encoding="utf-8")
-        console.print(Text(f"Record saved to {save}", style=style("dim")))
-    return 0
+        try:
+            saved = save_record(record_of(game), save)
+        except OSError as e:
+            # The path was checked before the game; if it broke since, the record still goes out.
+            console.print(Text(f"error: cannot save the record to {save}: {e}", style=style("red")))
+            console.print(records.dumps(record_of(game)), markup=False, highlight=False, soft_wrap=True)
+            return status or 1
+        console.print(Text(f"Record saved to {saved}", style=style("dim")))
+    return status

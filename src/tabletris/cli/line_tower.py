@@ -185,15 +185,14 @@ class LineTowerGame(LineGame[TowerGame]):
         while not g.over:
             self.header()
             played_before = len(g.rounds)
-            waiting = g.waiting_for()
+            waiting = self.table.to_act()
             for seat in range(g.player_count):
                 if g.forced(seat) and not g.towers[seat].out:
                     self.say(f"{g.players[seat]} has no legal drop for {g.play_card}: the engine holds for them.", style="yellow")
             humans_waiting = [s for s in waiting if s in self.humans]
             for seat in waiting:
-                bot = self.bots.get(seat)
-                if bot is not None:
-                    g.submit(seat, bot.choose_tower(g.view(seat)))
+                if self.table.is_bot(seat):
+                    self.table.play_bot(seat)
                     self.say(f"{g.players[seat]} has decided.", style="dim")
                 else:
                     if len(self.humans) > 1:
@@ -236,7 +235,7 @@ class LineTowerGame(LineGame[TowerGame]):
                 continue
             if cmd == "hold":
                 try:
-                    g.submit(seat, TowerAction.holding())
+                    self.table.act(seat, TowerAction.holding())
                 except IllegalMove as e:
                     self.say(f"✗ {e}", style="red")
                     continue
@@ -255,12 +254,12 @@ class LineTowerGame(LineGame[TowerGame]):
                 self.show_own(seat, minos, drops)
                 continue
             try:
-                placement = self.parse_drop(parts, drops)
+                placement = self.parse_drop(seat, parts, drops, minos)
             except ValueError as e:
                 self.say(f"✗ {e}", style="red")
                 continue
             try:
-                g.submit(seat, TowerAction.drop(placement, minos))
+                self.table.act(seat, TowerAction.drop(placement, minos))
             except IllegalMove as e:
                 self.say(f"✗ {e}", style="red")
                 continue
@@ -271,8 +270,11 @@ class LineTowerGame(LineGame[TowerGame]):
         found = self.game.legal_drops(seat, minos)
         return sorted(found, key=lambda p: (p.orientation.index, p.x))
 
-    def parse_drop(self, parts: list[str], drops: Sequence[Placement]) -> Placement:
-        """A legal drop from ``N`` (its number) or ``O C``; ValueError saying what is wrong."""
+    def parse_drop(
+        self, seat: int, parts: list[str], drops: Sequence[Placement], minos: Sequence[int] = ()
+    ) -> Placement:
+        """A legal drop from ``N`` (its number) or ``O C``; ValueError saying what is wrong (for
+        a drop that breaks a rule, the engine's reason)."""
         g = self.game
         assert g.play_card is not None
         if not parts or not all(p.lstrip("-").isdigit() for p in parts) or len(parts) > 2:
@@ -290,11 +292,10 @@ class LineTowerGame(LineGame[TowerGame]):
         for p in drops:
             if p.orientation is o and p.x == column:
                 return p
+        reason = g.drop_error(seat, o, column, minos) or "it is not among the legal drops"
         legal = sorted(p.x for p in drops if p.orientation is o)
         where = f" (columns: {' '.join(map(str, legal))})" if legal else ""
-        raise ValueError(
-            f"orientation {o_index} in column {column} is not a legal drop: it would not fit below the skyline or leave the tower{where}"
-        )
+        raise ValueError(f"orientation {o_index} in column {column} is not a legal drop: {reason}{where}")
 
     def reveal(self, played_before: int) -> None:
         """Say what every seat did in the rounds just resolved, then show all towers."""

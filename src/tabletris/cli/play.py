@@ -8,7 +8,11 @@ from typing import Annotated
 
 import typer
 
-from tabletris.table.seats import parse_rules, parse_seats
+from tabletris.cli.examples import preset_list
+from tabletris.cli.render import color_wanted
+from tabletris.engine.games import GAMES
+from tabletris.table.saving import check_writable
+from tabletris.table.seats import check_game, parse_rules, parse_seats
 
 
 def _fail(message: str) -> None:
@@ -27,15 +31,18 @@ def register(app: typer.Typer) -> None:
             typer.Option(help="Comma-separated seats: human, human=Ann, random, expert@0.8=Robo ..."),
         ] = "human,random",
         seed: Annotated[int | None, typer.Option(help="Seed for the die or the deck.")] = None,
-        preset: Annotated[str | None, typer.Option(help="Named rule set, e.g. standard, long, clear-rows.")] = None,
+        preset: Annotated[str | None, typer.Option(help=f"Named rule set ({preset_list()}).")] = None,
         rules: Annotated[
             list[str] | None, typer.Option("--rules", help="Rule option as key=value or a JSON object; repeatable.")
         ] = None,
         save: Annotated[Path | None, typer.Option(help="Write the game record here when the game ends.")] = None,
         plain: Annotated[bool, typer.Option("--plain", help="Line-based mode instead of the full-screen app.")] = False,
-        color: Annotated[bool, typer.Option("--color/--no-color", help="Colour the board.")] = True,
+        color: Annotated[
+            bool, typer.Option("--color/--no-color", help="Colour the board (NO_COLOR=1 also turns colour off).")
+        ] = True,
     ) -> None:
         """Play a game at this terminal against people (hot-seat) and bots."""
+        color = color_wanted(color)
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
         if game is None and not plain and interactive and _tui_available():
             from tabletris.tui.launch import launch_setup
@@ -43,14 +50,21 @@ def register(app: typer.Typer) -> None:
             launch_setup()
             return
         game = game or "dice"
-        if game not in ("dice", "tower"):
-            _fail(f"unknown game {game!r}: expected dice or tower")
+        if game not in GAMES:
+            _fail(f"unknown game {game!r}: expected {' or '.join(GAMES)}")
         try:
-            seat_specs = parse_seats(seats, max_seats=8 if game == "dice" else 4)
+            seat_specs = parse_seats(seats, max_seats=GAMES[game].max_players)
+            check_game([s.kind for s in seat_specs], game)
             rules_obj = parse_rules(rules, preset)
         except ValueError as e:
             _fail(str(e))
             return
+        if save is not None:
+            try:  # before the game, not after it: a bad path must not cost a played game
+                check_writable(save)
+            except OSError as e:
+                _fail(f"--save: {e}")
+                return
         if not plain and interactive and _tui_available():
             from tabletris.tui.launch import launch
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from rich.table import Table
@@ -20,6 +21,11 @@ RICH_COLOURS: dict[str, str] = {
     "orange": "dark_orange",
     "grey": "grey62",
 }
+
+
+def color_wanted(flag: bool) -> bool:
+    """``--color`` unless ``--no-color`` or ``NO_COLOR`` (set and not empty, no-color.org) says no."""
+    return flag and not os.environ.get("NO_COLOR")
 
 
 def shape_style(letter: str) -> str:

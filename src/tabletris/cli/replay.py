@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from tabletris.cli.render import board_text, scoreboard
+from tabletris.cli.render import board_text, color_wanted, scoreboard
 from tabletris.engine import records
 from tabletris.engine.errors import RecordError
 
@@ -20,7 +20,9 @@ def register(app: typer.Typer) -> None:
     def replay(
         file: Annotated[Path, typer.Argument(help="A game record (record format v1, JSON).")],
         as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
-        color: Annotated[bool, typer.Option("--color/--no-color", help="Colour the board.")] = True,
+        color: Annotated[
+            bool, typer.Option("--color/--no-color", help="Colour the board (NO_COLOR=1 also turns colour off).")
+        ] = True,
         tui: Annotated[bool, typer.Option("--tui", help="Step through the game in the full-screen viewer.")] = False,
     ) -> None:
         """Replay a game record: the final board and scores, or exit 1 with the rule it breaks."""
@@ -37,6 +39,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(summary))
             return
+        color = color_wanted(color)
         console = Console(no_color=not color, highlight=False)
         print_summary(console, summary, color=color)
 

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from tabletris.cli.examples import preset_list
 from tabletris.lab.simulate import (
     BACKENDS,
     SimConfig,
@@ -26,6 +27,7 @@ from tabletris.lab.simulate import (
     simulate,
 )
 from tabletris.lab.stats import summarize
+from tabletris.table.saving import check_writable
 
 
 def _fail(message: str) -> None:
@@ -34,7 +36,10 @@ def _fail(message: str) -> None:
 
 
 def print_summary(summary: dict[str, Any], console: Console) -> None:
-    """The per-preset tables: seats (wins with a 95% Wilson interval, scores), then positions."""
+    """Per preset, the seats (wins with a 95% Wilson interval, scores) and the game length; with
+    ``--swap`` the positions and the first-seat advantage; with several presets, then, one table
+    that compares them side by side."""
+    swap = summary["config"]["swap"]
     for p in summary["presets"]:
         table = Table(title=f"{summary['config']['game']} - preset {p['preset']} - {p['games']} games")
         table.add_column("seat")
@@ -54,14 +59,60 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
                 f"{s['median_score']:g}",
             )
         console.print(table)
-        positions = ", ".join(f"{row['position']}: {row['win_rate']:.1%}" for row in p["positions"])
         length = p["length"]
-        console.print(
-            f"  win rate by position: {positions}\n"
-            f"  first-seat advantage: {p['first_seat_advantage']:+.1%}\n"
+        lines = []
+        if swap:
+            positions = ", ".join(f"{row['position']}: {row['win_rate']:.1%}" for row in p["positions"])
+            low, high = p["first_seat_advantage_ci95"]
+            lines.append(f"  win rate by position: {positions}")
+            lines.append(f"  first-seat advantage: {p['first_seat_advantage']:+.1%} (95% CI {low:+.1%} to {high:+.1%})")
+        lines.append(
             f"  game length: mean {length['mean']:.1f}, median {length['median']:g} "
             f"(min {length['min']:g}, max {length['max']:g})"
         )
+        console.print("\n".join(lines))
+    if len(summary["presets"]) > 1:
+        console.print(comparison_table(summary))
+    if not swap:
+        console.print("  (--swap rotates the seats: then the first-seat advantage is measured too)", style="dim")
+
+
+def comparison_table(summary: dict[str, Any]) -> Table:
+    """One row per preset, one column per measure, each with its 95% confidence interval."""
+    swap = summary["config"]["swap"]
+    table = Table(
+        title=f"{summary['config']['game']} - presets side by side (under each figure its 95% CI)",
+        show_lines=True,
+    )
+    table.add_column("preset")
+    table.add_column("games", justify="right")
+    for label in summary["config"]["seats"]:
+        table.add_column(f"{label}\nwin rate", justify="right")
+        table.add_column(f"{label}\nmean score", justify="right")
+    table.add_column("game length\nmean", justify="right")
+    if swap:
+        table.add_column("first-seat\nadvantage", justify="right")
+    for p in summary["presets"]:
+        cells = [p["preset"], str(p["games"])]
+        for s in p["seats"]:
+            low, high = s["ci95"]
+            cells.append(f"{s['win_rate']:.1%}\n{low:.1%} - {high:.1%}")
+            low, high = s["score_ci95"]
+            cells.append(f"{s['mean_score']:.2f}\n{low:.2f} - {high:.2f}")
+        low, high = p["length"]["ci95"]
+        cells.append(f"{p['length']['mean']:.1f}\n{low:.1f} - {high:.1f}")
+        if swap:
+            low, high = p["first_seat_advantage_ci95"]
+            cells.append(f"{p['first_seat_advantage']:+.1%}\n{low:+.1%} - {high:+.1%}")
+        table.add_row(*cells)
+    return table
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuse an ``--out`` folder that cannot be made or written: OSError naming the reason."""
+    if out.exists() and not out.is_dir():
+        raise OSError(f"{out} is a file, not a folder")
+    check_writable(out / "results.json")
 
 
 def write_outputs(run: SimulationResults, summary: dict[str, Any], out: Path, seconds: float) -> list[Path]:
@@ -121,7 +172,8 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="Master seed: every game's seed derives from it.")] = 0,
         jobs: Annotated[int, typer.Option(help="Worker processes (results do not depend on it).")] = 1,
         preset: Annotated[
-            list[str] | None, typer.Option("--preset", help="Rule preset; repeat to compare several.")
+            list[str] | None,
+            typer.Option("--preset", help=f"Rule preset ({preset_list()}); repeat to compare several."),
         ] = None,
         rules: Annotated[
             list[str] | None, typer.Option("--rules", help="Rule option key=value or a JSON object; repeatable.")
@@ -156,6 +208,12 @@ def register(app: typer.Typer) -> None:
         except ValueError as e:
             _fail(str(e))
             return
+        if out is not None:
+            try:  # before the games, not after them: a bad path must not cost the run
+                check_out_dir(out)
+            except OSError as e:
+                _fail(f"--out: {e}")
+                return
         console = Console()
         start = time.perf_counter()
         try:
@@ -169,5 +227,9 @@ def register(app: typer.Typer) -> None:
         total = len(run.results)
         console.print(f"{total} games in {seconds:.1f} s ({total / seconds:.1f} games/s, --jobs {jobs})")
         if out is not None:
-            paths = write_outputs(run, summary, out, seconds)
+            try:
+                paths = write_outputs(run, summary, out, seconds)
+            except OSError as e:  # checked before the run; the tables above are still printed
+                _fail(f"--out: cannot write the results to {out}: {e}")
+                return
             console.print(f"wrote {len(paths)} files to {out}")

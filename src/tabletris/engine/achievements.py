@@ -16,12 +16,36 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
+from tabletris.engine.board import Board
 from tabletris.engine.shapes import TETROMINOES, Shape
 
-if TYPE_CHECKING:
-    from tabletris.engine.tower import Tower, TowerRules
+
+class Tower(Protocol):
+    """What a card's condition reads of a tower (``tower.Tower`` is one): the cards sit below the
+    game that uses them, so they name only these queries, never the tower module."""
+
+    @property
+    def board(self) -> Board: ...
+    @property
+    def bonus(self) -> int: ...
+    @property
+    def lines(self) -> int: ...
+    @property
+    def column_masks(self) -> tuple[int, ...]: ...
+    def wall_shapes(self) -> tuple[set[Shape], set[Shape]]: ...
+    def diamonds_covered(self) -> int: ...
+    def touching(self) -> list[tuple[int, int]]: ...
+
+
+class TowerRules(Protocol):
+    """The two rules options a card's condition reads (both [interpretation]s of rules.md)."""
+
+    @property
+    def seven_on_a_side(self) -> str: ...
+    @property
+    def four_pairs(self) -> str: ...
 
 
 class RoundFacts(NamedTuple):
@@ -36,7 +60,7 @@ class RoundFacts(NamedTuple):
     rows_by_piece: int
 
 
-Condition = Callable[["Tower", RoundFacts, "TowerRules"], bool]
+Condition = Callable[[Tower, RoundFacts, TowerRules], bool]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, NamedTuple
 
+from tabletris.engine.errors import IllegalPlacement, MalformedMove, format_cells
 from tabletris.engine.shapes import (
     Cell,
     Orientation,
@@ -29,22 +30,15 @@ ENTRY_ROWS = 4
 """Rows of open air above the top edge where a piece enters; as tall as the tallest piece."""
 
 
-class IllegalPlacement(ValueError):
-    """A placement that breaks a rule; ``reason`` is the rule, ``str()`` the full sentence."""
-
-    def __init__(self, shape: Shape | str, cells: Sequence[Cell], reason: str) -> None:
-        self.shape = str(shape)
-        self.cells = [list(c) for c in cells]
-        self.reason = reason
-        # Malformed input has no cells to show: "T needs cells as [x, y] pairs, got 5", no "at []".
-        where = f" at {format_cells(cells)}" if cells else ""
-        super().__init__(f"{self.shape} {reason}{where}")
+CELLS_EXPECTED = "expected a list of [x, y] cells with integer x and y"
 
 
-def parse_cells(value: Any) -> tuple[Cell, ...]:
-    """Cells from ``[[x, y], ...]`` data; ValueError unless every cell is a pair of integers.
+def parse_cells(value: Any, where: str | None = None) -> tuple[Cell, ...]:
+    """Cells from ``[[x, y], ...]`` data; the one check of cell data in the project.
 
     ``operator.index``, not ``int()``: a cell named 0.5, "1" or true is malformed, never rounded.
+    Without ``where`` a ValueError shows the value; with it, a ``MalformedMove`` names the key at
+    fault (``moves[3].place``), as records and protocols report it.
     """
     try:
         if isinstance(value, str | bytes | Mapping) or not all(
@@ -55,12 +49,9 @@ def parse_cells(value: Any) -> tuple[Cell, ...]:
             raise ValueError
         return tuple((operator.index(c[0]), operator.index(c[1])) for c in value)
     except (TypeError, ValueError):
+        if where is not None:
+            raise MalformedMove(f"{where}: {CELLS_EXPECTED}", where, CELLS_EXPECTED) from None
         raise ValueError(f"cells are [x, y] pairs of integers, got {value!r}") from None
-
-
-def format_cells(cells: Iterable[Sequence[int]]) -> str:
-    """Cells the way records write them: ``[[4,7],[5,7]]``."""
-    return "[" + ",".join(f"[{c[0]},{c[1]}]" for c in cells) + "]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +273,55 @@ class Board:
     def __str__(self) -> str:
         return "\n".join(self.rows())
 
+    def __repr__(self) -> str:
+        rows = ", ".join(repr(r) for r in self.rows())
+        return f"Board.from_rows([{rows}])"
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[str], owners: Mapping[str, int | None] | None = None) -> Board:
+        """A board drawn as a picture, top row first, every row the same width: the inverse of
+        ``rows()`` (as python-chess's ``Board(fen)`` is of ``fen()``), for tests, docs and bug reports.
+
+        ``.`` is empty and ``#`` a one-cell stone (shape M, no owner: plain filler). A letter is a
+        cell of a stone of that shape; the edge-connected cells with the same character form one
+        stone (use lower case for a second stone of the same shape touching the first: ``i`` is an
+        I stone too). ``owners`` maps a character to the seat that placed its stones (default:
+        nobody, like garbage). Stones are numbered bottom row first.
+        """
+        if not rows or len({len(r) for r in rows}) != 1:
+            raise ValueError("Board.from_rows: give at least one row, all of the same width")
+        height = len(rows)
+        board = cls(len(rows[0]), height)
+        grid: dict[Cell, str] = {}
+        for i, line in enumerate(rows):
+            for x, ch in enumerate(line):
+                if ch != ".":
+                    grid[(x, height - 1 - i)] = ch
+        owners = owners or {}
+        seen: set[Cell] = set()
+        for cell in sorted(grid, key=lambda c: (c[1], c[0])):
+            if cell in seen:
+                continue
+            ch = grid[cell]
+            if ch == "#":
+                seen.add(cell)
+                board.new_stone(Shape.M, (cell,), owners.get(ch))
+                continue
+            group = {cell}
+            todo = [cell]
+            while todo:
+                x, y = todo.pop()
+                for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                    if n not in group and grid.get(n) == ch:
+                        group.add(n)
+                        todo.append(n)
+            seen |= group
+            shape = Shape.parse(ch)
+            if len(group) != shape.size:
+                raise ValueError(f"Board.from_rows: {ch!r} group at {sorted(group)} is not {shape.size} cells")
+            board.new_stone(shape, tuple(sorted(group)), owners.get(ch))
+        return board
+
     # -------------------------------------------------------- move generation
 
     def positions(self, o: Orientation, access: Access) -> int:
@@ -366,7 +406,7 @@ class Board:
         if found is None:
             if orientation == "rotate" and find_orientation(shape, pts, "free") is not None:
                 raise IllegalPlacement(shape, pts, "would have to be mirrored (orientation rotate)")
-            raise IllegalPlacement(shape, pts, f"is not the shape of a {shape.value}")
+            raise IllegalPlacement(shape, pts, f"is not the shape of {shape.with_article}")
         for c in pts:
             if not self.in_bounds(c):
                 raise IllegalPlacement(shape, pts, "is out of bounds")

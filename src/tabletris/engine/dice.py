@@ -12,21 +12,20 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tabletris.engine.board import (
     ACCESS_MODES,
     Access,
     Board,
-    IllegalPlacement,
     Placement,
     Stone,
     format_cells,
     parse_cells,
 )
-from tabletris.engine.errors import IllegalMove
-from tabletris.engine.options import RulesError, build_options, options_to_dict, options_to_spec
+from tabletris.engine.errors import IllegalMove, IllegalPlacement, MalformedMove, RulesError
+from tabletris.engine.options import build_options, options_to_dict, options_to_spec
 from tabletris.engine.shapes import (
     ORIENTATION_MODES,
     Cell,
@@ -185,6 +184,50 @@ class DiceMove:
             ]
         return d
 
+    KEYS = ("player", "roll", "shape", "take", "place", "rewards")
+
+    @staticmethod
+    def check_dict(raw: Any, where: str = "move") -> None:
+        """The shape of one turn's record data; ``MalformedMove`` naming the key at fault.
+
+        Only the data is checked here; the rules are checked when the turn is replayed.
+        """
+
+        def fail(key: str, why: str) -> MalformedMove:
+            return MalformedMove(f"key '{key}': {why}", key, why)
+
+        if not isinstance(raw, dict):
+            raise fail(where, "expected an object")
+        for key in raw:
+            if key not in DiceMove.KEYS:
+                raise fail(f"{where}.{key}", "unknown key in a turn")
+        if "player" in raw and not _is_int(raw["player"]):
+            raise fail(f"{where}.player", "expected a seat number")
+        if not isinstance(raw.get("roll"), str):
+            raise fail(f"{where}.roll", "expected the die face as a string")
+        if "shape" in raw and not isinstance(raw["shape"], str):
+            raise fail(f"{where}.shape", "expected a shape letter")
+        try:
+            for key in ("take", "place"):
+                if key in raw:
+                    parse_cells(raw[key], f"{where}.{key}")
+            if "rewards" in raw:
+                rewards = raw["rewards"]
+                if not isinstance(rewards, list):
+                    raise fail(f"{where}.rewards", "expected a list")
+                for j, r in enumerate(rewards):
+                    if r == "point":
+                        continue
+                    if not isinstance(r, dict) or set(r) != {"remove"}:
+                        raise fail(f"{where}.rewards[{j}]", 'expected "point" or {"remove": cells}')
+                    parse_cells(r["remove"], f"{where}.rewards[{j}].remove")
+        except MalformedMove as e:
+            raise fail(e.key or where, e.why) from None
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
 
 @dataclass
 class _Snapshot:
@@ -209,14 +252,29 @@ class _Snapshot:
         )
 
 
-@dataclass
-class TurnOption:
-    """A complete decision for the pending roll, as a bot or a front end enumerates them."""
+@dataclass(frozen=True)
+class DiceAction:
+    """A player's whole decision once the die shows: the one dice decision type.
+
+    The engine enumerates them (``turn_options``), bots return them, the environments encode
+    them, front ends build them from clicks and keys, and ``DiceGame.act`` plays them. Fields left
+    ``None`` are completed by the rules' defaults (``DiceGame.complete``): with ``row_reward:
+    choose``, every completed row is a point.
+    """
 
     shape: Shape
-    take: Stone | None
     placement: Placement
-    scoring_rows: list[int] = field(default_factory=list)
+    take: Stone | None = None
+    rewards: tuple[Reward, ...] | None = None
+
+    def __repr__(self) -> str:
+        parts = [f"{self.shape.value} at {format_cells(self.placement.cells)}"]
+        if self.take is not None:
+            parts.append(f"take {format_cells(self.take.cells)}")
+        if self.rewards is not None:
+            shown = ", ".join(r if isinstance(r, str) else f"remove {format_cells(r)}" for r in self.rewards)
+            parts.append(f"rewards [{shown}]")
+        return f"<DiceAction {'; '.join(parts)}>"
 
 
 def _cells(value: Any) -> tuple[Cell, ...]:
@@ -306,7 +364,7 @@ class DiceGame:
                 if shape not in self.supply:
                     raise RulesError(f"{where}: {shape.value} is not a shape of this game's die")
                 if len(cells) != 4 or find_orientation(shape, cells, mode) is None:
-                    raise RulesError(f"{where}: {format_cells(cells)} is not the shape of a {shape.value}")
+                    raise RulesError(f"{where}: {format_cells(cells)} is not the shape of {shape.with_article}")
                 for c in cells:
                     if not self.board.in_bounds(c):
                         raise RulesError(f"{where}: {format_cells(cells)} is out of bounds")
@@ -381,14 +439,46 @@ class DiceGame:
     def can_place(self, shape: Shape) -> bool:
         return any(self.legal_placements(shape, take) for take in self.take_options(shape))
 
-    def turn_options(self) -> list[TurnOption]:
-        """Every (shape, take, placement) the pending roll allows, rewards aside."""
+    def turn_options(self) -> list[DiceAction]:
+        """Every decision the pending roll allows, rewards left to ``complete``."""
         result = []
         for shape in self.shapes_for_roll():
             for take in self.take_options(shape):
                 for p in self.legal_placements(shape, take):
-                    result.append(TurnOption(shape, take, p))
+                    result.append(DiceAction(shape, p, take))
         return result
+
+    def complete(self, action: DiceAction) -> DiceAction:
+        """``action`` with what it left open filled in by the rules: the one place that says
+        "when no reward is chosen, every completed row is a point"."""
+        if self.rules.row_reward != "choose" or action.rewards is not None:
+            return action
+        rows = self.scoring_rows_after(action.placement, action.take)
+        return replace(action, rewards=("point",) * len(rows))
+
+    def act(self, action: DiceAction) -> DiceMove:
+        """Play a decision (completed first); ``IllegalMove`` leaves the game untouched."""
+        action = self.complete(action)
+        return self.play(action.placement, action.shape, action.take, action.rewards)
+
+    def placement_error(
+        self, shape: Shape, cells: Sequence[Sequence[int]], take: Stone | None = None
+    ) -> str | None:
+        """Why ``shape`` cannot go at ``cells`` (after lifting ``take``), in the engine's words;
+        None when it can. Front ends ask this for a ghost or a typed move instead of wording a
+        rule themselves."""
+        board = self.board
+        if take is not None:
+            self._check_on_board(take)
+            board.remove(take)
+        try:
+            board.validate(shape, cells, self.rules.orientation_mode, self.rules.access_mode)
+        except IllegalPlacement as e:
+            return str(e)
+        finally:
+            if take is not None:
+                board.add(take)
+        return None
 
     def rewardable_stones(self) -> list[Stone]:
         """Stones the player to move may remove as a ``choose`` reward: another player's."""
@@ -481,12 +571,12 @@ class DiceGame:
         snapshot = self._snapshot()
         try:
             move = self._apply(face, chosen, place, take, rewards)
-        except (IllegalMove, IllegalPlacement) as e:
+        except IllegalMove:
             self._restore(snapshot)
-            raise IllegalMove(str(e)) from None
+            raise
         except (TypeError, ValueError, IndexError) as e:
             self._restore(snapshot)
-            raise IllegalMove(f"malformed move: {e}") from None
+            raise MalformedMove(f"malformed move: {e}") from None
         self.moves.append(move)
         return move
 
@@ -687,11 +777,34 @@ class DiceGame:
 
     # ---------------------------------------------------------------- records
 
-    def to_record(self) -> dict[str, Any]:
-        """This game as a record-format v1 document (see ``tabletris.engine.records``)."""
-        from tabletris.engine.records import dice_record
+    def __repr__(self) -> str:
+        state = "over" if self.over else f"turn {self.turn}, {self.player_name} to move"
+        if self.roll_face is not None and not self.over:
+            state += f", die shows {self.roll_face}"
+        return f"<DiceGame {', '.join(self.players)}: {state}, scores {self.scores}>"
 
-        return dice_record(self)
+    def public_state(self) -> dict[str, Any]:
+        """Everything every player may see, as JSON-ready data (the server, external bots).
+
+        A stone is ``{"number", "shape", "owner", "cells"}`` wherever it appears.
+        """
+        rules = self.rules
+        return {
+            "width": rules.width,
+            "height": rules.height,
+            "die": list(rules.die),
+            "stones": [stone_dict(s) for s in self.board.stones.values()],
+            "complete_rows": self.board.complete_rows(),
+            "scores": list(self.scores),
+            "rows_completed": list(self.rows_completed),
+            "supply": {s.value: n for s, n in self.supply.items()} if rules.limited_supply else None,
+            "to_move": self.to_move,
+            "roll": self.roll_face,
+            "turn": self.turn,
+            "over": self.over,
+            "stuck": self.stuck,
+            "winners": self.winners(),
+        }
 
     def summary(self) -> dict[str, Any]:
         """The replay summary of record-format.md."""
@@ -703,6 +816,16 @@ class DiceGame:
             "winners": [self.players[i] for i in self.winners()],
             "rows": self.board.rows(),
         }
+
+
+def stone_dict(stone: Stone) -> dict[str, Any]:
+    """A stone as JSON-ready data, the same everywhere it is sent."""
+    return {
+        "number": stone.number,
+        "shape": stone.shape.value,
+        "owner": stone.owner,
+        "cells": [[x, y] for x, y in stone.cells],
+    }
 
 
 def _json_plain(value: Any) -> Any:

@@ -13,11 +13,9 @@ import types
 from collections.abc import Mapping
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
+from tabletris.engine.errors import RulesError
+
 T = TypeVar("T")
-
-
-class RulesError(ValueError):
-    """Rules that cannot be used: an unknown preset or option, or a value of the wrong kind."""
 
 
 def _show(value: Any) -> str:

@@ -12,15 +12,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from tabletris.engine.dice import DiceGame, DiceRules
-from tabletris.engine.errors import IllegalMove, RecordError
-from tabletris.engine.options import RulesError
-from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
+from tabletris.engine.dice import DiceGame, DiceMove
+from tabletris.engine.errors import IllegalMove, MalformedMove, RecordError, RulesError
+from tabletris.engine.games import GAMES, spec_of
+from tabletris.engine.tower import TowerAction, TowerGame
 
 FORMAT = "tabletris/1"
-GAMES = ("dice", "tower")
-
-DICE_MOVE_KEYS = ("player", "roll", "shape", "take", "place", "rewards")
 
 
 def load(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
@@ -32,6 +29,8 @@ def load(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
             text = source.read_text(encoding="utf-8")
         except OSError as e:
             raise RecordError(f"cannot read {source}: {e.strerror}") from None
+        except UnicodeDecodeError as e:
+            raise RecordError(f"{source} is not a record: not UTF-8 text (byte {e.start})") from None
     else:
         text = source
     try:
@@ -62,19 +61,11 @@ def dumps(doc: Mapping[str, Any]) -> str:
 
 
 def _fail(key: str, why: str) -> RecordError:
-    return RecordError(f"key '{key}': {why}")
+    return RecordError(f"key '{key}': {why}", key)
 
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
-
-
-def check_cells(value: Any, key: str) -> list[list[int]]:
-    if not isinstance(value, list) or not all(
-        isinstance(c, list) and len(c) == 2 and all(_is_int(n) for n in c) for c in value
-    ):
-        raise _fail(key, "expected a list of [x, y] cells with integer x and y")
-    return value
 
 
 def check_common(doc: Mapping[str, Any]) -> str:
@@ -83,7 +74,8 @@ def check_common(doc: Mapping[str, Any]) -> str:
         raise _fail("format", f"expected \"{FORMAT}\", got {json.dumps(doc.get('format'))}")
     game = doc.get("game")
     if game not in GAMES:
-        raise _fail("game", f"expected \"dice\" or \"tower\", got {json.dumps(game)}")
+        known = " or ".join(f'"{name}"' for name in GAMES)
+        raise _fail("game", f"expected {known}, got {json.dumps(game)}")
     players = doc.get("players")
     if not isinstance(players, list) or not players:
         raise _fail("players", "expected a non-empty list of names")
@@ -106,31 +98,10 @@ def _check_dice_moves(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(moves, list):
         raise _fail("moves", "expected a list of turns")
     for i, move in enumerate(moves):
-        where = f"moves[{i}]"
-        if not isinstance(move, dict):
-            raise _fail(where, "expected an object")
-        for key in move:
-            if key not in DICE_MOVE_KEYS:
-                raise _fail(f"{where}.{key}", "unknown key in a turn")
-        if "player" in move and not _is_int(move["player"]):
-            raise _fail(f"{where}.player", "expected a seat number")
-        if not isinstance(move.get("roll"), str):
-            raise _fail(f"{where}.roll", "expected the die face as a string")
-        if "shape" in move and not isinstance(move["shape"], str):
-            raise _fail(f"{where}.shape", "expected a shape letter")
-        for key in ("take", "place"):
-            if key in move:
-                check_cells(move[key], f"{where}.{key}")
-        if "rewards" in move:
-            rewards = move["rewards"]
-            if not isinstance(rewards, list):
-                raise _fail(f"{where}.rewards", "expected a list")
-            for j, r in enumerate(rewards):
-                if r == "point":
-                    continue
-                if not isinstance(r, dict) or set(r) != {"remove"}:
-                    raise _fail(f"{where}.rewards[{j}]", 'expected "point" or {"remove": cells}')
-                check_cells(r["remove"], f"{where}.rewards[{j}].remove")
+        try:
+            DiceMove.check_dict(move, f"moves[{i}]")
+        except MalformedMove as e:
+            raise RecordError(str(e), e.key) from None
     return moves
 
 
@@ -142,6 +113,12 @@ def replay(source: str | Path | Mapping[str, Any]) -> Any:
     doc = load(source)
     game = check_common(doc)
     return REPLAYERS[game](doc)
+
+
+def record_of(game: Any) -> dict[str, Any]:
+    """``game`` as a record-format v1 document, as ``chess.pgn.Game.from_board`` makes a PGN:
+    the records sit above the games, which know nothing of them."""
+    return WRITERS[spec_of(game).name](game)
 
 
 def _new_dice_game(doc: Mapping[str, Any]) -> DiceGame:
@@ -236,10 +213,8 @@ def _check_tower_rounds(doc: Mapping[str, Any]) -> list[list[TowerAction | None]
                 continue
             try:
                 actions.append(TowerAction.from_dict(raw, f"{where}[{seat}]"))
-            except ValueError as e:
-                text = str(e)
-                key, _, why = text.partition(": ")
-                raise _fail(key, why) from None
+            except MalformedMove as e:
+                raise _fail(e.key or where, e.why) from None
         result.append(actions)
     return result
 
@@ -285,9 +260,7 @@ def replay_tower(doc: Mapping[str, Any]) -> TowerGame:
             try:
                 game.submit(seat, action)
             except IllegalMove as e:
-                text = str(e)
-                prefix = f"{game.players[seat]}: "
-                raise RecordError(f"{where}: {text[len(prefix):] if text.startswith(prefix) else text}") from None
+                raise RecordError(f"{where}: {e.reason}") from None
         if len(game.rounds) < number:
             raise RecordError(f"round {number}: the round did not complete")
     return game
@@ -317,12 +290,4 @@ def tower_record(game: TowerGame) -> dict[str, Any]:
 
 
 REPLAYERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {"dice": replay_dice, "tower": replay_tower}
-
-
-def rules_for(game: str, raw: Mapping[str, Any] | None) -> Any:
-    """Rules of ``game`` from a rules object (used by front ends to check options early)."""
-    if game == "dice":
-        return DiceRules.from_dict(raw)
-    if game == "tower":
-        return TowerRules.from_dict(raw)
-    raise RulesError(f"unknown game {game!r}")
+WRITERS: dict[str, Callable[[Any], dict[str, Any]]] = {"dice": dice_record, "tower": tower_record}

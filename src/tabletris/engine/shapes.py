@@ -41,6 +41,11 @@ class Shape(StrEnum):
         return len(BASE_CELLS[self])
 
     @property
+    def with_article(self) -> str:
+        """``an S``, ``a T``: the article goes by the letter's spoken name (ess, tee)."""
+        return ("an " if self.value in "IOSLM" else "a ") + self.value
+
+    @property
     def is_tetromino(self) -> bool:
         return self is not Shape.M
 

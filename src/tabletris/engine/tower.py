@@ -37,15 +37,14 @@ from typing import Any
 from tabletris.engine.achievements import ACHIEVEMENTS, AchievementCard, RoundFacts
 from tabletris.engine.board import (
     Board,
-    IllegalPlacement,
     Placement,
     format_cells,
     geometry,
     parse_cells,
 )
-from tabletris.engine.errors import IllegalMove
-from tabletris.engine.options import RulesError, build_options, options_to_dict, options_to_spec
-from tabletris.engine.shapes import TETROMINOES, Cell, Shape
+from tabletris.engine.errors import IllegalMove, MalformedMove, RulesError
+from tabletris.engine.options import build_options, options_to_dict, options_to_spec
+from tabletris.engine.shapes import TETROMINOES, Cell, Orientation, Shape
 
 MAX_PLAYERS = 4
 CARDS_PER_SHAPE = 4
@@ -282,31 +281,30 @@ class TowerAction:
 
     @classmethod
     def from_dict(cls, raw: Any, where: str = "action") -> TowerAction:
-        """An action from its record form; ValueError naming the key at fault."""
+        """An action from its record form; ``MalformedMove`` naming the key at fault."""
+
+        def fail(key: str, why: str) -> MalformedMove:
+            return MalformedMove(f"{key}: {why}", key, why)
+
         if not isinstance(raw, Mapping):
-            raise ValueError(f"{where}: expected an object like {{\"place\": [[x, y], ...]}} or {{\"hold\": true}}")
+            raise fail(f"{where}", "expected an object like {\"place\": [[x, y], ...]} or {\"hold\": true}")
         for key in raw:
             if key not in ("minos", "place", "hold"):
-                raise ValueError(f"{where}.{key}: unknown key in an action (known: minos, place, hold)")
+                raise fail(f"{where}.{key}", "unknown key in an action (known: minos, place, hold)")
         hold = raw.get("hold", False)
         if not isinstance(hold, bool):
-            raise ValueError(f"{where}.hold: expected true or false")
+            raise fail(f"{where}.hold", "expected true or false")
         minos = raw.get("minos", [])
         if not isinstance(minos, list) or not all(isinstance(m, int) and not isinstance(m, bool) for m in minos):
-            raise ValueError(f"{where}.minos: expected a list of column numbers")
+            raise fail(f"{where}.minos", "expected a list of column numbers")
         place = raw.get("place")
         cells: tuple[Cell, ...] | None = None
         if place is not None:
-            if not isinstance(place, list) or not all(
-                isinstance(c, list) and len(c) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in c)
-                for c in place
-            ):
-                raise ValueError(f"{where}.place: expected a list of [x, y] cells with integer x and y")
-            cells = tuple((c[0], c[1]) for c in place)
+            cells = parse_cells(place, f"{where}.place")
         if hold and (minos or cells is not None):
-            raise ValueError(f"{where}: a hold has no minos and no place")
+            raise fail(f"{where}", "a hold has no minos and no place")
         if not hold and cells is None:
-            raise ValueError(f"{where}: expected 'place' (the piece's cells) or \"hold\": true")
+            raise fail(f"{where}", "expected 'place' (the piece's cells) or \"hold\": true")
         return cls(tuple(minos), cells, hold)
 
 
@@ -492,10 +490,7 @@ class Tower:
                 above = False
             if above:
                 raise IllegalMove(f"{shape.value} would end above the skyline at {format_cells(cells)}")
-            try:
-                piece = board.validate(shape, cells, "rotate", "drop")
-            except IllegalPlacement as e:
-                raise IllegalMove(str(e)) from None
+            piece = board.validate(shape, cells, "rotate", "drop")
         finally:
             for _ in range(pushed):
                 board.pop()
@@ -732,7 +727,9 @@ class TowerGame:
         if self.over or self.play_card is None or t.out:
             return []
         if len(minos) > t.minos:
-            raise IllegalMove(f"{self.players[seat]} has {t.minos} minos, not {len(minos)}")
+            raise IllegalMove(
+                f"{self.players[seat]} has {t.minos} mino{'s' if t.minos != 1 else ''}, not {len(minos)}"
+            )
         board = t.board
         pushed = 0
         try:
@@ -807,12 +804,12 @@ class TowerGame:
         if not isinstance(action, TowerAction):
             try:
                 action = TowerAction.from_dict(action)
-            except ValueError as e:
-                raise IllegalMove(f"{name}: {e}") from None
+            except MalformedMove as e:
+                raise MalformedMove(f"{name}: {e}", e.key, e.why) from None
         try:
             prepared = tower.prepare(self.play_card, action)
         except IllegalMove as e:
-            raise IllegalMove(f"{name}: {e}") from None
+            raise IllegalMove(f"{name}: {e}", str(e)) from None
         self._pending[seat] = prepared
         self._submitted[seat] = True
         if not self.waiting_for():
@@ -937,11 +934,43 @@ class TowerGame:
 
     # ---------------------------------------------------------------- records
 
-    def to_record(self) -> dict[str, Any]:
-        """This game as a record-format v1 document (see ``tabletris.engine.records``)."""
-        from tabletris.engine.records import tower_record
+    def drop_error(self, seat: int, orientation: Orientation, column: int, minos: Sequence[int] = ()) -> str | None:
+        """Why the PLAY piece in ``orientation`` cannot be dropped with its left edge in
+        ``column`` (after ``minos``), in the engine's words; None when it can. Front ends ask this
+        instead of wording the skyline rule themselves."""
+        t = self.towers[self._seat(seat)]
+        if self.over or self.play_card is None:
+            return "the game is over"
+        if t.out:
+            return f"{self.players[seat]} is out: the tower is frozen"
+        if orientation.shape is not self.play_card:
+            return f"the card in PLAY is {self.play_card.value}, not {orientation.shape.value}"
+        if orientation not in self.play_card.orientations("rotate"):
+            return f"{self.play_card.value} would have to be mirrored (orientation rotate)"
+        width = t.board.width
+        if not 0 <= column <= width - orientation.width:
+            return (
+                f"{self.play_card.value} this way up is {orientation.width} wide: its left edge goes in "
+                f"column 0-{width - orientation.width}, not {column}"
+            )
+        try:
+            drops = self.legal_drops(seat, minos)
+        except IllegalMove as e:
+            return str(e)
+        if any(p.orientation == orientation and p.x == column for p in drops):
+            return None
+        return (
+            f"{self.play_card.value} cannot be dropped in column {column} this way up: "
+            "it would end above the skyline"
+        )
 
-        return tower_record(self)
+    def __repr__(self) -> str:
+        if self.over:
+            state = "over"
+        else:
+            play = self.play_card.value if self.play_card is not None else "-"
+            state = f"round {self.round}, {play} in PLAY"
+        return f"<TowerGame {', '.join(self.players)}: {state}, scores {self.scores()}>"
 
     def summary(self) -> dict[str, Any]:
         """The replay summary of record-format.md."""

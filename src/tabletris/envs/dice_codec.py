@@ -46,7 +46,7 @@ from typing import Any, Literal
 import numpy as np
 
 from tabletris.engine.board import Placement, Stone
-from tabletris.engine.dice import CHOICE, DiceGame, DiceRules
+from tabletris.engine.dice import CHOICE, DiceAction, DiceGame, DiceRules
 from tabletris.engine.shapes import Cell, Orientation, Shape
 
 SCORE_BOUND = 1000.0
@@ -61,20 +61,6 @@ PHASES: tuple[Phase, ...] = ("place", "take", "reward")
 def anchor(stone: Stone) -> Cell:
     """The cell that names a stone in TAKE and REMOVE ids: its lowest, then leftmost, cell."""
     return min(stone.cells, key=lambda c: (c[1], c[0]))
-
-
-@dataclass(frozen=True)
-class DiceChoice:
-    """A whole decision for the pending roll: the engine's own objects, ready to play."""
-
-    shape: Shape
-    placement: Placement
-    take: Stone | None
-    rewards: tuple[Any, ...] | None = None
-    """``None`` under ``row_reward: point``; else one ``"point"`` or ``{"remove": cells}`` per row."""
-
-    def play(self, game: DiceGame) -> None:
-        game.play(self.placement, self.shape, self.take, None if self.rewards is None else list(self.rewards))
 
 
 @dataclass
@@ -204,7 +190,7 @@ class DiceCodec:
         taken = None if turn.take is None else turn.take.number
         return [s for s in game.rewardable_stones() if s.number != taken and s.number not in turn.removed]
 
-    def advance(self, game: DiceGame, turn: DiceTurn, action: int, legal: dict[int, Any]) -> DiceChoice | None:
+    def advance(self, game: DiceGame, turn: DiceTurn, action: int, legal: dict[int, Any]) -> DiceAction | None:
         """Take the legal id ``action`` into ``turn``; the whole decision once nothing is left to ask.
 
         Decisions with one option are taken here, so the caller only ever asks real choices.
@@ -223,7 +209,7 @@ class DiceCodec:
             if value == "point":
                 turn.rewards.append("point")
             else:
-                turn.rewards.append({"remove": value.cells})
+                turn.rewards.append(value.cells)
                 turn.removed.add(value.number)
             turn.rows -= 1
             return self._rewards_or_done(game, turn)
@@ -234,7 +220,7 @@ class DiceCodec:
             turn.phase = "reward"
         return self._rewards_or_done(game, turn)
 
-    def _rewards_or_done(self, game: DiceGame, turn: DiceTurn) -> DiceChoice | None:
+    def _rewards_or_done(self, game: DiceGame, turn: DiceTurn) -> DiceAction | None:
         if turn.phase == "reward" and turn.rows > 0:
             if self._removable(game, turn):
                 return None
@@ -243,18 +229,15 @@ class DiceCodec:
         placement = turn.placement
         assert placement is not None
         rewards = tuple(turn.rewards) if game.rules.row_reward == "choose" else None
-        return DiceChoice(placement.shape, placement, turn.take, rewards)
+        return DiceAction(placement.shape, placement, turn.take, rewards)
 
-    def choices(self, game: DiceGame) -> dict[int, DiceChoice]:
-        """Every PLACE id legal now, with the decision the codec makes for it when nothing more
-        is asked (first take, every reward a point): for bots and tests, not the action space."""
+    def choices(self, game: DiceGame) -> dict[int, DiceAction]:
+        """Every PLACE id legal now, with the first take that makes room for it (the engine's
+        ``complete`` fills in the rewards): for bots and tests, not the action space."""
         result = {}
         for a, takes in self.placement_options(game).items():
             p = self.placements[a]
-            rewards = None
-            if game.rules.row_reward == "choose":
-                rewards = ("point",) * len(game.scoring_rows_after(p, takes[0]))
-            result[a] = DiceChoice(p.shape, p, takes[0], rewards)
+            result[a] = DiceAction(p.shape, p, takes[0])
         return result
 
     def mask(self, legal: dict[int, Any] | Sequence[int]) -> np.ndarray:
@@ -346,13 +329,13 @@ class DiceDecider:
         game = self.game
         self.legal = {} if game.over or game.roll_face is None else self.codec.legal(game, self.turn)
 
-    def apply(self, action: int) -> DiceChoice | None:
+    def apply(self, action: int) -> DiceAction | None:
         """Take the legal id ``action``; the decision played on the game once it is whole."""
         choice = self.codec.advance(self.game, self.turn, int(action), self.legal)
         if choice is None:
             self.legal = self.codec.legal(self.game, self.turn)
             return None
-        choice.play(self.game)
+        self.game.act(choice)
         self.turn = DiceTurn()
         self.legal = {}
         return choice

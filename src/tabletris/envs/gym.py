@@ -28,7 +28,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from tabletris.bots.base import Bot, decide_dice_reward_points, make_bot, play_tower_round
+from tabletris.bots.base import Bot
+from tabletris.bots.registry import make_bot
 from tabletris.engine.dice import DiceGame, DiceRules
 from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
 from tabletris.envs.dice_codec import DiceCodec, DiceDecider
@@ -38,6 +39,7 @@ from tabletris.envs.rewards import check_scheme, step_reward
 from tabletris.envs.spaces import check_modes, codec_spaces
 from tabletris.envs.tower_codec import SeatTurn, TowerCodec
 from tabletris.envs.tower_v0 import Legal, first_choice
+from tabletris.table.driver import Table
 
 Policy = Callable[[Any, np.ndarray], int]
 Opponent = str | Bot | Policy
@@ -194,17 +196,17 @@ class DiceEnv(_SeatEnv):
         game = self._game()
         decider = self.decider
         assert decider is not None
+        table = Table(game, {s: b for s, b in self.bots.items() if isinstance(b, Bot)})
         while not game.over:
             if game.roll_face is None:
-                game.roll()
+                table.advance()  # the die, rolled by the driver
                 decider.refresh()
                 continue
             if game.to_move == self.seat:
                 break
             opponent = self.bots[game.to_move]
             if isinstance(opponent, Bot):
-                decision = decide_dice_reward_points(game, opponent.choose_dice(game.view()))
-                game.play(decision.placement, decision.shape, decision.take, decision.rewards)
+                table.play_bot(game.to_move)
                 decider.refresh()
             else:
                 seat = game.to_move
@@ -323,19 +325,17 @@ class TowerEnv(_SeatEnv):
         """Opponents submit; rounds the learner has no say in (forced hold, or out: then the game
         is played to its end, so the outcome is known) are played through."""
         game = self._game()
+        table = Table(game, {s: b for s, b in self.bots.items() if isinstance(b, Bot)})
         while not game.over:
-            bots: list[Bot | None] = [b if isinstance(b, Bot) else None for b in self._bot_list()]
-            play_tower_round(game, bots)
-            for seat in list(game.waiting_for()):
+            for seat in table.bots_to_act():
+                table.play_bot(seat)
+            for seat in table.humans_to_act():  # policies; the learner's seat is not theirs
                 opponent = self.bots.get(seat)
-                if opponent is not None and not isinstance(opponent, Bot):
-                    game.submit(seat, self._policy_action(seat, opponent))
+                if opponent is not None:
+                    table.act(seat, self._policy_action(seat, opponent))  # type: ignore[arg-type]
             if self.seat in game.waiting_for():
                 break
         self._legal = {} if self._finished() else self.codec.legal(game, self.seat, self.turn)
-
-    def _bot_list(self) -> list[Bot | Policy | None]:
-        return [self.bots.get(s) for s in range(len(self.players))]
 
     def _mask(self) -> np.ndarray:
         return self.codec.mask(self._legal)

@@ -11,7 +11,7 @@ import random
 import time
 from typing import Any
 
-from tabletris.bots.base import make_bot
+from tabletris.bots.registry import make_bot
 from tabletris.engine.tower import TowerGame
 
 PLAYERS = ("P1", "P2", "P3", "P4")

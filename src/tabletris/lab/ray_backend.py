@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tabletris.lab.simulate import GameResult, GameTask, run_games
+from tabletris.lab.tasks import GameResult, GameTask, run_games
 
 BATCH_LIMIT = 16
 """Games per Ray task at most: few round trips, yet enough tasks to keep every worker busy."""

@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from tabletris.lab.simulate import GameResult, SimulationResults
+from tabletris.lab.tasks import GameResult, SimulationResults
 
 Z95 = 1.959963984540054
 """The standard normal quantile for a two-sided 95% interval."""
@@ -35,6 +35,43 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
     low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact ends, not rounding noise
     high = 1.0 if successes == trials else min(1.0, centre + half)
     return low, high
+
+
+T95 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)
+"""Student's t quantile for a two-sided 95% interval, by degrees of freedom 1 to 30."""
+
+
+def t95(df: int) -> float:
+    """Student's t quantile for a two-sided 95% interval with ``df`` degrees of freedom.
+
+    The table up to 30, then the Cornish-Fisher expansion around the normal quantile (error below
+    0.001 there), so the lab needs no SciPy for one number.
+    """
+    if df < 1:
+        raise ValueError(f"t95: degrees of freedom must be at least 1, got {df}")
+    if df <= len(T95):
+        return T95[df - 1]
+    z = Z95
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float]:
+    """A 95% confidence interval for the mean (Student's t); the mean itself for one value.
+
+    Game scores and lengths are sums of many small steps, so their means are close to normal at
+    the sample sizes the lab runs; t rather than z keeps small runs honest.
+    """
+    if not values:
+        return 0.0, 0.0
+    mean = _mean(values)
+    if len(values) == 1:
+        return mean, mean
+    half = t95(len(values) - 1) * statistics.stdev(values) / math.sqrt(len(values))
+    return mean - half, mean + half
 
 
 def _median(values: Sequence[float]) -> float:
@@ -62,6 +99,7 @@ def seat_stats(results: Sequence[GameResult], labels: Sequence[str]) -> list[dic
                 "win_rate": wins / n if n else 0.0,
                 "ci95": [low, high],
                 "mean_score": _mean(scores),
+                "score_ci95": list(mean_ci(scores)),
                 "median_score": _median(scores),
             }
         )
@@ -87,10 +125,20 @@ def first_seat_advantage(results: Sequence[GameResult], positions: int) -> float
     return wins / len(results) - 1.0 / positions
 
 
-def length_stats(results: Sequence[GameResult]) -> dict[str, float]:
+def first_seat_advantage_ci(results: Sequence[GameResult], positions: int) -> tuple[float, float]:
+    """The 95% interval of ``first_seat_advantage``: the starter's Wilson interval less 1/players."""
+    if not results or positions < 1:
+        return 0.0, 0.0
+    wins = sum(r.wins[r.order[r.starter]] for r in results)
+    low, high = wilson(wins, len(results))
+    return low - 1.0 / positions, high - 1.0 / positions
+
+
+def length_stats(results: Sequence[GameResult]) -> dict[str, Any]:
     lengths = [r.length for r in results]
     return {
         "mean": _mean(lengths),
+        "ci95": list(mean_ci(lengths)),
         "median": _median(lengths),
         "min": float(min(lengths)) if lengths else 0.0,
         "max": float(max(lengths)) if lengths else 0.0,
@@ -111,7 +159,12 @@ def summarize(run: SimulationResults) -> dict[str, Any]:
                 "games": len(results),
                 "seats": seat_stats(results, labels),
                 "positions": position_stats(results, positions),
-                "first_seat_advantage": first_seat_advantage(results, positions),
+                # Without --swap the first position always holds the same bot, so its win rate
+                # measures that bot, not the seat: no advantage is reported then.
+                "first_seat_advantage": first_seat_advantage(results, positions) if config.swap else None,
+                "first_seat_advantage_ci95": (
+                    list(first_seat_advantage_ci(results, positions)) if config.swap else None
+                ),
                 "length": length_stats(results),
             }
         )

@@ -31,8 +31,8 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
-from tabletris.bots.base import bot_names
 from tabletris.bots.external import allowed_commands
+from tabletris.bots.registry import bot_names
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import check_common, load

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from tabletris.bots.base import Bot, decide_dice_reward_points, make_bot
+from tabletris.bots.base import Bot
+from tabletris.bots.registry import make_bot
 from tabletris.engine.board import Placement, Stone
 from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceGame, DiceRules
 from tabletris.engine.errors import IllegalMove, RecordError
+from tabletris.engine.games import GAMES
 from tabletris.engine.options import RulesError, options_to_dict
-from tabletris.engine.records import replay_dice, replay_tower
+from tabletris.engine.records import record_of, replay_dice, replay_tower
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import RULE_HELP as TOWER_HELP
 from tabletris.engine.tower import TOWER_PRESETS, TowerAction, TowerGame, TowerRules
@@ -81,7 +83,7 @@ class DiceAdapter:
     """The dice game: events are the record's moves; the server rolls as each turn begins."""
 
     name = "dice"
-    max_seats = 8
+    max_seats = GAMES["dice"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
         return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP)
@@ -90,7 +92,7 @@ class DiceAdapter:
         return DiceGame(list(players), dict(rules), seed=seed)
 
     def start_record(self, game: DiceGame) -> dict[str, Any]:
-        record = game.to_record()
+        record = record_of(game)
         record["moves"] = []
         return record
 
@@ -132,7 +134,7 @@ class DiceAdapter:
 
     def bot_move(self, game: DiceGame, seat: int, bot: Bot) -> dict[str, Any]:
         view = game.view()
-        decision = decide_dice_reward_points(view, bot.choose_dice(view))
+        decision = view.complete(bot.choose_dice(view))
         move: dict[str, Any] = {"place": cells_json(decision.placement.cells), "shape": decision.shape.value}
         if decision.take is not None:
             move["take"] = cells_json(decision.take.cells)
@@ -201,7 +203,7 @@ class DiceAdapter:
         raise ActionError("unknown_type", "the dice game answers no queries: its state lists every legal placement")
 
     def record(self, game: DiceGame) -> dict[str, Any]:
-        return game.to_record()
+        return record_of(game)
 
     def summary(self, game: DiceGame) -> dict[str, Any]:
         summary = game.summary()
@@ -241,7 +243,7 @@ class TowerAdapter:
     """
 
     name = "tower"
-    max_seats = 4
+    max_seats = GAMES["tower"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
         return _rules_meta(TowerRules, TOWER_PRESETS, TOWER_HELP)
@@ -250,7 +252,7 @@ class TowerAdapter:
         return TowerGame(list(players), dict(rules), seed=seed)
 
     def start_record(self, game: TowerGame) -> dict[str, Any]:
-        record = game.to_record()
+        record = record_of(game)
         record["rounds"] = []
         return record
 
@@ -359,7 +361,7 @@ class TowerAdapter:
         return {"minos": minos, "mino_cells": cells, "drops": _drop_forms(drops, game.play_card)}
 
     def record(self, game: TowerGame) -> dict[str, Any]:
-        return game.to_record()
+        return record_of(game)
 
     def summary(self, game: TowerGame) -> dict[str, Any]:
         return game.summary()

@@ -20,8 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabletris.bots.base import Bot, bot_names, make_bot
+from tabletris.bots.base import Bot
 from tabletris.bots.external import allowed_commands
+from tabletris.bots.registry import bot_names, make_bot
 from tabletris.engine.dice import next_starter
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError

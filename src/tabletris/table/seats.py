@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from tabletris.bots.base import Bot
+from tabletris.bots.base import Bot
+from tabletris.bots.registry import make_bot
 
 
 @dataclass(frozen=True)
@@ -37,10 +36,7 @@ def parse_seats(text: str, max_seats: int = 8) -> list[SeatSpec]:
         strength: float | None = None
         if "@" in kind:
             kind, _, level = kind.partition("@")
-            try:
-                strength = float(level)
-            except ValueError:
-                raise ValueError(f"--seats: {item!r}: strength {level!r} is not a number") from None
+            strength = parse_strength(item, level)
         kind = kind.strip()
         if not kind:
             raise ValueError(f"--seats: {item!r} names no player kind")
@@ -53,6 +49,29 @@ def parse_seats(text: str, max_seats: int = 8) -> list[SeatSpec]:
     if len(set(names)) != len(names):
         raise ValueError(f"--seats: two seats have the same name ({', '.join(names)})")
     return seats
+
+
+def parse_strength(item: str, level: str) -> float:
+    """The ``STRENGTH`` of a ``KIND@STRENGTH`` seat: a number from 0 to 1 (docs/strength.md)."""
+    try:
+        strength = float(level)
+    except ValueError:
+        raise ValueError(f"--seats: {item!r}: strength {level!r} is not a number") from None
+    if not 0 <= strength <= 1:  # also refuses nan
+        raise ValueError(f"--seats: {item!r}: strength {level} is outside 0 to 1")
+    return strength
+
+
+def check_game(kinds: Sequence[str], game: str) -> None:
+    """Refuse a bot seat for a game that bot does not play; ValueError naming the bot and why."""
+    from tabletris.bots.registry import bot_refusal
+
+    for kind in kinds:
+        if kind == "human":
+            continue
+        reason = bot_refusal(kind, game)
+        if reason is not None:
+            raise ValueError(f"--seats: {kind!r}: {reason}")
 
 
 def parse_rules(items: list[str] | None, preset: str | None = None) -> dict[str, object]:
@@ -84,12 +103,11 @@ def parse_rules(items: list[str] | None, preset: str | None = None) -> dict[str,
     return rules
 
 
-def make_seat_bots(seats: Sequence[SeatSpec], seed: int) -> dict[int, Bot]:
-    """A bot for every non-human seat, each seeded from the game seed and its seat."""
-    from tabletris.bots.base import make_bot
-
+def make_seat_bots(seats: Sequence[SeatSpec], seed: int | None) -> dict[int, Bot]:
+    """A bot for every non-human seat, each seeded from the game seed and its seat (so a seeded
+    game repeats exactly); unseeded bots for an unseeded game."""
     return {
-        i: make_bot(s.kind, seed=seed * 31 + i, strength=s.strength)
+        i: make_bot(s.kind, seed=None if seed is None else seed * 31 + i, strength=s.strength)
         for i, s in enumerate(seats)
         if not s.is_human
     }

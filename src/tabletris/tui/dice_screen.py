@@ -24,9 +24,9 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from tabletris.bots.base import Bot, DiceDecision, decide_dice_reward_points
+from tabletris.bots.base import Bot
 from tabletris.engine.board import IllegalPlacement, Placement, Stone
-from tabletris.engine.dice import CHOICE, DiceGame
+from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Orientation, Shape, find_orientation, normalise
 from tabletris.tui import palette
@@ -272,13 +272,13 @@ class DiceScreen(Screen[None]):
     def think(self, bot: Bot, view: DiceGame, token: int) -> None:
         """The bot decides on a copy of the game, off the UI thread."""
         try:
-            decision: DiceDecision | Exception = decide_dice_reward_points(view, bot.choose_dice(view))
+            decision: DiceAction | Exception = view.complete(bot.choose_dice(view))
         except Exception as e:  # a broken bot must not kill the table
             decision = e
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self.bot_decided, decision, token)
 
-    def bot_decided(self, decision: DiceDecision | Exception, token: int) -> None:
+    def bot_decided(self, decision: DiceAction | Exception, token: int) -> None:
         if token != self._token or self.phase != "bot":
             return
         name = self.game.player_name

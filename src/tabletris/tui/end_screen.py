@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from tabletris.engine import records
+from tabletris.engine.records import record_of
 from tabletris.tui import palette
 from tabletris.tui.board_view import BoardView
 from tabletris.tui.setup import Setup
@@ -32,7 +33,7 @@ def default_record_path(game: Any) -> Path:
 def save_record(game: Any, path: Path) -> Path:
     """Write ``game``'s record to ``path`` (format tabletris/1); OSError passes through."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(records.dumps(game.to_record()), encoding="utf-8")
+    path.write_text(records.dumps(record_of(game)), encoding="utf-8")
     return path
 
 

@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
-from tabletris.bots.base import bot_names
+from tabletris.bots.registry import bot_names
 from tabletris.engine.options import RulesError, options_to_dict
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import GAMES, MAX_SEATS, Setup, rules_model

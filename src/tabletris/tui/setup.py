@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tabletris.engine.options import RulesError
-from tabletris.table.seats import SeatSpec
+from tabletris.engine.games import GAME_NAMES, spec
+from tabletris.engine.games import GAMES as ENGINE_GAMES
+from tabletris.table.seats import SeatSpec, make_seat_bots
 
-GAMES = ("dice", "tower")
-MAX_SEATS = {"dice": 8, "tower": 4}
+GAMES = GAME_NAMES
+MAX_SEATS = {name: g.max_players for name, g in ENGINE_GAMES.items()}
 
 
 @dataclass
@@ -104,49 +105,21 @@ def save_last_setup(setup: Setup) -> Path | None:
 
 
 def rules_model(game: str) -> tuple[type[Any], Mapping[str, Mapping[str, Any]], Mapping[str, str]]:
-    """The rules dataclass, presets and per-option help of ``game``, from its engine module."""
-    if game == "dice":
-        from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceRules
-
-        return DiceRules, DICE_PRESETS, RULE_HELP
-    if game == "tower":
-        try:
-            from tabletris.engine import tower
-        except ImportError as e:
-            raise RulesError(f"the tower game is not available: {e}") from None
-        return tower.TowerRules, tower.TOWER_PRESETS, tower.RULE_HELP
-    raise RulesError(f"unknown game {game!r}: expected dice or tower")
+    """The rules dataclass, presets and per-option help of ``game``, from the game registry."""
+    g = spec(game)
+    return g.rules_cls, g.presets, g.rule_help
 
 
 def build_rules(game: str, rules: Mapping[str, Any]) -> Any:
     """The engine's rules object for ``rules``; RulesError with the engine's wording if invalid."""
-    cls, _presets, _help = rules_model(game)
-    return cls.from_dict(dict(rules))
+    return spec(game).rules(dict(rules))
 
 
 def new_game(setup: Setup) -> Any:
     """The engine game ``setup`` describes (DiceGame or TowerGame); RulesError if it cannot be."""
-    names = [s.name for s in setup.seats]
-    if setup.game == "dice":
-        from tabletris.engine.dice import DiceGame
-
-        return DiceGame(names, dict(setup.rules), seed=setup.seed)
-    if setup.game == "tower":
-        try:
-            from tabletris.engine.tower import TowerGame
-        except ImportError as e:
-            raise RulesError(f"the tower game is not available: {e}") from None
-        return TowerGame(names, dict(setup.rules), seed=setup.seed)
-    raise RulesError(f"unknown game {setup.game!r}: expected dice or tower")
+    return spec(setup.game).new([s.name for s in setup.seats], dict(setup.rules), seed=setup.seed)
 
 
 def make_bots(setup: Setup, seed: int | None) -> dict[int, Any]:
     """A bot per non-human seat, seeded from the game's seed so seeded games repeat exactly."""
-    from tabletris.bots.base import make_bot
-
-    bots = {}
-    for seat, spec in enumerate(setup.seats):
-        if not spec.is_human:
-            bot_seed = None if seed is None else seed * 31 + seat
-            bots[seat] = make_bot(spec.kind, seed=bot_seed, strength=spec.strength)
-    return bots
+    return make_seat_bots(setup.seats, seed)
