@@ -29,13 +29,17 @@ from tabletris.lab.stats import wilson
 
 
 class CpuBudget(BaseCallback):
-    """Stops training once the process has used ``minutes`` of CPU time (all threads)."""
+    """Stops training once the process has used ``minutes`` of CPU time (all threads), or
+    ``wall_minutes`` have passed (a shared machine may give a process a small share of a core)."""
 
-    def __init__(self, minutes: float) -> None:
+    def __init__(self, minutes: float, wall_minutes: float | None = None) -> None:
         super().__init__()
         self.limit = minutes * 60.0
+        self.wall_end = None if wall_minutes is None else time.perf_counter() + wall_minutes * 60.0
 
     def _on_step(self) -> bool:
+        if self.wall_end is not None and time.perf_counter() > self.wall_end:
+            return False
         return time.process_time() < self.limit
 
 
@@ -74,6 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timesteps", type=int, default=2_000_000)
     parser.add_argument("--cpu-minutes", type=float, default=15.0)
+    parser.add_argument("--wall-minutes", type=float, default=None, help="also stop after this long")
     parser.add_argument("--opponent", default="random")
     parser.add_argument("--reward", default="difference", choices=["score", "difference", "win"])
     parser.add_argument("--eval-games", type=int, default=400)
@@ -87,7 +92,7 @@ def main() -> None:
     env = make_env(args.opponent, args.reward)
     model = MaskablePPO("MlpPolicy", env, n_steps=1024, batch_size=256, gamma=0.99, ent_coef=0.01, seed=args.seed, verbose=0)
     start_cpu, start_wall = time.process_time(), time.perf_counter()
-    model.learn(total_timesteps=args.timesteps, callback=CpuBudget(args.cpu_minutes))
+    model.learn(total_timesteps=args.timesteps, callback=CpuBudget(args.cpu_minutes, args.wall_minutes))
     train_cpu, train_wall = time.process_time() - start_cpu, time.perf_counter() - start_wall
     if args.save:
         model.save(args.save)
