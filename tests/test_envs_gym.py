@@ -278,3 +278,37 @@ def test_rgb_array_render(env_class: type) -> None:
     picture = env.render()
     assert picture.ndim == 3 and picture.shape[2] == 3 and picture.dtype == np.uint8
     assert isinstance(env_class(players=2, render_mode="ansi").reset(seed=0), tuple)
+
+
+def test_vector_env_batches_games_exactly_like_separate_envs() -> None:
+    from gymnasium.vector import VectorEnv
+
+    from tabletris.envs.vector import DiceVectorEnv
+
+    vec = gymnasium.make_vec("tabletris/Dice-v0", num_envs=3, opponents="greedy", action_mask=False)
+    assert isinstance(vec, DiceVectorEnv) and isinstance(vec, VectorEnv)
+    singles = [DiceEnv(opponents="greedy", action_mask=False) for _ in range(3)]
+    obs, _ = vec.reset(seed=10)
+    assert obs.shape == (3, singles[0].codec.obs_size)
+    for i, env in enumerate(singles):
+        np.testing.assert_array_equal(obs[i], env.reset(seed=10 + i)[0])
+    rng = np.random.default_rng(0)
+    finished = np.zeros(3, dtype=bool)
+    for _ in range(200):
+        masks = vec.action_masks()
+        assert masks.shape == (3, vec.single_action_space.n)
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, terminated, truncated, infos = vec.step(actions)
+        for i, env in enumerate(singles):
+            if finished[i]:
+                continue
+            o, r, t, _tr, info = env.step(int(actions[i]))
+            np.testing.assert_array_equal(obs[i], o)
+            assert rewards[i] == r and terminated[i] == t
+            finished[i] = t
+        if finished.all():
+            break
+    assert finished.all()
+    # The step after a game ends resets it (NEXT_STEP autoreset).
+    obs, rewards, terminated, _tr, _ = vec.step(np.zeros(3, dtype=np.int64))
+    assert terminated.sum() <= 3 and vec.action_masks().any(axis=1).all()

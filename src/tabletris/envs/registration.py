@@ -33,13 +33,19 @@ ENVIRONMENTS: dict[str, str] = {
 }
 
 
+VECTOR_ENVIRONMENTS: dict[str, str] = {"tabletris/Dice-v0": "tabletris.envs.vector:DiceVectorEnv"}
+"""``gymnasium.make_vec`` builds these (N games in one batch) instead of N wrapped envs."""
+
+
 def register_envs(gymnasium: Any = None) -> None:
     """Register every tabletris environment with ``gymnasium`` (imported if not given)."""
     if gymnasium is None:
         import gymnasium
     for env_id, entry_point in ENVIRONMENTS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point)  # env checker on
+            gymnasium.register(  # env checker on
+                id=env_id, entry_point=entry_point, vector_entry_point=VECTOR_ENVIRONMENTS.get(env_id)
+            )
 
 
 class _GymnasiumHook:
