@@ -38,7 +38,7 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         self.single_action_space = self.envs[0].action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._obs = create_empty_array(self.single_observation_space, num_envs)
+        self._obs: Any = create_empty_array(self.single_observation_space, num_envs)
         self._needs_reset = np.zeros(num_envs, dtype=bool)
 
     def reset(
