@@ -13,8 +13,11 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import pytest
+
 from tabletris.engine.board import Board, Stone
 from tabletris.engine.dice import CHOICE, DiceGame
+from tabletris.engine.errors import IllegalMove
 from tabletris.engine.records import record_of
 from tabletris.engine.shapes import Cell, Orientation
 
@@ -187,3 +190,31 @@ def play_tower_round(game: Any, bots: Any) -> None:
     table = Table(game, bots)
     for seat in table.bots_to_act():
         table.play_bot(seat)
+
+
+# ------------------------------------------------------- dice rule tests
+
+ROW0 = [[0, 0], [1, 0], [2, 0], [3, 0]]
+ROW1 = [[0, 1], [1, 1], [2, 1], [3, 1]]
+O_LEFT = [[0, 0], [1, 0], [0, 1], [1, 1]]
+O_RIGHT = [[2, 0], [3, 0], [2, 1], [3, 1]]
+
+
+def narrow(players: int = 2, **rules: Any) -> DiceGame:
+    """A 4-wide board: one I fills a row, two Os fill two rows."""
+    spec: dict[str, Any] = {"width": 4, "height": 6, **rules}
+    return DiceGame(["Ann", "Bob", "Cid", "Dee"][:players], spec, seed=1)
+
+
+def turn(game: DiceGame, face: str, place: Any, **kwargs: Any) -> None:
+    game.roll(face)
+    assert not game.over, f"{face} should be placeable"
+    game.play(place, **kwargs)
+
+
+def assert_rejected(game: DiceGame, match: str, place: Any, **kwargs: Any) -> None:
+    """The play is an IllegalMove with ``match`` in its text, and nothing in the game changed."""
+    before = state_of(game)
+    with pytest.raises(IllegalMove, match=match):
+        game.play(place, **kwargs)
+    assert state_of(game) == before

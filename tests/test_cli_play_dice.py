@@ -233,7 +233,7 @@ def test_a_record_that_cannot_be_written_after_the_game_is_printed_not_lost(
     )
     assert result.exit_code == 1
     assert "Traceback" not in result.output
-    assert f"error: cannot save the record to {save}: [Errno 28] No space left on device" in result.output.replace("\n", "")
+    assert f"\nerror: cannot save the record to {save}: [Errno 28] No space left on device\n" in result.output
     record = result.output[result.output.index("\n{\n") + 1 :]
     assert record == records.dumps(json.loads(record)) + "\n"  # whole lines, unwrapped
     doc = json.loads(record)

@@ -119,7 +119,7 @@ def test_every_turn_follows_the_rules(spec: dict[str, Any]) -> None:
     - the placer scores the rows this placement completed, each row once per game (unless
       `rescore_reopened`), nobody else's score moves, removing a stone takes no points away;
     - stones never move without `clear_rows`; the supply plus the stones of a shape on the board
-      stays what the box holds.
+      plus the point tokens of that shape stays what the box holds.
     """
     game = new_game(spec)
     rng = random.Random(spec["choices"])
@@ -174,7 +174,8 @@ def test_every_turn_follows_the_rules(spec: dict[str, Any]) -> None:
         if rules.limited_supply:
             for shape, total in box.items():
                 on_board = sum(1 for s in game.board.stones.values() if s.shape is shape)
-                assert game.supply[shape] + on_board == total
+                tokens = sum(mine.count(shape) for mine in game.tokens)  # tokens_from_supply
+                assert game.supply[shape] + on_board + tokens == total
                 assert game.supply[shape] >= 0
         if game.over:
             assert rules.clear_rows and game.scores[player] >= rules.target

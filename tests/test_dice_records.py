@@ -63,7 +63,7 @@ def test_record_round_trips_through_text() -> None:
     doc = record_of(game)
     assert doc["format"] == "tabletris/1" and doc["game"] == "dice"
     assert doc["players"] == ["Ann", "Bob"]
-    assert doc["rules"] == {"preset": "long", "stuck_penalty": True}
+    assert doc["rules"] == {"preset": "long", "stuck_penalty": True, "tokens_from_supply": True}
     assert doc["seed"] == 3 and len(doc["moves"]) == 14
     text = records.dumps(doc)
     assert json.loads(text) == doc
@@ -500,5 +500,6 @@ def test_rules_given_with_tuples_round_trip() -> None:
         "die": ["I", "O", "T", "S", "L", "*"],
         "width": 6,
         "garbage": [{"shape": "O", "cells": [[0, 0], [1, 0], [0, 1], [1, 1]]}],
+        "tokens_from_supply": True,
     }
     assert record_of(records.replay(records.dumps(doc))) == doc

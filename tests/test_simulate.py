@@ -11,7 +11,14 @@ from typer.testing import CliRunner
 
 from tabletris.cli.app import app
 from tabletris.engine.records import replay
-from tabletris.lab.simulate import config_from, derive_seed, make_tasks, run_game, simulate
+from tabletris.lab.simulate import (
+    PROCESS_BATCH_LIMIT,
+    config_from,
+    derive_seed,
+    make_tasks,
+    run_game,
+    simulate,
+)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -180,9 +187,12 @@ def test_score_panels_share_one_y_axis_and_length_bins_sit_on_whole_numbers() ->
     assert all((b - a) == (wide[1] - wide[0]) and (b - a) % 1 == 0 for a, b in zip(wide, wide[1:], strict=False))
 
 
-def test_the_process_backend_reports_every_game_as_batches_finish() -> None:
-    """The progress callback sums to the number of games, in more than one step."""
-    config = config_from("dice", "random,random", 12, seed=4)
+def test_the_process_backend_reports_progress_every_few_games() -> None:
+    """Issue 15.12: the bar sat at 0/N, then jumped: workers ran up to 16 games per batch and
+    the batches were counted in task order. Now a batch is at most a few games, counted as it
+    finishes."""
+    config = config_from("dice", "random,random", 100, seed=4)
     steps: list[int] = []
     simulate(config, "process", jobs=2, progress=steps.append)
-    assert sum(steps) == 12 and len(steps) > 1
+    assert sum(steps) == 100
+    assert max(steps) <= PROCESS_BATCH_LIMIT <= 4

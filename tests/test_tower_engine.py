@@ -81,10 +81,10 @@ def test_library_layouts_have_equal_icons_over_all_heights_and_shapes() -> None:
 def test_default_layouts_are_different_towers_drawn_from_the_seed_and_recorded() -> None:
     """Layouts: without towers each seat gets its own physical tower (seeded), written to the record."""
     game = TowerGame(["A", "B", "C", "D"], seed=9)
-    towers = record_of(game)["towers"]
+    towers = [t["name"] for t in record_of(game)["towers"]]
     assert all(t in LAYOUT_NAMES for t in towers)
     assert len({t[0] for t in towers}) == 4  # four different physical towers
-    assert TowerGame(["A", "B", "C", "D"], seed=9).layout_specs == towers
+    assert TowerGame(["A", "B", "C", "D"], seed=9).layout_specs == towers == game.layout_specs
 
 
 def test_custom_layout_from_record_and_named_layout() -> None:
@@ -94,7 +94,7 @@ def test_custom_layout_from_record_and_named_layout() -> None:
     assert game.towers[0].layout == library_layout("2b")
     assert dict(game.towers[1].layout.bonus) == {(1, 2): Shape.T}
     assert game.towers[1].layout.diamonds == frozenset({(3, 4)})
-    assert record_of(game)["towers"] == ["2b", custom]
+    assert record_of(game)["towers"] == [{"name": "2b", **library_layout("2b").to_dict()}, custom]
 
 
 @pytest.mark.parametrize(

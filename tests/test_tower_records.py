@@ -16,7 +16,7 @@ from tabletris.bots.registry import make_bot
 from tabletris.engine import games, records
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.records import record_of
-from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
+from tabletris.engine.tower import TowerAction, TowerGame, TowerRules, library_layout
 from tower_helpers import game_with
 
 
@@ -74,7 +74,8 @@ def test_custom_layouts_and_rules_round_trip() -> None:
     game.submit(0, TowerAction.drop(game.legal_drops(0)[0]))
     game.submit(1, TowerAction.holding())
     doc = record_of(game)
-    assert doc["towers"] == [custom, "3a"]
+    assert doc["towers"] == [custom, library_layout("3a").to_record()]
+    assert doc["towers"][1]["name"] == "3a"
     assert doc["rules"] == {"preset": "standard", "achievements": ["connect-io"], "four_pairs": "pairs"}
     assert record_of(records.replay(doc)) == doc
 

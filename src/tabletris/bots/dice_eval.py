@@ -24,7 +24,7 @@ from tabletris.engine.shapes import Shape
 
 def rescores(game: DiceGame) -> bool:
     """Whether a row completed again scores again (``rescore_reopened`` or ``clear_rows``)."""
-    return game.rules.rescore_reopened or game.rules.clear_rows
+    return game.rules.rescore_reopened or bool(game.rules.clear_rows)
 
 
 @dataclass(frozen=True, slots=True)

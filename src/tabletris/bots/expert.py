@@ -7,7 +7,10 @@ rows they could score with it, or whether they cannot place and the game ends th
 ahead. The value of an option is the expected score difference after that roll, with a bonus for
 the game ending while ahead, minus the board-shape cost. Under ``row_reward: choose`` each scored
 row is weighed as a point against removing each opponent stone; a removal wins when it takes away
-more of the next player's rows than the point is worth.
+more of the next player's rows than the point is worth. With ``tokens_from_supply`` each point's
+token is chosen to starve the next player: the shape whose stones leaving the supply hurt them
+most (the lookahead sees a shape run out, and the rows they could score with a scarce shape
+weigh in), not simply the most plentiful one.
 
 Tower game: every action (each drop, each drop after a mino, the hold) is played on a copy of
 the seat's tower through the engine; the best few are extended by the NEXT card (known to all),
@@ -27,12 +30,12 @@ clock, so simulations are reproducible.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tabletris.bots import tower_eval as te
 from tabletris.bots.base import Bot
-from tabletris.bots.dice_eval import immediate, outlook
+from tabletris.bots.dice_eval import immediate, outlook, rescores, shape_outlook
 from tabletris.bots.greedy import decision_for, legal_options, plays_random, seat_of, strength_of
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights, board_cost
 from tabletris.bots.registry import register
@@ -53,6 +56,9 @@ class DiceParams:
     shape: float = 0.5
     """Weight of the board-shape cost after the option."""
     weights: Weights = DEFAULT_WEIGHTS
+    starve: float = 0.3
+    """Weight of a token shape's use to the next player (rows they could score with it), divided
+    by the stones of it left after the token: starving a scarce shape they need."""
 
 
 def _final_value(scores: list[int], me: int, params: DiceParams) -> float:
@@ -114,7 +120,7 @@ class ExpertBot(Bot):
         if plays_random(self):
             return decision_for(game, self.rng.choice(options))
         if len(options) == 1:
-            return self._with_rewards(game, options[0])[0]
+            return self._with_tokens(game, self._with_rewards(game, options[0])[0])
         start = time.perf_counter()
         params = self.params
         ranked = []
@@ -131,7 +137,38 @@ class ExpertBot(Bot):
             if self.budget is not None and time.perf_counter() - start > 0.8 * self.budget:
                 break
         assert best is not None
-        return best
+        return self._with_tokens(game, best)
+
+    def _with_tokens(self, game: DiceGame, decision: DiceAction) -> DiceAction:
+        """``decision`` with its point tokens chosen one by one (``tokens_from_supply``)."""
+        if not game.rules.takes_tokens:
+            return decision
+        tokens = list(game.complete(decision).tokens or ())
+        if not tokens:
+            return decision
+        me = game.to_move
+        params = self.params
+        probe = self._after(game, decision, decision.rewards)
+        rows_mask = (1 << probe.board.height) - 1
+        if not rescores(probe):
+            rows_mask &= ~probe.scored_rows
+        need = {s: max(0, shape_outlook(probe, s, rows_mask)) for s in game.rules.shapes}
+        for k in range(len(tokens)):
+            best_value = float("-inf")
+            # The default first: another shape must be strictly better (no choice without purpose).
+            default = tokens[k]
+            for shape in (default, *(s for s in game.rules.shapes if s is not default)):
+                trial = (*tokens[:k], shape, *tokens[k + 1 :])
+                try:
+                    child = self._after(game, decision, decision.rewards, trial)
+                except IllegalMove:  # no stone of that shape left for this token
+                    continue
+                value = position_value(child, me, params) + params.starve * need[shape] / (
+                    1 + child.supply.get(shape, 0)
+                )
+                if value > best_value:
+                    best_value, tokens[k] = value, shape
+        return replace(decision, tokens=tuple(tokens))
 
     def choose_tower(self, view: TowerGame) -> TowerAction:
         seat = seat_of(view)
@@ -200,9 +237,15 @@ class ExpertBot(Bot):
             total += p * best
         return total
 
-    def _after(self, game: DiceGame, option: DiceAction, rewards: tuple[Any, ...] | None) -> DiceGame:
+    def _after(
+        self,
+        game: DiceGame,
+        option: DiceAction,
+        rewards: tuple[Any, ...] | None,
+        tokens: tuple[Shape, ...] | None = None,
+    ) -> DiceGame:
         child = game.view()
-        child.play(option.placement, option.shape, option.take, rewards)
+        child.play(option.placement, option.shape, option.take, rewards, tokens)
         return child
 
     def _with_rewards(self, game: DiceGame, option: DiceAction) -> tuple[DiceAction, float]:
@@ -233,14 +276,11 @@ class ExpertBot(Bot):
 
 
 def _removable_after(game: DiceGame, option: DiceAction) -> list[tuple[tuple[int, int], ...]]:
-    """Cells of each stone a ``choose`` reward could remove once ``option`` is on the board."""
+    """Cells of each stone a ``choose`` reward could remove once ``option`` is on the board: the
+    rewards are settled before any row is cleared, so these are the cells before the fall."""
     probe = game.view()
     board = probe.board
     if option.take is not None:
         board.remove(option.take)
-    before = board.complete_rows_mask()
     board.push(option.placement, probe.to_move)
-    if probe.rules.clear_rows:
-        new = board.complete_rows_mask() & ~before
-        board.clear_rows([y for y in range(board.height) if new >> y & 1])
     return [s.cells for s in probe.rewardable_stones()]

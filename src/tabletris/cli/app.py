@@ -46,6 +46,7 @@ COMMAND_MODULES = (
     "tabletris.cli.simulate",
     "tabletris.cli.leaderboard",
     "tabletris.cli.serve",
+    "tabletris.cli.kit",
 )
 
 for _name in COMMAND_MODULES:

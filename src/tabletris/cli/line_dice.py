@@ -46,6 +46,11 @@ class LineDiceGame(LineGame[DiceGame]):
             f"{s.value}:{n}" for s, n in g.supply.items()
         )
         self.console.print(Text(f"supply {supply}", style="dim"))
+        if any(g.tokens):
+            held = "; ".join(
+                f"{name} {' '.join(t.value for t in mine)}" for name, mine in zip(g.players, g.tokens, strict=True) if mine
+            )
+            self.console.print(Text(f"point tokens (out of the supply): {held}", style="dim"))
         self.console.print(scoreboard(g.players, g.scores, to_move=None if g.over else g.to_move))
 
     # ------------------------------------------------------------------ loop
@@ -85,6 +90,9 @@ class LineDiceGame(LineGame[DiceGame]):
         for reward in move.rewards or ():
             if not isinstance(reward, str):
                 self.say(f"{name} removes the stone at {format_cells(reward)}")
+        if move.tokens:
+            shown = " ".join(t.value for t in move.tokens)
+            self.say(f"{name} takes {shown} out of the supply as point token{'s' if len(move.tokens) > 1 else ''}")
 
     def finish(self) -> None:
         g = self.game
@@ -106,6 +114,8 @@ class LineDiceGame(LineGame[DiceGame]):
             if take is False:
                 continue
             placements = g.legal_placements(shape, take if isinstance(take, Stone) else None)
+            if g.must_close_applies(shape):
+                self.say("must_close: a placement completes a row, so only those are offered.", style="yellow")
             self.show_orientations(shape, placements)
             while True:
                 line = self.ask(f"{g.players[player]}, place {shape.value} (O C, cells, list, undo, help): ")
@@ -129,8 +139,10 @@ class LineDiceGame(LineGame[DiceGame]):
                     self.say(f"✗ {e}", style="red")
                     continue
                 rewards = self.ask_rewards(placement, take if isinstance(take, Stone) else None)
+                tokens = self.ask_tokens(placement, shape, take if isinstance(take, Stone) else None, rewards)
                 action = DiceAction(
-                    shape, placement, take if isinstance(take, Stone) else None, None if rewards is None else tuple(rewards)
+                    shape, placement, take if isinstance(take, Stone) else None,
+                    None if rewards is None else tuple(rewards), tokens,
                 )
                 try:
                     self.table.act(player, action)
@@ -214,6 +226,35 @@ class LineDiceGame(LineGame[DiceGame]):
                     break
                 self.say(f"✗ type point or a number from 1 to {len(stones)}", style="red")
         return rewards
+
+    def ask_tokens(
+        self, placement: Placement, shape: Shape, take: Stone | None, rewards: list[Any] | None
+    ) -> tuple[Shape, ...] | None:
+        """The point tokens' shapes (``tokens_from_supply``): the engine's default is shown and
+        Enter accepts it; the engine checks a typed choice (and the turn is asked again if it
+        refuses)."""
+        g = self.game
+        action = DiceAction(shape, placement, take, None if rewards is None else tuple(rewards))
+        default = g.complete(action).tokens
+        if not default:
+            return None
+        shown = " ".join(t.value for t in default)
+        names = " ".join(s.value for s in g.token_choices())
+        count = f"{len(default)} point token{'s' if len(default) > 1 else ''}"
+        while True:
+            line = self.ask(f"{count} out of the supply ({names}) [Enter: {shown}]: ").upper()
+            if not line:
+                return default
+            picked = line.replace(",", " ").split()
+            if len(picked) == 1 and len(default) > 1 and len(picked[0]) == len(default):
+                picked = list(picked[0])  # "IO" for two tokens
+            if len(picked) != len(default):
+                self.say(f"✗ name {len(default)} shape{'s' if len(default) > 1 else ''}, e.g. {shown}", style="red")
+                continue
+            try:
+                return tuple(Shape.parse(t) for t in picked)
+            except ValueError as e:
+                self.say(f"✗ {e}", style="red")
 
     def show_orientations(self, shape: Shape, placements: Sequence[Placement]) -> None:
         orientations = list(shape.orientations(self.game.rules.orientation_mode))

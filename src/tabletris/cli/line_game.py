@@ -130,7 +130,7 @@ def play_line_game(
             saved = save_record(record_of(game), save)
         except OSError as e:
             # The path was checked before the game; if it broke since, the record still goes out.
-            console.print(Text(f"error: cannot save the record to {save}: {e}", style=style("red")))
+            console.print(Text(f"error: cannot save the record to {save}: {e}", style=style("red")), soft_wrap=True)
             console.print(records.dumps(record_of(game)), markup=False, highlight=False, soft_wrap=True)
             return status or 1
         console.print(Text(f"Record saved to {saved}", style=style("dim")))

@@ -359,19 +359,21 @@ def play_tower(
     color: bool = True,
     ask: Callable[[str], str] = input,
     console: Console | None = None,
+    towers: Sequence[str | None] | None = None,
 ) -> int:
-    """Play one tower game; the exit code (0 played or stopped, 2 bad options)."""
+    """Play one tower game; the exit code (0 played or stopped, 2 bad options). ``towers``: each
+    seat's chosen tower and end (``"2b"``), None for a free one at random (the engine draws it)."""
 
-    def towers(game: TowerGame) -> list[str]:
+    def intro(game: TowerGame) -> list[str]:
         specs = zip(game.players, game.layout_specs, strict=True)
         return ["Towers: " + ", ".join(f"{n}: {spec if isinstance(spec, str) else 'custom'}" for n, spec in specs)]
 
     return play_line_game(
         "Tower Tetris",
-        lambda names, rules, seed: TowerGame(names, rules, seed=seed),
+        lambda names, rules, seed: TowerGame(names, rules, seed=seed, towers=towers),
         LineTowerGame,
         seats, rules, seed, save, color, ask, console,
-        intro=towers,
+        intro=intro,
     )
 
 

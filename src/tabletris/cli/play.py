@@ -40,6 +40,10 @@ def register(app: typer.Typer) -> None:
         color: Annotated[
             bool, typer.Option("--color/--no-color", help="Colour the board (NO_COLOR=1 also turns colour off).")
         ] = True,
+        towers: Annotated[
+            str | None,
+            typer.Option(help="Tower game: each seat's tower and bottom end, e.g. 2b,1a,- (- or nothing: a free one at random)."),
+        ] = None,
     ) -> None:
         """Play a game at this terminal against people (hot-seat) and bots."""
         color = color_wanted(color)
@@ -59,6 +63,9 @@ def register(app: typer.Typer) -> None:
         except ValueError as e:
             _fail(str(e))
             return
+        chosen = _parse_towers(towers)
+        if chosen is not None and game != "tower":
+            _fail("--towers is for the tower game")
         if save is not None:
             try:  # before the game, not after it: a bad path must not cost a played game
                 check_writable(save)
@@ -68,6 +75,8 @@ def register(app: typer.Typer) -> None:
         if not plain and interactive and _tui_available():
             from tabletris.tui.launch import launch
 
+            if chosen is not None:  # the app reads the choice from the rules' towers option
+                rules_obj = {**rules_obj, "towers": chosen}
             launch(game, seat_specs, rules_obj, seed, save)
             return
         if game == "dice":
@@ -77,8 +86,16 @@ def register(app: typer.Typer) -> None:
         else:
             from tabletris.cli.line_tower import play_tower
 
-            code = play_tower(seat_specs, rules_obj, seed, save, color=color)
+            code = play_tower(seat_specs, rules_obj, seed, save, color=color, towers=chosen)
         raise typer.Exit(code)
+
+
+def _parse_towers(text: str | None) -> list[str | None] | None:
+    """``2b,1a,-`` as the engine's ``towers`` (None: the seat takes a free tower at random); the
+    engine checks the names and that no two seats share a tower."""
+    if text is None:
+        return None
+    return [None if t.strip() in ("", "-", "random") else t.strip() for t in text.split(",")]
 
 
 def _tui_available() -> bool:

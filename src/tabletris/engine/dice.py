@@ -5,10 +5,22 @@ the game's own seeded generator, or given by a record) and ``play()`` (the playe
 A roll that leaves no legal placement ends the game at once, so front ends never decide that
 themselves. Every change is checked before anything moves: an illegal ``play`` raises
 ``IllegalMove`` and leaves the game exactly as it was.
+
+Readings where the rule texts are silent, each marked **[interpretation]** in rules.md and each
+an option (``DiceRules``): the supply counts stones by shape only; a take is one of the stones of
+the shape whose lowest cell is lowest (``take``); a reopened row does not score again
+(``rescore_reopened``); a point's token is a stone out of the supply whose shape the scorer
+names (default: most stones left, ties in die order), and with an empty supply the point counts
+without one (``tokens_from_supply``); with ``row_reward: choose`` "an opponent's stone" is a stone
+another seat placed (never garbage), it goes back to the supply, and the rewards are settled right
+after the placement, before any clearing; ``clear_rows`` reads ``cells`` (computer Tetris) or
+``stones`` (at a table); ``must_close`` reads "If possible, he places the piece so that it closes
+the entire row" as a duty, across every shape a ``*`` may name.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import secrets
 from collections.abc import Mapping, Sequence
@@ -41,7 +53,9 @@ MAX_PLAYERS = 8
 DICE_PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
     "long": {"height": 30},
-    "clear-rows": {"clear_rows": True, "target": 20},
+    "clear-rows": {"clear_rows": "cells", "target": 20},
+    "clear-stones": {"clear_rows": "stones", "target": 20},
+    "must-close": {"must_close": True},
     "penalty": {"stuck_penalty": True},
     "choose": {"row_reward": "choose"},
     "garbage": {"garbage": 6},
@@ -53,6 +67,13 @@ DICE_PRESETS: dict[str, dict[str, Any]] = {
 }
 """Named rule sets. ``standard``, ``long`` and ``clear-rows`` are required by the record format."""
 
+RECORD_DEFAULTS: dict[str, Any] = {"tokens_from_supply": False}
+"""Options a record that does not name them replays with: their values before they existed, so a
+record saved by an older release replays exactly as it was played. A new game writes these
+options into its record's ``rules`` whatever their value (``DiceGame.rules_spec``)."""
+
+CLEAR_MODES = ("cells", "stones")
+
 RULE_HELP: dict[str, str] = {
     "width": "Board width in cells.",
     "height": "Board height in cells (the 'long board' house rule: e.g. 30).",
@@ -62,13 +83,22 @@ RULE_HELP: dict[str, str] = {
     "access": "'slide': a piece must slide in from the top; 'drop': straight down; 'free': anywhere it rests.",
     "stuck_penalty": "The player who cannot place loses 1 point.",
     "rescore_reopened": "A row reopened by a removal scores again when completed again.",
-    "clear_rows": "Completed rows are removed and the rows above fall; first to the target wins.",
+    "clear_rows": (
+        "Completed rows leave the board; first to the target wins. 'cells' (or true): the rows' cells "
+        "vanish and everything above falls (computer Tetris); 'stones': every stone with a cell in a "
+        "completed row goes back to the supply whole and nothing moves (at a table)."
+    ),
     "target": "Points that end the game when clear_rows is on.",
     "row_reward": "'point': each completed row scores 1; 'choose': a point or remove an opponent's stone.",
     "garbage": "Stones placed at random (a number) or at listed cells before the game.",
     "take": "With an empty supply, take a stone of the shape from the lowest rows ('lowest') or anywhere ('any').",
     "unlimited_supply": "Never run out of stones (null: only when clear_rows is on).",
     "first_player": "The seat that starts (a match's later games start with the previous loser).",
+    "tokens_from_supply": (
+        "Each point takes a stone out of the supply as its token (the scorer names the shape; "
+        "default: most stones left). A record that does not name it replays with it off."
+    ),
+    "must_close": "If a placement of the rolled piece completes a row, the player must choose one that does.",
 }
 
 
@@ -85,15 +115,26 @@ class DiceRules:
     access: str = "slide"
     stuck_penalty: bool = False
     rescore_reopened: bool = False
-    clear_rows: bool = False
+    clear_rows: Any = False
+    """``False``, ``"cells"`` or ``"stones"`` (``True`` is read as ``"cells"``); ``Any`` so that a
+    wrong value reaches ``__post_init__``, which names all three."""
     target: int = 20
     row_reward: str = "point"
     garbage: int | tuple[Any, ...] = 0
     take: str = "lowest"
     unlimited_supply: bool | None = None
     first_player: int = 0
+    tokens_from_supply: bool = True
+    must_close: bool = False
 
     def __post_init__(self) -> None:
+        if self.clear_rows is True:
+            object.__setattr__(self, "clear_rows", "cells")
+        if not (self.clear_rows is False or self.clear_rows in CLEAR_MODES):
+            shown = json.dumps(self.clear_rows) if isinstance(self.clear_rows, str | int | None) else repr(self.clear_rows)
+            raise RulesError(
+                f'rules.clear_rows: {shown}: expected false, "cells" or "stones" (true means "cells")'
+            )
         if not (4 <= self.width <= 40):
             raise RulesError(f"rules.width: {self.width} is out of range (4-40)")
         if not (4 <= self.height <= 100):
@@ -144,7 +185,16 @@ class DiceRules:
 
     @property
     def limited_supply(self) -> bool:
-        return not (self.clear_rows if self.unlimited_supply is None else self.unlimited_supply)
+        """Whether stones run out. Clearing ``cells`` cuts stones that cannot go back to the box,
+        so its supply is unlimited; clearing ``stones`` returns them whole, so it stays finite."""
+        if self.unlimited_supply is not None:
+            return not self.unlimited_supply
+        return self.clear_rows != "cells"
+
+    @property
+    def takes_tokens(self) -> bool:
+        """Whether a point takes a stone out of the supply (only a finite supply can give one)."""
+        return self.tokens_from_supply and self.limited_supply
 
     @property
     def orientation_mode(self) -> OrientationMode:
@@ -169,6 +219,8 @@ class DiceMove:
     take: tuple[Cell, ...] | None = None
     place: tuple[Cell, ...] | None = None
     rewards: tuple[Reward, ...] | None = None
+    tokens: tuple[Shape, ...] | None = None
+    """The point tokens taken out of the supply, in the order the points were scored."""
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"player": self.player, "roll": self.roll}
@@ -182,9 +234,11 @@ class DiceMove:
             d["rewards"] = [
                 r if isinstance(r, str) else {"remove": [list(c) for c in r]} for r in self.rewards
             ]
+        if self.tokens:
+            d["tokens"] = [s.value for s in self.tokens]
         return d
 
-    KEYS = ("player", "roll", "shape", "take", "place", "rewards")
+    KEYS = ("player", "roll", "shape", "take", "place", "rewards", "tokens")
 
     @staticmethod
     def check_dict(raw: Any, where: str = "move") -> None:
@@ -223,6 +277,10 @@ class DiceMove:
                     parse_cells(r["remove"], f"{where}.rewards[{j}].remove")
         except MalformedMove as e:
             raise fail(e.key or where, e.why) from None
+        if "tokens" in raw:
+            tokens = raw["tokens"]
+            if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+                raise fail(f"{where}.tokens", "expected a list of shape letters")
 
 
 def _is_int(v: Any) -> bool:
@@ -243,12 +301,14 @@ class _Snapshot:
     stuck: int | None
     rng_state: Any
     moves: int
+    tokens: list[list[Shape]]
 
     def copy(self) -> _Snapshot:
         """A snapshot that can be restored without sharing anything mutable with this one."""
         return replace(
             self, board=self.board.copy(), scores=list(self.scores),
             rows_completed=list(self.rows_completed), supply=dict(self.supply),
+            tokens=[list(t) for t in self.tokens],
         )
 
 
@@ -259,13 +319,15 @@ class DiceAction:
     The engine enumerates them (``turn_options``), bots return them, the environments encode
     them, front ends build them from clicks and keys, and ``DiceGame.act`` plays them. Fields left
     ``None`` are completed by the rules' defaults (``DiceGame.complete``): with ``row_reward:
-    choose``, every completed row is a point.
+    choose``, every completed row is a point; with ``tokens_from_supply``, each point's token is
+    the shape with the most stones left (ties in die order).
     """
 
     shape: Shape
     placement: Placement
     take: Stone | None = None
     rewards: tuple[Reward, ...] | None = None
+    tokens: tuple[Shape, ...] | None = None
 
     def __repr__(self) -> str:
         parts = [f"{self.shape.value} at {format_cells(self.placement.cells)}"]
@@ -274,6 +336,8 @@ class DiceAction:
         if self.rewards is not None:
             shown = ", ".join(r if isinstance(r, str) else f"remove {format_cells(r)}" for r in self.rewards)
             parts.append(f"rewards [{shown}]")
+        if self.tokens:
+            parts.append(f"tokens {' '.join(t.value for t in self.tokens)}")
         return f"<DiceAction {'; '.join(parts)}>"
 
 
@@ -293,17 +357,30 @@ class DiceGame:
         players: Sequence[str],
         rules: DiceRules | Mapping[str, Any] | None = None,
         seed: int | None = None,
+        *,
+        recorded: bool = False,
     ) -> None:
+        """``recorded``: ``rules`` come from a saved record, so an option it does not name takes
+        its value from before the option existed (``RECORD_DEFAULTS``), and the record's rules are
+        kept as they were written."""
         if not (1 <= len(players) <= MAX_PLAYERS):
             raise RulesError(f"players: the dice game takes 1 to {MAX_PLAYERS} players, got {len(players)}")
         for name in players:
             if not isinstance(name, str) or not name.strip():
                 raise RulesError(f"players: every player needs a name, got {name!r}")
         self.players = list(players)
-        self.rules = rules if isinstance(rules, DiceRules) else DiceRules.from_dict(rules)
+        if isinstance(rules, DiceRules):
+            self.rules = rules
+        elif recorded:
+            self.rules = DiceRules.from_dict({**RECORD_DEFAULTS, **(rules or {})})
+        else:
+            self.rules = DiceRules.from_dict(rules)
         self.rules_spec: dict[str, Any] = (
             _json_plain(rules) if isinstance(rules, Mapping) else options_to_spec(self.rules, DICE_PRESETS)
         )
+        if not recorded:
+            for key in RECORD_DEFAULTS:  # a new game's record names them, whatever their value
+                self.rules_spec.setdefault(key, getattr(self.rules, key))
         if self.rules.first_player >= len(players):
             raise RulesError(
                 f"rules.first_player: seat {self.rules.first_player} does not exist with {len(players)} players"
@@ -315,6 +392,8 @@ class DiceGame:
         self.scores = [0] * n
         self.rows_completed = [0] * n
         self.supply: dict[Shape, int] = {s: self.rules.supply * n for s in self.rules.shapes}
+        self.tokens: list[list[Shape]] = [[] for _ in range(n)]
+        """Each seat's point tokens (``tokens_from_supply``): stones out of the game."""
         self.scored_rows = 0
         self.turn = 0
         self.to_move = self.rules.first_player
@@ -324,6 +403,7 @@ class DiceGame:
         self.moves: list[DiceMove] = []
         self.garbage: list[Stone] = []
         self._cache: dict[tuple[Shape, int | None], list[Placement]] = {}
+        self._duty: dict[tuple[str | None, tuple[Shape, ...]], bool] = {}
         self._place_garbage()
         # The position before the first move: ``undo`` replays the moves from here, so a game
         # keeps no copy of the board per move (a long game, or a server with many, stays small).
@@ -418,7 +498,52 @@ class DiceGame:
         return list(self.take_candidates(shape))
 
     def legal_placements(self, shape: Shape, take: Stone | None = None) -> list[Placement]:
-        """Every legal placement of ``shape``, after ``take`` is lifted off the board if given."""
+        """Every legal placement of ``shape``, after ``take`` is lifted off the board if given.
+
+        With ``must_close``, only the placements that complete a row, when the pending roll has
+        any (``must_close_applies``): every front end and bot asks here, so none offers the others.
+        """
+        placements = self._placements(shape, take)
+        if not (self.rules.must_close and self.must_close_applies(shape)):
+            return placements
+        return [p for p in placements if self._closes_row(p, take)]
+
+    def must_close_applies(self, shape: Shape | None = None) -> bool:
+        """Whether ``must_close`` binds now: some legal placement for the pending roll (any shape
+        ``*`` may name, after any take the supply forces) completes a row. Without a pending roll,
+        the placements of ``shape`` alone are asked (a bot's lookahead)."""
+        if not self.rules.must_close:
+            return False
+        shapes = self.shapes_for_roll()
+        if shape is not None and shape not in shapes:
+            shapes = (shape,)
+        if not shapes:
+            return False
+        key = (self.roll_face, shapes)
+        known = self._duty.get(key)
+        if known is None:
+            known = any(
+                self._closes_row(p, take)
+                for s in shapes
+                for take in self.take_options(s)
+                for p in self._placements(s, take)
+            )
+            self._duty[key] = known
+        return known
+
+    def _closes_row(self, placement: Placement, take: Stone | None = None) -> bool:
+        """Whether ``placement`` completes a row (after lifting ``take``): a row it touches is
+        full, since its cells were empty before it came."""
+        board = self.board
+        occupied = board.occupied
+        if take is not None:
+            occupied &= ~board.geometry.mask(take.cells)
+        after = occupied | board.placement_mask(placement)
+        masks = board.geometry.row_masks
+        return any(after & masks[y] == masks[y] for y in {y for _, y in placement.cells})
+
+    def _placements(self, shape: Shape, take: Stone | None = None) -> list[Placement]:
+        """Every placement the board allows (resting, access), duties aside; cached per turn."""
         if take is not None:
             self._check_on_board(take)
         key = (shape, None if take is None else take.number)
@@ -450,16 +575,45 @@ class DiceGame:
 
     def complete(self, action: DiceAction) -> DiceAction:
         """``action`` with what it left open filled in by the rules: the one place that says
-        "when no reward is chosen, every completed row is a point"."""
-        if self.rules.row_reward != "choose" or action.rewards is not None:
-            return action
-        rows = self.scoring_rows_after(action.placement, action.take)
-        return replace(action, rewards=("point",) * len(rows))
+        "when no reward is chosen, every completed row is a point" and "a token not named is the
+        shape with the most stones left". The tokens are found by playing the action on a view,
+        so they are exactly the ones ``play`` would take; an illegal action is returned as it is
+        (``play`` then says why)."""
+        if self.rules.row_reward == "choose" and action.rewards is None:
+            rows = self.scoring_rows_after(action.placement, action.take)
+            action = replace(action, rewards=("point",) * len(rows))
+        if action.tokens is None and self.rules.takes_tokens and self.roll_face is not None and not self.over:
+            probe = self.view()
+            try:
+                move = probe.play(action.placement, action.shape, action.take, action.rewards)
+            except IllegalMove:
+                return action
+            action = replace(action, tokens=move.tokens or ())
+        return action
 
     def act(self, action: DiceAction) -> DiceMove:
         """Play a decision (completed first); ``IllegalMove`` leaves the game untouched."""
         action = self.complete(action)
-        return self.play(action.placement, action.shape, action.take, action.rewards)
+        return self.play(action.placement, action.shape, action.take, action.rewards, action.tokens)
+
+    def default_token(self) -> Shape | None:
+        """The token a point takes when the scorer names none: the shape with the most stones
+        left, ties in die order [interpretation]; None when the supply is empty (the point counts
+        without a token) or points take no tokens."""
+        if not self.rules.takes_tokens:
+            return None
+        best: Shape | None = None
+        for shape in self.rules.shapes:
+            left = self.supply.get(shape, 0)
+            if left > 0 and (best is None or left > self.supply[best]):
+                best = shape
+        return best
+
+    def token_choices(self) -> list[Shape]:
+        """The shapes a point's token may be now: those with a stone left, in die order."""
+        if not self.rules.takes_tokens:
+            return []
+        return [s for s in self.rules.shapes if self.supply.get(s, 0) > 0]
 
     def placement_error(
         self, shape: Shape, cells: Sequence[Sequence[int]], take: Stone | None = None
@@ -472,12 +626,14 @@ class DiceGame:
             self._check_on_board(take)
             board.remove(take)
         try:
-            board.validate(shape, cells, self.rules.orientation_mode, self.rules.access_mode)
+            placement = board.validate(shape, cells, self.rules.orientation_mode, self.rules.access_mode)
         except IllegalPlacement as e:
             return str(e)
         finally:
             if take is not None:
                 board.add(take)
+        if self.rules.must_close and self.must_close_applies(shape) and not self._closes_row(placement, take):
+            return _must_close_error(shape, placement.cells)
         return None
 
     def rewardable_stones(self) -> list[Stone]:
@@ -560,8 +716,12 @@ class DiceGame:
         shape: Shape | str | None = None,
         take: Sequence[Sequence[int]] | Stone | None = None,
         rewards: Sequence[Any] | None = None,
+        tokens: Sequence[Shape | str] | None = None,
     ) -> DiceMove:
-        """Place the piece for the pending roll; ``IllegalMove`` leaves the game untouched."""
+        """Place the piece for the pending roll; ``IllegalMove`` leaves the game untouched.
+
+        ``tokens`` names the shape of each point's token (``tokens_from_supply``), one per point
+        that has a stone left to take; None lets the default rule pick them."""
         if self.over:
             raise IllegalMove("the game is over")
         face = self.roll_face
@@ -570,7 +730,7 @@ class DiceGame:
         chosen = self._chosen_shape(face, shape)
         snapshot = self._snapshot()
         try:
-            move = self._apply(face, chosen, place, take, rewards)
+            move = self._apply(face, chosen, place, take, rewards, tokens)
         except IllegalMove:
             self._restore(snapshot)
             raise
@@ -605,10 +765,13 @@ class DiceGame:
         place: Sequence[Sequence[int]] | Placement,
         take: Sequence[Sequence[int]] | Stone | None,
         rewards: Sequence[Any] | None,
+        tokens: Sequence[Shape | str] | None,
     ) -> DiceMove:
         player = self.to_move
         board = self.board
         rules = self.rules
+        duty = rules.must_close and self.must_close_applies(shape)  # asked before anything moves
+        named = self._parse_tokens(tokens)
         taken: Stone | None = None
         candidates = self.take_candidates(shape)
         if self._in_supply(shape):
@@ -634,6 +797,8 @@ class DiceGame:
         else:
             cells = place
         placement = board.validate(shape, cells, rules.orientation_mode, rules.access_mode)
+        if duty and not self._closes_row(placement):
+            raise IllegalMove(_must_close_error(shape, placement.cells))
         before = board.complete_rows_mask()
         board.push(placement, player)
         if taken is None and rules.limited_supply:
@@ -642,14 +807,17 @@ class DiceGame:
         scoring = self._scoring(new_rows)
         self.scored_rows |= new_rows
         count = bin(scoring).count("1")
-        if rules.clear_rows:
-            board.clear_rows(_rows_of(new_rows))
-            self.scored_rows = board.complete_rows_mask()
-        given = self._apply_rewards(count, rewards)
+        # Rewards (points and their tokens, removals) are settled on the board as the placement
+        # left it, before any row is cleared: a removal names the stone's cells before the fall.
+        given, taken_tokens = self._settle(count, rewards, named)
         points = count if given is None else sum(1 for r in given if r == "point")
+        if rules.clear_rows:
+            self._clear(new_rows)
         self.scores[player] += points
         self.rows_completed[player] += count
+        self.tokens[player].extend(taken_tokens)
         self._cache.clear()
+        self._duty.clear()
         self.roll_face = None
         self.turn += 1
         self.to_move = (player + 1) % len(self.players)
@@ -662,9 +830,89 @@ class DiceGame:
             None if taken is None else taken.cells,
             placement.cells if not isinstance(place, Placement) else place.cells,
             given,
+            tuple(taken_tokens) or None,
         )
 
-    def _apply_rewards(self, count: int, rewards: Sequence[Any] | None) -> tuple[Reward, ...] | None:
+    def _parse_tokens(self, tokens: Sequence[Shape | str] | None) -> list[Shape] | None:
+        if tokens is None:
+            return None
+        if isinstance(tokens, str | bytes) or not isinstance(tokens, Sequence):
+            raise IllegalMove(f"tokens: expected a list of shape letters, got {tokens!r}")
+        if tokens and not self.rules.tokens_from_supply:
+            raise IllegalMove("tokens are only taken with tokens_from_supply")
+        shapes = []
+        for t in tokens:
+            try:
+                shape = Shape.parse(str(t.value if isinstance(t, Shape) else t))
+            except ValueError as e:
+                raise IllegalMove(f"tokens: {e}") from None
+            if shape not in self.rules.shapes:
+                names = " ".join(s.value for s in self.rules.shapes)
+                raise IllegalMove(f"tokens: {shape.value} is not a shape of the supply ({names})")
+            shapes.append(shape)
+        return shapes
+
+    def _settle(
+        self, count: int, rewards: Sequence[Any] | None, named: list[Shape] | None
+    ) -> tuple[tuple[Reward, ...] | None, list[Shape]]:
+        """The rewards of ``count`` scoring rows, bottom row first, and the tokens their points
+        took: each point takes its token when it is scored, each removal returns its stone then."""
+        taken: list[Shape] = []
+        given = self._apply_rewards(count, rewards, named, taken)
+        if given is None:  # row_reward: point, every row is a point
+            for _ in range(count):
+                token = self._take_token(named, len(taken))
+                if token is not None:
+                    taken.append(token)
+        if named is not None and len(named) != len(taken):
+            raise IllegalMove(
+                f"tokens: {len(taken)} point token{'s' if len(taken) != 1 else ''} to take "
+                f"(one per point while the supply has stones), got {len(named)}"
+            )
+        return given, taken
+
+    def _take_token(self, named: list[Shape] | None, index: int) -> Shape | None:
+        """Take one point's token out of the supply: the named shape, or by the default rule."""
+        if not self.rules.takes_tokens or not any(self.supply.values()):
+            return None  # no token: the point still counts [interpretation]
+        if named is not None and index < len(named):
+            shape = named[index]
+            if self.supply.get(shape, 0) <= 0:
+                left = " ".join(s.value for s in self.token_choices())
+                raise IllegalMove(f"tokens: the supply has no {shape.value} left for a token (left: {left})")
+        else:
+            default = self.default_token()
+            assert default is not None
+            shape = default
+        self.supply[shape] -= 1
+        return shape
+
+    def _clear(self, rows_mask: int) -> None:
+        """``clear_rows``: the rows this placement completed leave the board. ``cells``: their
+        cells vanish and everything above falls; ``stones``: every stone with a cell in them goes
+        back to the supply whole and nothing else moves [interpretation]."""
+        board = self.board
+        rows = _rows_of(rows_mask)
+        if self.rules.clear_rows == "stones":
+            hit: dict[int, Stone] = {}
+            for y in rows:
+                for x in range(board.width):
+                    stone = board.stone_at((x, y))
+                    if stone is not None:
+                        hit[stone.number] = stone
+            for stone in hit.values():
+                board.remove(stone)
+                if self.rules.limited_supply and stone.shape in self.supply:
+                    self.supply[stone.shape] += 1
+        else:
+            board.clear_rows(rows)
+        self.scored_rows = board.complete_rows_mask()
+
+    def _apply_rewards(
+        self, count: int, rewards: Sequence[Any] | None, named: list[Shape] | None, taken: list[Shape]
+    ) -> tuple[Reward, ...] | None:
+        """The chosen rewards in row order; a point's token is appended to ``taken`` as it is
+        scored, so a removal before it has already returned its stone to the supply."""
         if self.rules.row_reward == "point":
             if rewards is not None:
                 raise IllegalMove("rewards are only chosen with row_reward: choose")
@@ -679,6 +927,9 @@ class DiceGame:
         for reward in rewards:
             if reward == "point":
                 result.append("point")
+                token = self._take_token(named, len(taken))
+                if token is not None:
+                    taken.append(token)
                 continue
             target = reward.get("remove") if isinstance(reward, dict) else reward
             if isinstance(target, Stone):
@@ -716,6 +967,7 @@ class DiceGame:
             self.stuck,
             self.rng.getstate(),
             len(self.moves),
+            [list(t) for t in self.tokens],
         )
 
     def _restore(self, s: _Snapshot) -> None:
@@ -731,7 +983,9 @@ class DiceGame:
         self.stuck = s.stuck
         self.rng.setstate(s.rng_state)
         del self.moves[s.moves :]
+        self.tokens = s.tokens
         self._cache.clear()
+        self._duty.clear()
 
     def undo(self) -> DiceMove:
         """Take back the last placement: the game returns to that turn with the same roll showing.
@@ -750,7 +1004,7 @@ class DiceGame:
         for m in keep:
             self.roll(m.roll)
             if m.place is not None:
-                self.play(m.place, m.shape, m.take, m.rewards)
+                self.play(m.place, m.shape, m.take, m.rewards, m.tokens)
         self.roll(move.roll)
         return move
 
@@ -769,6 +1023,8 @@ class DiceGame:
         other.supply = dict(self.supply)
         other.moves = list(self.moves)
         other.garbage = list(self.garbage)
+        other.tokens = [list(t) for t in self.tokens]
+        other._duty = {}
         # Its own start, with its own blind generator: undo in a view must not reveal the rolls.
         other._start = replace(self._start.copy(), rng_state=other.rng.getstate())
         other._cache = {}
@@ -798,6 +1054,7 @@ class DiceGame:
             "scores": list(self.scores),
             "rows_completed": list(self.rows_completed),
             "supply": {s.value: n for s, n in self.supply.items()} if rules.limited_supply else None,
+            "tokens": [[t.value for t in mine] for mine in self.tokens],
             "to_move": self.to_move,
             "roll": self.roll_face,
             "turn": self.turn,
@@ -837,6 +1094,13 @@ def _json_plain(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _json_plain(v) for k, v in value.items()}
     return value
+
+
+def _must_close_error(shape: Shape, cells: Sequence[Cell]) -> str:
+    return (
+        f"must_close: {shape.value} at {format_cells(cells)} completes no row, "
+        "and a placement of the roll that completes one exists"
+    )
 
 
 def _rows_of(mask: int) -> list[int]:

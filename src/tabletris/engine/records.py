@@ -15,7 +15,7 @@ from typing import Any
 from tabletris.engine.dice import DiceGame, DiceMove
 from tabletris.engine.errors import IllegalMove, MalformedMove, RecordError, RulesError
 from tabletris.engine.games import GAMES, spec_of
-from tabletris.engine.tower import TowerAction, TowerGame
+from tabletris.engine.tower import LAYOUT_NAMES, LEGACY_SUFFIX, TowerAction, TowerGame
 
 FORMAT = "tabletris/1"
 
@@ -123,7 +123,7 @@ def record_of(game: Any) -> dict[str, Any]:
 
 def _new_dice_game(doc: Mapping[str, Any]) -> DiceGame:
     try:
-        game = DiceGame(doc["players"], doc.get("rules"), seed=doc.get("seed"))
+        game = DiceGame(doc["players"], doc.get("rules"), seed=doc.get("seed"), recorded=True)
     except RulesError as e:
         raise RecordError(str(e)) from None
     return game
@@ -149,7 +149,7 @@ def replay_dice(doc: Mapping[str, Any], step: Callable[[DiceGame], None] | None 
         except IllegalMove as e:
             raise RecordError(f"{where}: {e}") from None
         if game.over:
-            if "place" in move or "take" in move or "rewards" in move:
+            if "place" in move or "take" in move or "rewards" in move or "tokens" in move:
                 shapes = " ".join(s.value for s in game.shapes_for_roll(move["roll"]))
                 raise RecordError(f"{where}: {shapes} cannot be placed anywhere: the game ends here")
             if step is not None:
@@ -160,7 +160,7 @@ def replay_dice(doc: Mapping[str, Any], step: Callable[[DiceGame], None] | None 
                 f"{where}: the roll {move['roll']} can be placed, so the turn needs 'place'"
             )
         try:
-            game.play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"))
+            game.play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens"))
         except IllegalMove as e:
             raise RecordError(f"{where}: {e}") from None
         if step is not None:
@@ -228,7 +228,7 @@ def replay_tower(doc: Mapping[str, Any]) -> TowerGame:
     rounds = _check_tower_rounds(doc)
     try:
         game = TowerGame(
-            doc["players"], doc.get("rules"), seed=doc.get("seed"), towers=doc.get("towers"), deck=doc.get("deck")
+            doc["players"], doc.get("rules"), seed=doc.get("seed"), towers=recorded_towers(doc), deck=doc.get("deck")
         )
     except RulesError as e:
         raise RecordError(str(e)) from None
@@ -266,6 +266,16 @@ def replay_tower(doc: Mapping[str, Any]) -> TowerGame:
     return game
 
 
+def recorded_towers(doc: Mapping[str, Any]) -> list[Any] | None:
+    """The record's layouts. A record names a layout without its icons only if the first release
+    wrote it, so a bare name ``2b`` is that release's layout, ``2b@v1``; records since then carry
+    the icons (``tower_record``)."""
+    towers = doc.get("towers")
+    if towers is None:
+        return None
+    return [t + LEGACY_SUFFIX if isinstance(t, str) and t in LAYOUT_NAMES else t for t in towers]
+
+
 def _check_automatic_round(game: TowerGame, number: int, actions: list[TowerAction | None]) -> None:
     """A round the engine resolved by itself must be recorded exactly as it was played."""
     played = game.rounds[number - 1]
@@ -283,7 +293,7 @@ def tower_record(game: TowerGame) -> dict[str, Any]:
         "players": list(game.players),
         "rules": game.rules_spec,
         "seed": game.seed,
-        "towers": list(game.layout_specs),
+        "towers": [t.layout.to_record() for t in game.towers],
         "deck": [c.value for c in game.deck],
         "rounds": [[None if a is None else a.to_dict() for a in r] for r in game.rounds],
     }

@@ -7,13 +7,16 @@ the outcome never depends on who submitted first.
 
 Decisions the engine takes itself, so front ends never have to:
 
-- **Forced hold / out.** When a card comes to PLAY, a seat with no legal drop for it holds
-  automatically if its hold is unused, and is otherwise out (its tower freezes, it keeps its
+- **Forced hold / out** [interpretation]. When a card comes to PLAY, a seat with no legal drop
+  for it holds automatically if its hold is unused, and is otherwise out (its tower freezes, it keeps its
   score, its record entry is ``null``). Minos never help (they only raise columns), so "no legal
   drop" is judged without them. A round in which nobody is left to choose resolves by itself.
-- **Layouts.** Without ``towers``, the seats get different physical towers: the four towers are
-  shuffled by the game's generator and each seat takes the next one, with the end (``a``/``b``)
-  drawn too. The choice is written into the record's ``towers``.
+- **Layouts.** Each seat chooses a tower and which end is the bottom (``towers=["2b", None,
+  ...]``); a seat that does not choose (``None``, or no ``towers`` at all) gets a free physical
+  tower drawn by the game's generator, with the end (``a``/``b``) drawn too, so no two seats share
+  a tower. End ``b`` is end ``a`` turned 180 degrees (the same printed tower upside down). The
+  record's ``towers`` stores each layout's icons with its name, so a record replays without the
+  layout files; a name alone in a record means the first release's layouts (``2b@v1``).
 - **Deck.** Without ``deck``, the 28 cards are shuffled by the game's generator and the last one
   is removed unseen; the record's ``deck`` lists the other 27 in draw order.
 - **Advanced achievements.** With ``achievements: null`` (the ``advanced`` preset), the cards are
@@ -50,6 +53,10 @@ MAX_PLAYERS = 4
 CARDS_PER_SHAPE = 4
 DECK_SIZE = CARDS_PER_SHAPE * len(TETROMINOES) - 1  # one card is removed unseen
 LAYOUT_NAMES: tuple[str, ...] = ("1a", "1b", "2a", "2b", "3a", "3b", "4a", "4b")
+LEGACY_SUFFIX = "@v1"
+"""The first release's layouts (``b`` ends not yet ``a`` turned 180 degrees), kept as ``2b@v1``
+so the records that name them replay as they were played."""
+LEGACY_LAYOUT_NAMES: tuple[str, ...] = tuple(n + LEGACY_SUFFIX for n in LAYOUT_NAMES)
 MINO = Shape.M
 _BLANK_RNG = random.Random(0)
 """A view's generator: it knows nothing about the real game's deck or seed."""
@@ -70,7 +77,10 @@ RULE_HELP: dict[str, str] = {
     "draw_achievements": "How many achievement cards are drawn when achievements is null.",
     "seven_on_a_side": "'one-wall': all seven shapes touch the same wall; 'both-walls': each shape touches either wall.",
     "four_pairs": "'matching': 4 disjoint touching same-shape pairs; 'pairs': any 4 touching same-shape pairs.",
-    "towers": "A layout per seat: a name (1a ... 4b) or {bonus: [{cell, shape}], diamonds: [cells]}.",
+    "towers": (
+        "A layout per seat: a name (tower 1-4, end a or b at the bottom: 1a ... 4b), null for a free "
+        "tower drawn at random, or {bonus: [{cell, shape}], diamonds: [cells]}."
+    ),
 }
 
 
@@ -149,6 +159,18 @@ class Layout:
             return self.name
         return self.to_dict()
 
+    def to_record(self) -> dict[str, Any]:
+        """How a record writes this layout: its icons, and its name when it has one (the record
+        is the game: it replays whatever the layout files later say)."""
+        return {"name": self.name, **self.to_dict()} if self.name is not None else self.to_dict()
+
+    @property
+    def tower(self) -> int | None:
+        """The physical tower (1-4) of a shipped layout, None for a custom one."""
+        if self.name is None or self.name[:2] not in LAYOUT_NAMES:
+            return None
+        return int(self.name[0])
+
     def to_dict(self) -> dict[str, Any]:
         bonus = sorted(self.bonus.items(), key=lambda kv: (kv[0][1], kv[0][0]))
         return {
@@ -167,10 +189,14 @@ class Layout:
 
 @cache
 def library_layout(name: str) -> Layout:
-    """One of the eight shipped layouts, read from ``engine/layouts/NAME.json``."""
-    if name not in LAYOUT_NAMES:
+    """One of the eight shipped layouts, read from ``engine/layouts/NAME.json`` (a first-release
+    layout ``NAME@v1`` from ``engine/layouts/v1/NAME.json``)."""
+    if name not in LAYOUT_NAMES and name not in LEGACY_LAYOUT_NAMES:
         raise RulesError(f"unknown layout {name!r}: expected one of {' '.join(LAYOUT_NAMES)}")
-    text = resources.files("tabletris.engine").joinpath("layouts", f"{name}.json").read_text("utf-8")
+    folder = resources.files("tabletris.engine").joinpath("layouts")
+    if name in LEGACY_LAYOUT_NAMES:
+        folder = folder.joinpath("v1")
+    text = folder.joinpath(f"{name[:2]}.json").read_text("utf-8")
     data = json.loads(text)
     layout = parse_layout({"bonus": data["bonus"], "diamonds": data["diamonds"]}, f"layout {name}", 8, 15)
     return Layout(layout.bonus, layout.diamonds, name)
@@ -179,7 +205,7 @@ def library_layout(name: str) -> Layout:
 def parse_layout(spec: Any, where: str, width: int, height: int) -> Layout:
     """A layout from a record's ``towers`` entry; RulesError naming the entry and the fault."""
     if isinstance(spec, str):
-        layout = library_layout(spec) if spec in LAYOUT_NAMES else None
+        layout = library_layout(spec) if spec in LAYOUT_NAMES or spec in LEGACY_LAYOUT_NAMES else None
         if layout is None:
             raise RulesError(f"{where}: unknown layout {spec!r}: expected one of {' '.join(LAYOUT_NAMES)} or an object")
         _check_fits(layout, where, width, height)
@@ -188,7 +214,10 @@ def parse_layout(spec: Any, where: str, width: int, height: int) -> Layout:
         raise RulesError(f"{where}: expected a layout name or {{\"bonus\": [...], \"diamonds\": [...]}}")
     unknown = set(spec) - {"bonus", "diamonds", "name"}
     if unknown:
-        raise RulesError(f"{where}.{sorted(unknown)[0]}: unknown key in a layout (known: bonus, diamonds)")
+        raise RulesError(f"{where}.{sorted(unknown)[0]}: unknown key in a layout (known: bonus, diamonds, name)")
+    name = spec.get("name")
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise RulesError(f"{where}.name: expected the layout's name as a string")
     bonus: dict[Cell, Shape] = {}
     raw_bonus = spec.get("bonus", [])
     if not isinstance(raw_bonus, list):
@@ -221,7 +250,7 @@ def parse_layout(spec: Any, where: str, width: int, height: int) -> Layout:
         if cell in bonus:
             raise RulesError(f"{where}.diamonds[{i}]: {list(cell)} already has a bonus icon")
         diamonds.add(cell)
-    return Layout(bonus, frozenset(diamonds))
+    return Layout(bonus, frozenset(diamonds), name)
 
 
 def _cell(value: Any, where: str, width: int, height: int) -> Cell:
@@ -605,23 +634,44 @@ class TowerGame:
     # ------------------------------------------------------------------ setup
 
     def _setup_layouts(self, rules: TowerRules, towers: Sequence[Any] | None) -> list[Layout]:
+        """Each seat's chosen layout; a seat without one (None) gets a free physical tower and
+        end drawn by the generator. No two seats may choose the same physical tower (the first
+        release's ``@v1`` names, which only old records use, are not checked)."""
         n = len(self.players)
         w, h = rules.width, rules.height
         if towers is None:
-            order = self.rng.sample(range(1, 5), 4)
-            result = []
-            for seat in range(n):
-                name = f"{order[seat % 4]}{self.rng.choice('ab')}"
-                layout = library_layout(name)
-                if (w, h) != (8, 15):
-                    layout = layout.clipped(w, h)
-                result.append(layout)
-            return result
+            towers = [None] * n
         if isinstance(towers, str | bytes) or not isinstance(towers, Sequence):
             raise RulesError("towers: expected a list with one layout per player")
         if len(towers) != n:
             raise RulesError(f"towers: expected one layout per player ({n}), got {len(towers)}")
-        return [parse_layout(spec, f"towers[{i}]", w, h) for i, spec in enumerate(towers)]
+        chosen: list[Layout | None] = [
+            None if spec is None else parse_layout(spec, f"towers[{i}]", w, h) for i, spec in enumerate(towers)
+        ]
+        seats_of: dict[int, list[int]] = {}
+        for seat, layout in enumerate(chosen):
+            number = None if layout is None or layout.name in LEGACY_LAYOUT_NAMES else layout.tower
+            if number is not None:
+                seats_of.setdefault(number, []).append(seat)
+        free = [t for t in range(1, 5) if t not in seats_of]
+        for number, seats in seats_of.items():
+            if len(seats) > 1:
+                raise RulesError(
+                    f"towers: seats {', '.join(map(str, seats[:-1]))} and {seats[-1]} {'both' if len(seats) == 2 else 'all'} chose tower {number} (each player "
+                    f"has a tower of their own; free towers: {' '.join(map(str, free)) or 'none'})"
+                )
+        if chosen.count(None) > len(free):
+            raise RulesError(f"towers: {chosen.count(None)} seats without a tower, but only {len(free)} free")
+        # The draw without any choice is the one the first release made, so seeds keep their towers.
+        order = self.rng.sample(free, len(free)) if None in chosen else []
+        result = []
+        for layout in chosen:
+            if layout is None:
+                layout = library_layout(f"{order.pop(0)}{self.rng.choice('ab')}")
+                if (w, h) != (8, 15):
+                    layout = layout.clipped(w, h)
+            result.append(layout)
+        return result
 
     def _setup_deck(self, deck: Sequence[Shape | str] | None) -> list[Shape]:
         if deck is None:
@@ -868,7 +918,7 @@ class TowerGame:
             diamonds, fact = tower.apply(prepared, seat)
             earned.append(diamonds)
             facts.append(fact)
-        for seat, want in enumerate(earned):  # seat order when the supply runs short
+        for seat, want in enumerate(earned):  # seat order when the supply runs short [interpretation]
             give = min(want, self.supply)
             self.supply -= give
             self.towers[seat].minos += give

@@ -273,7 +273,7 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
     async def join(room_id: str, body: JoinIn) -> JoinOut:
         """Take an open seat with a name; the answer's token is the seat's only key: keep it."""
         room = lobby.get(room_id)
-        seat, token = await room.join(body.seat, body.name)
+        seat, token = await room.join(body.seat, body.name, body.tower)
         return JoinOut(room=room.id, seat=seat, token=token)
 
     @app.post("/api/rooms/{room_id}/moves", response_model=MoveOut, responses=ERRORS, tags=["room"])

@@ -17,7 +17,7 @@ from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceGame, DiceRules
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.games import GAMES
 from tabletris.engine.options import RulesError, options_to_dict
-from tabletris.engine.records import record_of, replay_dice, replay_tower
+from tabletris.engine.records import record_of, recorded_towers, replay_dice, replay_tower
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import RULE_HELP as TOWER_HELP
 from tabletris.engine.tower import TOWER_PRESETS, TowerAction, TowerGame, TowerRules
@@ -121,7 +121,9 @@ class DiceAdapter:
         if move.get("place") is None:
             raise ActionError("bad_message", "a dice move needs 'place': the four cells of the piece")
         try:
-            played = game.play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"))
+            played = game.play(
+                move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens")
+            )
         except IllegalMove as e:
             raise ActionError("illegal", str(e)) from None
         return [played.to_dict()]
@@ -143,6 +145,8 @@ class DiceAdapter:
                 r if isinstance(r, str) else {"remove": cells_json(r.cells if isinstance(r, Stone) else r)}
                 for r in decision.rewards
             ]
+        if decision.tokens:
+            move["tokens"] = [t.value for t in decision.tokens]
         return move
 
     def public(self, game: DiceGame) -> dict[str, Any]:
@@ -158,6 +162,7 @@ class DiceAdapter:
             "scores": list(game.scores),
             "rows_completed": list(game.rows_completed),
             "supply": {s.value: n for s, n in game.supply.items()} if rules.limited_supply else None,
+            "tokens": [[t.value for t in mine] for mine in game.tokens],
             "to_move": game.to_move,
             "roll": game.roll_face,
             "turn": game.turn,
@@ -260,7 +265,7 @@ class TowerAdapter:
         try:
             game = TowerGame(
                 start["players"], start.get("rules"), seed=start.get("seed"),
-                towers=start.get("towers"), deck=start.get("deck"),
+                towers=recorded_towers(start), deck=start.get("deck"),
             )
         except RulesError as e:
             raise RecordError(str(e)) from None

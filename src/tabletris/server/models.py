@@ -22,6 +22,7 @@ class SeatIn(Strict):
     kind: str = Field("open", max_length=300, description="'open' for a person, or a bot name from /api/meta (ext: bots only when the operator allows them)")
     name: str | None = Field(None, max_length=64, description="A bot's name (people name themselves on joining)")
     strength: float | None = Field(None, ge=0, le=100, allow_inf_nan=False, description="Bot strength hint")
+    tower: str | None = Field(None, max_length=16, description="Tower game: this seat's tower and bottom end, e.g. '2b' (left out: a free one at random)")
 
 
 class CreateRoomIn(Strict):
@@ -39,6 +40,7 @@ class SeatOut(BaseModel):
     kind: str
     name: str | None
     strength: float | None
+    tower: str | None = None
     open: bool
     bot: bool
     connected: bool
@@ -64,6 +66,7 @@ class RoomOut(BaseModel):
 class JoinIn(Strict):
     name: str = Field(min_length=1, max_length=64)
     seat: StrictInt | None = Field(None, ge=0, le=7, description="The seat to take; the first open one if omitted")
+    tower: str | None = Field(None, max_length=16, description="Tower game: this seat's tower and bottom end, e.g. '2b' (left out: a free one at random)")
 
 
 class JoinOut(BaseModel):
@@ -77,14 +80,17 @@ class RemoveIn(Strict):
 
 
 class MoveIn(Strict):
-    """A move. Dice: ``place`` (+ ``shape`` on '*', ``take``, ``rewards``). Tower: ``minos``,
-    ``place`` or ``hold``."""
+    """A move. Dice: ``place`` (+ ``shape`` on '*', ``take``, ``rewards``, ``tokens``). Tower:
+    ``minos``, ``place`` or ``hold``."""
 
     seat: StrictInt | None = Field(None, description="Optional: checked against the token's seat")
     place: CellsIn | None = None
     shape: str | None = Field(None, max_length=8)
     take: CellsIn | None = None
     rewards: Annotated[list[Literal["point"] | RemoveIn], Field(max_length=40)] | None = None
+    tokens: Annotated[list[Annotated[str, Field(max_length=8)]], Field(max_length=40)] | None = Field(
+        None, description="Dice, tokens_from_supply: each point token's shape (left out: the most stones left)"
+    )
     minos: Annotated[list[StrictInt], Field(max_length=64)] | None = None
     hold: StrictBool = False
 

@@ -67,6 +67,8 @@ class Seat:
     strength: float | None = None
     token_hash: str | None = None
     connected: int = 0
+    tower: str | None = None
+    """The tower and end this seat chose (tower game); None: a free one drawn at the start."""
 
     @property
     def is_bot(self) -> bool:
@@ -78,10 +80,31 @@ class Seat:
             "kind": self.kind,
             "name": self.name,
             "strength": self.strength,
+            "tower": self.tower,
             "open": self.kind == "open",
             "bot": self.is_bot,
             "connected": self.is_bot or self.connected > 0,
         }
+
+
+def with_towers(rules: Mapping[str, Any], towers: Sequence[str | None]) -> dict[str, Any]:
+    """The rules a room's game starts with: the seats' tower choices as the ``towers`` option
+    (the engine draws a free tower for a seat without one)."""
+    if not any(t is not None for t in towers):
+        return dict(rules)
+    return {**rules, "towers": list(towers)}
+
+
+def check_towers(adapter: Any, rules: Mapping[str, Any], towers: Sequence[str | None]) -> None:
+    """The seats' tower choices, checked by building a game with them: the engine's words."""
+    if not any(t is not None for t in towers):
+        return
+    if adapter.name != "tower":
+        raise ActionError("bad_tower", f"the {adapter.name} game has no towers to choose")
+    try:
+        adapter.new_game([f"P{i}" for i in range(len(towers))], with_towers(rules, towers), 0)
+    except (RulesError, ValueError, TypeError) as e:
+        raise ActionError("bad_tower", str(e)) from None
 
 
 class Connection:
@@ -258,8 +281,9 @@ class Room:
                 return seat.index
         raise ActionError("bad_token", f"this token holds no seat in room {self.id}")
 
-    async def join(self, seat: int | None, name: Any) -> tuple[int, str]:
-        """Take an open seat (the first one if ``seat`` is None); returns the seat and its token."""
+    async def join(self, seat: int | None, name: Any, tower: str | None = None) -> tuple[int, str]:
+        """Take an open seat (the first one if ``seat`` is None); returns the seat and its token.
+        ``tower``: the seat's tower and end in a tower game, checked by the engine."""
         name = clean_name(name)
         try:
             async with self.lock:
@@ -274,6 +298,11 @@ class Room:
                     raise ActionError("seat_taken", f"seat {seat} is taken by {self.seats[seat].name}")
                 if any(s.name == name for s in self.seats):
                     raise ActionError("name_taken", f"someone in room {self.id} is already called {name!r}")
+                if tower is not None:
+                    choice = [s.tower for s in self.seats]
+                    choice[seat] = tower
+                    check_towers(self.adapter, self.rules, choice)
+                    self.seats[seat].tower = tower
                 token = secrets.token_urlsafe(24)
                 token_hash = hash_token(token)
                 await self.lobby.storage.take_seat(self.id, seat, name, token_hash)
@@ -290,7 +319,7 @@ class Room:
     async def _start(self) -> None:
         players = [s.name or f"Seat {s.index + 1}" for s in self.seats]
         seed = secrets.randbits(32)
-        game = self.adapter.new_game(players, self.rules, seed)
+        game = self.adapter.new_game(players, with_towers(self.rules, [s.tower for s in self.seats]), seed)
         start = self.adapter.start_record(game)
         await self.lobby.storage.start_room(self.id, start)
         self.start = start
@@ -531,6 +560,8 @@ class Lobby:
                 if any(s.name == name for s in seats):
                     name = f"{name} {i + 1}"
             seats.append(Seat(i, kind, name, float(strength) if strength is not None else None))
+            seats[-1].tower = spec.get("tower")
+        check_towers(adapter, rules, [s.tower for s in seats])
         try:
             adapter.new_game([f"P{i}" for i in range(len(seats))], rules, 0)
         except (RulesError, IllegalMove, RecordError, ValueError, TypeError) as e:
