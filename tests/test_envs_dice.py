@@ -186,12 +186,12 @@ def in_bounds_forms(rules: DiceRules) -> int:
 def test_codec_sizes_follow_the_rules() -> None:
     free = DiceCodec(DiceRules(), 2)
     assert free.n_place == in_bounds_forms(DiceRules()) == 2993
-    assert free.n_actions == 2993 + 2 * 200 + 1  # PLACE, TAKE, POINT, REMOVE
+    assert free.n_actions == 2993 + 2 * 200 + 1 + 5  # PLACE, TAKE, POINT, REMOVE, TOKEN
     classic = DiceRules.from_dict({"preset": "classic"})
     rotate = DiceCodec(classic, 4)
     assert rotate.n_place == in_bounds_forms(classic)
-    assert rotate.obs_size == 4 * 200 + 8 + 4 + 7 + 4 + 3 + 1
-    assert rotate.image_shape == (4 + 8 + 4 + 7 + 4 + 3 + 1, 20, 10)
+    assert rotate.obs_size == 4 * 200 + 8 + 4 + 7 + 4 + 4 + 1 + 1
+    assert rotate.image_shape == (4 + 8 + 4 + 7 + 4 + 4 + 1 + 1, 20, 10)
 
 
 def test_every_place_id_is_an_in_bounds_placement_and_encodes_back() -> None:
@@ -239,6 +239,28 @@ def test_choose_rewards_are_decisions_point_or_remove() -> None:
     assert choice is not None and choice.rewards is not None and choice.rewards[1] == "point"
     assert set(choice.rewards[0]) == {(0, 0), (1, 0), (0, 1), (1, 1)}
     assert game.scores == [0, 1] and game.board.stone_at((0, 0)) is None
+
+
+def test_each_point_token_is_a_decision_when_the_supply_offers_a_choice() -> None:
+    """tokens_from_supply (issue 11): B's O completes two rows, so two points take two tokens;
+    with O and I stones left, each token's shape is B's choice, and the engine takes those."""
+    game = DiceGame(["A", "B"], {"width": 4, "height": 8, "die": ["O", "I"]}, seed=1)
+    codec = DiceCodec(game.rules, 2)
+    decider = DiceDecider(codec, game)
+    for x in (0, 2):
+        game.roll("O")
+        decider.refresh()
+        result = decider.apply(next(a for a in decider.legal if codec.placements[a].cells[0] == (x, 0)))
+        if x == 0:
+            assert result is not None  # no point, no token: nothing more to ask
+    assert decider.turn.phase == "token" and decider.turn.n_tokens == 2
+    token = {s.value: codec.token_base + i for i, s in enumerate(codec.shapes)}
+    assert set(decider.legal) == set(token.values())
+    assert codec.describe(token["I"]) == "token: I"
+    assert decider.apply(token["I"]) is None
+    choice = decider.apply(token["O"])
+    assert choice is not None and [t.value for t in choice.tokens] == ["I", "O"]
+    assert [t.value for t in game.tokens[1]] == ["I", "O"] and game.scores == [0, 2]
 
 
 def test_image_observation_holds_the_vectors_facts() -> None:

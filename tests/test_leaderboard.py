@@ -54,15 +54,18 @@ def test_leaderboard_refuses_too_few_bots_and_unknown_names() -> None:
     assert result.exit_code == 2 and "unknown bot 'wizard'" in result.output
 
 
-def test_mcts_takes_the_point_it_is_offered() -> None:
-    """Row 0 lacks one cell, the die shows I: the search finds the upright I that completes it."""
+def test_mcts_takes_the_point_before_the_opponent_does() -> None:
+    """Row 0 lacks one cell and the die has only I: the upright I there scores now; anything
+    else lets the opponent score there, two rows if the first I lay on row 1. (Alone at the
+    table the search rightly prefers that setup: the bot values a one-player game by score.)"""
     rules = {"width": 5, "height": 6, "die": ["I"], "garbage": [{"shape": "I", "cells": [[0, 0], [1, 0], [2, 0], [3, 0]]}]}
-    game = DiceGame(["A"], rules, seed=2)
-    game.roll()
-    action = make_bot("mcts", seed=5, strength=1.0).choose_dice(game.view())
-    assert (4, 0) in action.placement.cells
-    game.act(action)
-    assert game.scores == [1]
+    for seed in (5, 6):
+        game = DiceGame(["A", "B"], rules, seed=2)
+        game.roll()
+        action = make_bot("mcts", seed=seed, strength=1.0).choose_dice(game.view())
+        assert (4, 0) in action.placement.cells
+        game.act(action)
+        assert game.scores == [1, 0]
 
 
 def test_mcts_is_reproducible_and_plays_only_the_dice_game() -> None:

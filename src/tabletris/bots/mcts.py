@@ -10,7 +10,8 @@ with a roll. Each simulation copies the view (whose generator is blind: it knows
 real game's rolls), rolls the die afresh at every turn, walks the tree by UCB1 among the
 decisions legal under the rolls it drew, expands one node, then plays random decisions for at
 most ``ROLLOUT_TURNS`` turns. A finished game is worth +1/0/-1 for a sole win/shared win/loss
-(the engine's ``winners()``), an unfinished one the score margin squashed into (-1, 1). Every
+(the engine's ``winners()``), an unfinished one (or any game of one player) the score margin
+squashed into (-1, 1). Every
 seat is searched for by its own value (max^n backup).
 
 ``strength`` (0-1, default 0.5) sets the simulations per decision: ``20 + 380 * strength``.
@@ -51,7 +52,9 @@ class _Node:
 
 
 def value_for(game: DiceGame, seat: int) -> float:
-    if game.over:
+    """+1/0/-1 for a finished game, else the squashed margin; alone at the table (where every
+    game is a win) always the squashed score."""
+    if game.over and len(game.players) > 1:
         winners = game.winners()
         if seat not in winners:
             return -1.0

@@ -4,12 +4,13 @@ Every AI interface (PettingZoo, Gymnasium, OpenSpiel) speaks the same encoding, 
 trained through one of them reads and acts the same way through the others. The encoding only
 translates: which moves are legal is always asked of ``DiceGame``.
 
-Action ids (``Discrete(n_actions)``, 3394 for the standard rules), in three blocks::
+Action ids (``Discrete(n_actions)``, 3399 for the standard rules), in five blocks::
 
     [0, n_place)                      PLACE   one id per in-bounds (shape, orientation, x, y)
     take_base + y * width + x         TAKE    take the stone whose anchor cell is (x, y)
     point_id                          POINT   take a scoring row's reward as the point
     remove_base + y * width + x       REMOVE  take it by removing the stone anchored at (x, y)
+    token_base + i                    TOKEN   a point's token is a stone of rules.shapes[i]
 
 - PLACE ids list, shape by shape in ``rules.shapes`` order (die order), each distinct
   orientation of ``shape.orientations(rules.orientation_mode)`` in order, then every lower-left
@@ -18,20 +19,21 @@ Action ids (``Discrete(n_actions)``, 3394 for the standard rules), in three bloc
   PLACE id is legal in some position; on a plain face only that shape's ids are legal, on ``*``
   every shape's are (the ``*`` choice is the shape of the id).
 - A stone is named by its *anchor*: its lowest cell, leftmost among the lowest.
-- A turn is one to three kinds of decision, each an env step of the same seat: PLACE always;
+- A turn is one to four kinds of decision, each an env step of the same seat: PLACE always;
   TAKE only when the supply has no stone of the shape and more than one of the stones the
   rules let the player take makes room for that placement; then, under ``row_reward: choose``,
-  one POINT/REMOVE decision per scoring row while another player's stone can be removed.
-  A decision with a single option is taken by the codec, never asked.
-- Point tokens (issue 11) are not in the engine yet, so there is no token decision.
+  one POINT/REMOVE decision per scoring row while another player's stone can be removed; then,
+  with ``tokens_from_supply``, one TOKEN decision per point that takes a token (the engine
+  counts them, and says which lists it accepts). A decision with a single option is taken by
+  the codec, never asked.
 
 Observation (a flat ``float32`` vector, slices named by ``DiceCodec.layout``): four board planes
 ``(4, height, width)`` seen from the observing seat (own stones, other players' stones, garbage,
 the piece placed in the decision being built), the face showing (one-hot over ``rules.shapes``
 then ``*``), whose turn it is (one-hot, seats counted from the observer), the supply left per
 die shape (fraction of the starting supply; 1 when unlimited), the scores (seats counted from the
-observer, clipped to +-``SCORE_BOUND``), the decision phase (one-hot: place, take, reward) and
-the scoring rows still to reward (of 4). ``DiceCodec.image`` gives the same facts as planes
+observer, clipped to +-``SCORE_BOUND``), the decision phase (one-hot: place, take, reward,
+token), the scoring rows still to reward (of 4) and the tokens still to name (of 4). ``DiceCodec.image`` gives the same facts as planes
 ``(channels, height, width)``: the four board planes, then one constant plane per other entry
 (scores divided by ``SCORE_SCALE`` and clipped to +-1).
 """
@@ -47,6 +49,7 @@ import numpy as np
 
 from tabletris.engine.board import Placement, Stone
 from tabletris.engine.dice import CHOICE, DiceAction, DiceGame, DiceRules
+from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Cell, Orientation, Shape
 
 SCORE_BOUND = 1000.0
@@ -54,8 +57,8 @@ SCORE_BOUND = 1000.0
 SCORE_SCALE = 20.0
 """Scores in image planes are divided by this (a typical winning score) and clipped to +-1."""
 BOARD_PLANES = 4
-Phase = Literal["place", "take", "reward"]
-PHASES: tuple[Phase, ...] = ("place", "take", "reward")
+Phase = Literal["place", "take", "reward", "token"]
+PHASES: tuple[Phase, ...] = ("place", "take", "reward", "token")
 
 
 def anchor(stone: Stone) -> Cell:
@@ -76,6 +79,9 @@ class DiceTurn:
     rewards: list[Any] = field(default_factory=list)
     removed: set[int] = field(default_factory=set)
     """Numbers of the stones already chosen for removal this turn."""
+    tokens: list[Shape] = field(default_factory=list)
+    n_tokens: int = 0
+    """Point tokens this decision takes (``tokens_from_supply``): the engine's count."""
 
 
 class DiceCodec:
@@ -105,7 +111,8 @@ class DiceCodec:
         self.take_base = self.n_place
         self.point_id = self.take_base + h * w
         self.remove_base = self.point_id + 1
-        self.n_actions = self.remove_base + h * w
+        self.token_base = self.remove_base + h * w
+        self.n_actions = self.token_base + len(self.shapes)
         self.faces: tuple[str, ...] = (*(s.value for s in self.shapes), CHOICE)
         sizes = [
             ("board", BOARD_PLANES * h * w),
@@ -115,6 +122,7 @@ class DiceCodec:
             ("scores", players),
             ("phase", len(PHASES)),
             ("rows_left", 1),
+            ("tokens_left", 1),
         ]
         self.layout: dict[str, slice] = {}
         start = 0
@@ -156,6 +164,8 @@ class DiceCodec:
             return str(self.placements[a])
         if a == self.point_id:
             return "reward: point"
+        if self.token_base <= a < self.n_actions:
+            return f"token: {self.shapes[a - self.token_base].value}"
         for base, what in ((self.take_base, "take"), (self.remove_base, "reward: remove")):
             if base <= a < base + self.height * self.width:
                 y, x = divmod(a - base, self.width)
@@ -181,6 +191,12 @@ class DiceCodec:
             return dict(self.placement_options(game))
         if turn.phase == "take":
             return {self.cell_id(self.take_base, anchor(s)): s for s in turn.takes if s is not None}
+        if turn.phase == "token":
+            return {
+                self.token_base + i: shape
+                for i, shape in enumerate(self.shapes)
+                if self._tokens_playable(game, turn, [*turn.tokens, shape])
+            }
         options: dict[int, Any] = {self.point_id: "point"}
         for stone in self._removable(game, turn):
             options[self.cell_id(self.remove_base, anchor(stone))] = stone
@@ -205,6 +221,9 @@ class DiceCodec:
             turn.take = value[0]
         elif turn.phase == "take":
             turn.take = value
+        elif turn.phase == "token":
+            turn.tokens.append(value)
+            return self._tokens_or_done(game, turn)
         else:
             if value == "point":
                 turn.rewards.append("point")
@@ -228,8 +247,45 @@ class DiceCodec:
             turn.rows = 0
         placement = turn.placement
         assert placement is not None
-        rewards = tuple(turn.rewards) if game.rules.row_reward == "choose" else None
-        return DiceAction(placement.shape, placement, turn.take, rewards)
+        if game.rules.takes_tokens:
+            # How many tokens the points take: the engine's answer (it plays the decision on a view).
+            done = game.complete(self._action(turn, None))
+            turn.n_tokens = len(done.tokens or ())
+            turn.phase = "token"
+            return self._tokens_or_done(game, turn)
+        return self._action(turn, None)
+
+    def _action(self, turn: DiceTurn, tokens: tuple[Shape, ...] | None) -> DiceAction:
+        placement = turn.placement
+        assert placement is not None
+        rewards = tuple(turn.rewards) if self.rules.row_reward == "choose" else None
+        return DiceAction(placement.shape, placement, turn.take, rewards, tokens)
+
+    def _tokens_or_done(self, game: DiceGame, turn: DiceTurn) -> DiceAction | None:
+        """Ask for the next token while there is a real choice; a forced one is taken here."""
+        while len(turn.tokens) < turn.n_tokens:
+            options = self.legal(game, turn)
+            if len(options) > 1:
+                return None
+            if not options:  # the engine counted a token it then accepts in no shape
+                raise RuntimeError(f"no legal token for {self._action(turn, None)!r}")
+            turn.tokens.extend(options.values())
+        return self._action(turn, tuple(turn.tokens))
+
+    def _tokens_playable(self, game: DiceGame, turn: DiceTurn, prefix: list[Shape]) -> bool:
+        """Whether the engine accepts some token list starting with ``prefix`` (each point's
+        token must be a shape with a stone left when it is scored; removals return stones)."""
+        if len(prefix) == turn.n_tokens:
+            try:
+                game.view().play(*self._play_args(turn, tuple(prefix)))
+            except IllegalMove:
+                return False
+            return True
+        return any(self._tokens_playable(game, turn, [*prefix, s]) for s in self.shapes)
+
+    def _play_args(self, turn: DiceTurn, tokens: tuple[Shape, ...]) -> tuple[Any, ...]:
+        action = self._action(turn, tokens)
+        return (action.placement, action.shape, action.take, action.rewards, action.tokens)
 
     def choices(self, game: DiceGame) -> dict[int, DiceAction]:
         """Every PLACE id legal now, with the first take that makes room for it (the engine's
@@ -279,6 +335,7 @@ class DiceCodec:
                 for x, y in turn.placement.cells:
                     planes[3, y, x] = 1.0
             obs[self.layout["rows_left"].start] = min(1.0, turn.rows / 4)
+            obs[self.layout["tokens_left"].start] = min(1.0, (turn.n_tokens - len(turn.tokens)) / 4)
         return obs
 
     def image(self, vector: np.ndarray) -> np.ndarray:
