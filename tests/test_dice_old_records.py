@@ -16,7 +16,17 @@ DICE = sorted(p for p in RELEASE_0.glob("dice-*.json") if not p.name.endswith(".
 
 
 def test_the_fixtures_are_there() -> None:
-    assert len(DICE) == 5
+    assert len(DICE) == 6
+
+
+def test_a_removal_named_after_the_fall_replays_only_in_an_old_record() -> None:
+    """The first release cleared rows before the rewards and wanted a removal named by the cells
+    after the fall. Its records replay as they were played; a record of today's rules (it names
+    `tokens_from_supply`) names removals before the fall, so the same cells name Ann's own O."""
+    doc = json.loads((RELEASE_0 / "dice-choose-clear-fallen-removal.json").read_text())
+    assert replay(doc).scores == [1, 0]
+    with pytest.raises(Exception, match=r"move 3 \(Ann\): cannot remove .*only a stone another player placed"):
+        replay({**doc, "rules": {**doc["rules"], "tokens_from_supply": False}})
 
 
 @pytest.mark.parametrize("path", DICE, ids=lambda p: p.stem)

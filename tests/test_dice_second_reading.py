@@ -450,3 +450,19 @@ def test_the_expert_chooses_tokens_to_starve_the_next_player() -> None:
     starved = [c for c in chosen if c[0] != c[1]]
     assert starved, f"the expert always took the default tokens: {chosen}"
     assert all(need >= 1 for _, _, need in starved)  # each starved shape could complete a row for B
+
+
+@pytest.mark.parametrize("mode", ["cells", "stones"])
+def test_the_bots_measure_the_board_each_clearing_reading_leaves(mode: str) -> None:
+    """The bots' immediate board cost after a clearing placement is the cost of the board the engine
+    really leaves: with `stones` whole stones leave and nothing falls."""
+    from tabletris.bots.dice_eval import immediate
+    from tabletris.bots.heuristics import DEFAULT_WEIGHTS, features_of
+
+    game = narrow(die=["O"], clear_rows=mode, garbage=GARBAGE_OS, access="free")
+    game.roll("O")
+    option = next(o for o in game.turn_options() if sorted(o.placement.cells) == sorted(map(tuple, O_RIGHT)))
+    after = game.view()
+    after.act(option)
+    board = after.board
+    assert immediate(game, option).cost == DEFAULT_WEIGHTS.cost(features_of(board.occupied, board.width, board.height))

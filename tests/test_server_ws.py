@@ -123,10 +123,14 @@ async def test_four_seats_finish_a_tower_game_and_nobody_sees_a_pending_action(s
                 pending = msg["private"]["pending"]
                 if pending is not None and not msg["private"]["forced"]:
                     assert pending == by_round[viewer][game_state["round"]], "only its own action, this round's"
-            # Outside the seat's own private part, actions appear only in last_round, once resolved.
+            # Outside the seat's own private part, actions appear only in last_round and the game
+            # log, both once resolved.
             paths = list(action_paths({k: v for k, v in msg.items() if k != "private"}))
-            assert all(p[:2] == ("game", "last_round") for p in paths), paths
+            assert all(p[:2] in (("game", "last_round"), ("game", "log")) for p in paths), paths
             played = game_state["rounds_played"]
+            assert all(entry["round"] <= played for entry in game_state["log"])
+            if game_state["log"]:
+                assert game_state["log"][-1]["actions"] == game_state["last_round"]
             for seat, action in enumerate(game_state["last_round"] or []):
                 if action is not None and played in by_round[seat]:
                     assert action == by_round[seat][played], "last_round is the round just resolved"

@@ -11,8 +11,10 @@ from helpers import play_dice_turn
 from tabletris.engine import records
 from tabletris.engine.board import IllegalPlacement
 from tabletris.engine.records import record_of
-from tabletris.tui.dice_screen import DiceScreen, RewardScreen
-from tabletris.tui.end_screen import EndScreen, dice_breakdown_rows
+from tabletris.tui.dice_screen import DiceScreen
+from tabletris.tui.end_screen import EndScreen
+from tabletris.tui.widgets.dialogs import RewardScreen
+from tabletris.tui.widgets.dice import dice_breakdown_rows
 from tui_helpers import dice_ready, make_app, settle, steer_dice
 
 pytestmark = pytest.mark.asyncio
@@ -36,14 +38,14 @@ async def test_complete_game_human_vs_bot_by_keys(tmp_path: Path) -> None:
             if isinstance(app.screen, EndScreen):
                 break
             screen = app.screen
-            assert isinstance(screen, DiceScreen) and screen.shape is not None
+            assert isinstance(screen, DiceScreen) and screen.ghost.shape is not None
             game = screen.game
             legal = sorted(
-                game.legal_placements(screen.shape, screen.take), key=lambda p: (p.y, p.x, p.orientation.index)
+                game.legal_placements(screen.ghost.shape, screen.ghost.take), key=lambda p: (p.y, p.x, p.orientation.index)
             )
             before = len(game.moves)
             await steer_dice(pilot, screen, legal[0])
-            assert screen.ghost_reason() is None
+            assert screen.ghost.reason() is None
             await pilot.press("enter")
             assert len(game.moves) > before  # the human's move went in
             turns += 1
@@ -65,14 +67,14 @@ async def test_illegal_placement_shows_reason_and_changes_nothing() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot, lambda: dice_ready(app))
         screen = app.screen
-        assert isinstance(screen, DiceScreen) and screen.orient is not None
+        assert isinstance(screen, DiceScreen) and screen.ghost.orient is not None
         game = screen.game
         rows_before, moves_before = game.board.rows(), list(game.moves)
         for _ in range(6):
             await pilot.press("up")  # up in the air: the piece does not rest
-        cells = screen.orient.at(screen.gx, screen.gy)
+        cells = screen.ghost.orient.at(screen.ghost.gx, screen.ghost.gy)
         with pytest.raises(IllegalPlacement) as expected:
-            game.board.validate(screen.shape, cells, game.rules.orientation_mode, game.rules.access_mode)
+            game.board.validate(screen.ghost.shape, cells, game.rules.orientation_mode, game.rules.access_mode)
         await pilot.press("enter")
         assert str(screen.message) == str(expected.value)
         assert "does not rest" in str(screen.message)
@@ -80,7 +82,7 @@ async def test_illegal_placement_shows_reason_and_changes_nothing() -> None:
         assert screen.phase == "place"
         # Space lets the ghost fall to where it fits; then it can be placed.
         await pilot.press("space")
-        assert screen.ghost_reason() is None
+        assert screen.ghost.reason() is None
 
 
 async def test_undo_takes_back_the_bot_reply_and_the_human_move() -> None:
@@ -105,17 +107,17 @@ async def test_click_moves_the_ghost_and_a_second_click_places() -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot, lambda: dice_ready(app))
         screen = app.screen
-        assert isinstance(screen, DiceScreen) and screen.shape is not None
+        assert isinstance(screen, DiceScreen) and screen.ghost.shape is not None
         game = screen.game
-        target = max(game.legal_placements(screen.shape), key=lambda p: p.x)
+        target = max(game.legal_placements(screen.ghost.shape), key=lambda p: p.x)
         cell = target.cells[0]
         board = screen.query_one("#board")
         region = board.content_region
         x = region.x - board.region.x + cell[0] * 2
         y = region.y - board.region.y + (game.board.height - 1 - cell[1])
         await pilot.click("#board", offset=(x, y))
-        assert cell in screen.orient.at(screen.gx, screen.gy)  # type: ignore[union-attr]
-        assert screen.ghost_reason() is None
+        assert cell in screen.ghost.orient.at(screen.ghost.gx, screen.ghost.gy)  # type: ignore[union-attr]
+        assert screen.ghost.reason() is None
         await pilot.click("#board", offset=(x, y))
         assert len(game.moves) == 1 and cell in game.moves[0].place  # type: ignore[operator]
 
@@ -133,9 +135,9 @@ async def test_choose_reward_removes_an_opponent_stone() -> None:
         # Ann places anything away from row 0's gap; then Bea completes row 0 if her piece can.
         for _ in range(12):
             assert isinstance(app.screen, DiceScreen)
-            shape = screen.shape
+            shape = screen.ghost.shape
             assert shape is not None
-            closing = [p for p in game.legal_placements(shape, screen.take) if game.scoring_rows_after(p, screen.take)]
+            closing = [p for p in game.legal_placements(shape, screen.ghost.take) if game.scoring_rows_after(p, screen.ghost.take)]
             if closing and game.to_move == 1 and any(s.owner == 0 for s in game.board.stones.values()):
                 await steer_dice(pilot, screen, closing[0])
                 await pilot.press("enter")
@@ -145,17 +147,19 @@ async def test_choose_reward_removes_an_opponent_stone() -> None:
                 ann_stone = next(s for s in reward.stones if s.owner == 0)
                 assert all(s.owner == 0 for s in reward.stones)  # only another player's stones
                 score_before = game.scores[1]
-                index = 1 + reward.stones.index(ann_stone)
-                for _ in range(index):
-                    await pilot.press("down")
+                for _ in range(len(reward.stones)):  # the cursor walks the marked stones
+                    if reward.current is ann_stone:
+                        break
+                    await pilot.press("right")
+                assert reward.current is ann_stone
                 await pilot.press("enter")
                 await settle(pilot, lambda: isinstance(app.screen, DiceScreen))
                 assert ann_stone.number not in game.board.stones
                 assert game.scores[1] == score_before  # the row was traded for the removal
                 assert game.moves[-1].rewards == (ann_stone.cells,)
                 return
-            legal = sorted(game.legal_placements(shape, screen.take), key=lambda p: (-p.y, p.x))
-            safe = [p for p in legal if not game.scoring_rows_after(p, screen.take)] or legal
+            legal = sorted(game.legal_placements(shape, screen.ghost.take), key=lambda p: (-p.y, p.x))
+            safe = [p for p in legal if not game.scoring_rows_after(p, screen.ghost.take)] or legal
             await steer_dice(pilot, screen, safe[0])
             await pilot.press("enter")
             await settle(pilot, lambda: dice_ready(app))
@@ -181,8 +185,8 @@ async def test_replay_viewer_reaches_the_engine_position(tmp_path: Path) -> None
     from tabletris.bots.registry import make_bot
     from tabletris.engine.dice import DiceGame
     from tabletris.tui.app import TabletrisApp
-    from tabletris.tui.board_view import BoardView
     from tabletris.tui.replay_screen import ReplayScreen
+    from tabletris.tui.widgets.board import BoardView
 
     game = DiceGame(["Ann", "Robo"], {"height": 10}, seed=21)
     bots = [make_bot("random", seed=1), make_bot("random", seed=2)]

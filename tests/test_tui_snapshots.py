@@ -77,3 +77,38 @@ def test_help_screen_80x24(snap_compare: Any) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_dice_screen_light_theme_80x24(snap_compare: Any) -> None:
+    """Issue 15.9: a light theme must read (board, panels and ghost from the theme's colours)."""
+    app = make_app("dice", [("human", "Ann"), ("random", "Robo")], seed=7)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        app.theme = "textual-light"
+        await settle(pilot, lambda: dice_ready(app))
+        await pilot.press("space", "enter")
+        await settle(pilot, lambda: dice_ready(app) and len(app.game.moves) >= 2)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_replay_screen_100x30(snap_compare: Any, tmp_path: Path) -> None:
+    """Issue 15.8: the replay viewer's footer shows its own keys (back, forward, ±10, start, end)."""
+    from helpers import play_dice_turn
+    from tabletris.bots.registry import make_bot
+    from tabletris.engine import records
+    from tabletris.engine.dice import DiceGame
+    from tabletris.engine.records import record_of
+
+    game = DiceGame(["Ann", "Robo"], {"height": 10}, seed=21)
+    bots = [make_bot("random", seed=1), make_bot("random", seed=2)]
+    while not game.over:
+        play_dice_turn(game, bots[game.to_move])
+    path = tmp_path / "r.json"
+    path.write_text(records.dumps(record_of(game)), encoding="utf-8")
+    app = TabletrisApp(replay=path)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pilot.press("home", "pagedown", "right")
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)

@@ -11,7 +11,9 @@ from textual.pilot import Pilot
 from tabletris.engine import records
 from tabletris.engine.board import Placement
 from tabletris.tui.end_screen import EndScreen
-from tabletris.tui.tower_screen import CurtainScreen, RevealScreen, TowerScreen, tower_breakdown
+from tabletris.tui.tower_screen import TowerScreen
+from tabletris.tui.widgets.dialogs import CurtainScreen, RevealScreen
+from tabletris.tui.widgets.tower import tower_breakdown
 from tui_helpers import make_app, settle
 
 pytestmark = pytest.mark.asyncio
@@ -31,15 +33,15 @@ def planning(app: Any) -> bool:
 async def steer_tower(pilot: Pilot[Any], screen: TowerScreen, target: Placement) -> None:
     """Turn with r and move with the arrows until the ghost is the target drop."""
     for _ in range(4):
-        if screen.orient is target.orientation:
+        if screen.plan.orient is target.orientation:
             break
         await pilot.press("r")
-    assert screen.orient is target.orientation
+    assert screen.plan.orient is target.orientation
     for _ in range(10):
-        if screen.gx == target.x:
+        if screen.plan.gx == target.x:
             break
-        await pilot.press("right" if target.x > screen.gx else "left")
-    assert screen.gx == target.x
+        await pilot.press("right" if target.x > screen.plan.gx else "left")
+    assert screen.plan.gx == target.x
 
 
 async def test_complete_tower_game_human_vs_bot_by_keys(tmp_path: Path) -> None:
@@ -68,11 +70,11 @@ async def test_complete_tower_game_human_vs_bot_by_keys(tmp_path: Path) -> None:
                 await pilot.press("m")
                 await pilot.press("left", "left", "left", "left")
                 await pilot.press("enter")
-                assert screen.minos == [0 if screen.gx == 0 else screen.minos[0]]
+                assert screen.plan.minos == [0 if screen.plan.gx == 0 else screen.plan.minos[0]]
                 used_mino = True
-                if screen.mino_mode:
+                if screen.plan.mino_mode:
                     await pilot.press("m")
-            drops = sorted(game.legal_drops(0, screen.minos), key=lambda p: (p.y, p.x, p.orientation.index))
+            drops = sorted(game.legal_drops(0, screen.plan.minos), key=lambda p: (p.y, p.x, p.orientation.index))
             await steer_tower(pilot, screen, drops[0])
             await pilot.press("enter")
             await settle(pilot, lambda g=game, n=rounds_before: len(g.rounds) > n or g.over)
@@ -98,7 +100,7 @@ async def test_tower_illegal_mino_and_hold_show_the_engine_reason() -> None:
         assert isinstance(screen, TowerScreen)
         game = screen.game
         await pilot.press("m")
-        assert "No mino left" in str(screen.message) and not screen.mino_mode
+        assert "has 0 minos, not 1" in str(screen.message) and not screen.plan.mino_mode
         await pilot.press("h")  # the first hold is legal
         await settle(pilot, lambda: planning(app) and len(game.rounds) == 1)
         await pilot.press("h")  # the second is refused by the engine, with its words

@@ -85,7 +85,8 @@ def test_two_browsers_create_join_and_play_dice(server: LiveServer, browser: obj
         page = ann if turn % 2 == 0 else bob
         page.wait_for_selector("#place:visible", timeout=10000)
         if page is ann:
-            click_on_board(ann)
+            click_on_board(ann)  # stages the piece: nothing is sent before Confirm
+            ann.click("#confirm")
         else:
             # touch: tap the board to put the ghost there, then the Place button
             board = bob.locator(".board").first
@@ -93,6 +94,7 @@ def test_two_browsers_create_join_and_play_dice(server: LiveServer, browser: obj
             bob.touchscreen.tap(box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.95)
             bob.locator(".cell.ghost").first.wait_for(timeout=5000)
             bob.click("#place")
+            bob.click("#confirm")
         for p in (ann, bob):
             p.wait_for_function(f"document.querySelectorAll('#log li').length >= {turn + 1}", timeout=10000)
     assert ann.locator("#log li").count() == 4 and bob.locator("#log li").count() == 4
@@ -137,9 +139,9 @@ def test_tower_in_the_browser(server: LiveServer, browser: object) -> None:
     page.click("[data-col='0']")
     page.wait_for_selector("#clear-minos")
     click_on_board(page)
-    page.wait_for_function("document.querySelector('#reveal li') !== null", timeout=10000)
-    assert page.locator("#reveal li").count() == 3
-    assert "mino" in page.locator("#reveal li").first.inner_text()
+    page.wait_for_function("document.querySelector('#log li') !== null", timeout=10000)
+    assert page.locator("#log li").count() == 1
+    assert "mino" in page.locator("#log li").first.inner_text()
     state = httpx.get(f"{server.url}/api/rooms/{room}").json()
     assert state["game"]["rounds_played"] == 1
     assert sum(1 for s in state["game"]["towers"][0]["stones"] if s["shape"] == "M") == 1

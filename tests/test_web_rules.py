@@ -51,7 +51,9 @@ def test_browser_removes_a_stone_above_a_cleared_row(server: LiveServer) -> None
             page.wait_for_selector("#place:visible", timeout=10000)
             for _ in range(4):
                 page.keyboard.press(arrow)
-            page.keyboard.press("Enter")
+            page.keyboard.press("Enter")  # stages the piece
+            page.wait_for_selector("#confirm:visible")
+            page.keyboard.press("Enter")  # confirms it
 
         place_with_keys("ArrowLeft")  # Ann: the O at the left, rows 0-1
         _wait_for_turn(server, room, 1)
@@ -63,7 +65,7 @@ def test_browser_removes_a_stone_above_a_cleared_row(server: LiveServer) -> None
         page.wait_for_selector("#rewards")
         bobs_number = next(s["n"] for s in _game(server, room)["stones"] if s["owner"] == 1)
         page.select_option("#rewards select[data-reward='0']", str(bobs_number))
-        page.click("#rewards button.primary")
+        page.click("#rewards button.primary")  # (cleared cells leave the supply unlimited: no token picker)
         _wait_for_turn(server, room, 3)
         game = _game(server, room)
         assert game["scores"] == [1, 0]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from tabletris.engine.board import Placement
 from tabletris.table.seats import SeatSpec
@@ -27,7 +29,8 @@ async def settle(pilot: Pilot[Any], until: Any, limit: int = 600) -> None:
         await pilot.pause()
         if until():
             return
-        await app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerCancelled):  # an exclusive bot worker replaced by a newer one
+            await app.workers.wait_for_complete()
         await pilot.pause(0.005)
         if until():
             return
@@ -42,18 +45,18 @@ def dice_ready(app: TabletrisApp) -> bool:
 async def steer_dice(pilot: Pilot[Any], screen: DiceScreen, target: Placement) -> None:
     """Bring the ghost onto ``target`` with the player's keys only: r, f and the arrows."""
     for _ in range(12):
-        if screen.orient is target.orientation:
+        if screen.ghost.orient is target.orientation:
             break
-        if screen.orient is not None and screen.orient.mirrored != target.orientation.mirrored:
+        if screen.ghost.orient is not None and screen.ghost.orient.mirrored != target.orientation.mirrored:
             await pilot.press("f")
         else:
             await pilot.press("r")
-    assert screen.orient is target.orientation, "could not turn the ghost into the target form"
+    assert screen.ghost.orient is target.orientation, "could not turn the ghost into the target form"
     for _ in range(60):
-        if (screen.gx, screen.gy) == (target.x, target.y):
+        if (screen.ghost.gx, screen.ghost.gy) == (target.x, target.y):
             break
-        if screen.gx != target.x:
-            await pilot.press("right" if target.x > screen.gx else "left")
+        if screen.ghost.gx != target.x:
+            await pilot.press("right" if target.x > screen.ghost.gx else "left")
         else:
-            await pilot.press("up" if target.y > screen.gy else "down")
-    assert (screen.gx, screen.gy) == (target.x, target.y)
+            await pilot.press("up" if target.y > screen.ghost.gy else "down")
+    assert (screen.ghost.gx, screen.ghost.gy) == (target.x, target.y)

@@ -18,6 +18,7 @@ from tabletris.bots.heuristics import (
     gap_rows,
     max_rows_completed,
 )
+from tabletris.engine.board import Board
 from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.shapes import Shape
 
@@ -61,6 +62,9 @@ def immediate(game: DiceGame, option: DiceAction, weights: Weights = DEFAULT_WEI
         try:
             after = board.complete_rows_mask()
             occupied = board.occupied
+            new = after & ~before
+            if new and game.rules.clear_rows == "stones":  # whole stones leave, nothing falls
+                occupied &= ~_stones_in_rows(board, new)
         finally:
             board.pop()
     finally:
@@ -68,10 +72,24 @@ def immediate(game: DiceGame, option: DiceAction, weights: Weights = DEFAULT_WEI
             board.add(take)
     new = after & ~before
     scoring = new if rescores(game) else new & ~game.scored_rows
-    if game.rules.clear_rows and new:
+    if game.rules.clear_rows == "cells" and new:
         occupied = _cleared(occupied, new, board.width, board.height)
     cost = weights.cost(features_of(occupied, board.width, board.height))
     return Immediate(scoring.bit_count(), cost)
+
+
+def _stones_in_rows(board: Board, rows_mask: int) -> int:
+    """The cells of every stone with a cell in the rows of ``rows_mask`` (``clear_rows: stones``)."""
+    cells = 0
+    seen: set[int] = set()
+    for y in range(board.height):
+        if rows_mask >> y & 1:
+            for x in range(board.width):
+                stone = board.stone_at((x, y))
+                if stone is not None and stone.number not in seen:
+                    seen.add(stone.number)
+                    cells |= board.geometry.mask(stone.cells)
+    return cells
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 It looks at nothing beyond the move it makes: the rows the option scores now (dice) or the points
 the drop earns now (tower), then the cleanest board. It is the baseline the ``expert`` must beat.
+Its point tokens (``tokens_from_supply``) are the rules' default, filled in by
+``DiceGame.complete``: the shape with the most stones left.
 
 ``strength`` (0-1, default 1): the chance of playing the bot's own choice; otherwise it plays a
 uniformly random legal option. 0 is the ``random`` bot, 1 is pure greedy.

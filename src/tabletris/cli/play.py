@@ -51,8 +51,7 @@ def register(app: typer.Typer) -> None:
         if game is None and not plain and interactive and _tui_available():
             from tabletris.tui.launch import launch_setup
 
-            launch_setup()
-            return
+            raise typer.Exit(launch_setup(color=color))
         game = game or "dice"
         if game not in GAMES:
             _fail(f"unknown game {game!r}: expected {' or '.join(GAMES)}")
@@ -77,8 +76,7 @@ def register(app: typer.Typer) -> None:
 
             if chosen is not None:  # the app reads the choice from the rules' towers option
                 rules_obj = {**rules_obj, "towers": chosen}
-            launch(game, seat_specs, rules_obj, seed, save)
-            return
+            raise typer.Exit(launch(game, seat_specs, rules_obj, seed, save, color=color))
         if game == "dice":
             from tabletris.cli.line_dice import play_dice
 

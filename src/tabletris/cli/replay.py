@@ -29,7 +29,7 @@ def register(app: typer.Typer) -> None:
         if tui:
             from tabletris.tui.launch import launch_replay
 
-            raise typer.Exit(launch_replay(file))
+            raise typer.Exit(launch_replay(file, color=color))
         try:
             game = records.replay(Path(file))
             summary = game.summary()

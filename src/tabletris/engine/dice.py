@@ -404,6 +404,9 @@ class DiceGame:
         self.garbage: list[Stone] = []
         self._cache: dict[tuple[Shape, int | None], list[Placement]] = {}
         self._duty: dict[tuple[str | None, tuple[Shape, ...]], bool] = {}
+        self._legacy_rewards = recorded and isinstance(rules, Mapping | None) and "tokens_from_supply" not in (rules or {})
+        """A record of the first release (it names no ``tokens_from_supply``): a removal may name
+        the stone's cells after the fall, as that release wanted them (``_fallen_stone``)."""
         self._place_garbage()
         # The position before the first move: ``undo`` replays the moves from here, so a game
         # keeps no copy of the board per move (a long game, or a server with many, stays small).
@@ -809,7 +812,7 @@ class DiceGame:
         count = bin(scoring).count("1")
         # Rewards (points and their tokens, removals) are settled on the board as the placement
         # left it, before any row is cleared: a removal names the stone's cells before the fall.
-        given, taken_tokens = self._settle(count, rewards, named)
+        given, taken_tokens = self._settle(count, rewards, named, new_rows if rules.clear_rows else 0)
         points = count if given is None else sum(1 for r in given if r == "point")
         if rules.clear_rows:
             self._clear(new_rows)
@@ -853,12 +856,12 @@ class DiceGame:
         return shapes
 
     def _settle(
-        self, count: int, rewards: Sequence[Any] | None, named: list[Shape] | None
+        self, count: int, rewards: Sequence[Any] | None, named: list[Shape] | None, clearing: int = 0
     ) -> tuple[tuple[Reward, ...] | None, list[Shape]]:
         """The rewards of ``count`` scoring rows, bottom row first, and the tokens their points
         took: each point takes its token when it is scored, each removal returns its stone then."""
         taken: list[Shape] = []
-        given = self._apply_rewards(count, rewards, named, taken)
+        given = self._apply_rewards(count, rewards, named, taken, clearing)
         if given is None:  # row_reward: point, every row is a point
             for _ in range(count):
                 token = self._take_token(named, len(taken))
@@ -909,10 +912,16 @@ class DiceGame:
         self.scored_rows = board.complete_rows_mask()
 
     def _apply_rewards(
-        self, count: int, rewards: Sequence[Any] | None, named: list[Shape] | None, taken: list[Shape]
+        self,
+        count: int,
+        rewards: Sequence[Any] | None,
+        named: list[Shape] | None,
+        taken: list[Shape],
+        clearing: int = 0,
     ) -> tuple[Reward, ...] | None:
         """The chosen rewards in row order; a point's token is appended to ``taken`` as it is
-        scored, so a removal before it has already returned its stone to the supply."""
+        scored, so a removal before it has already returned its stone to the supply. ``clearing``:
+        the rows that will be cleared after (for the first release's records, below)."""
         if self.rules.row_reward == "point":
             if rewards is not None:
                 raise IllegalMove("rewards are only chosen with row_reward: choose")
@@ -939,17 +948,37 @@ class DiceGame:
             except (TypeError, ValueError, IndexError):
                 raise IllegalMove(f"a reward is 'point' or {{'remove': cells}}, got {reward!r}") from None
             stone = self.board.stone_at(cells[0]) if cells and self.board.in_bounds(cells[0]) else None
-            if stone is None or set(stone.cells) != set(cells):
+            exact = stone is not None and set(stone.cells) == set(cells)
+            others = stone is not None and stone.owner is not None and stone.owner != self.to_move
+            fallen = None
+            if self._legacy_rewards and clearing and not (exact and others):
+                # The first release cleared the rows first and named a removal by its cells after
+                # the fall; its records name removals that way, and replay as they were played.
+                fallen = self._fallen_stone(cells, clearing)
+            if fallen is not None:
+                stone = fallen
+            elif stone is None or not exact:
                 raise IllegalMove(f"cannot remove {format_cells(cells)}: no stone has exactly those cells")
-            if stone.owner is None or stone.owner == self.to_move:
+            elif not others:
                 raise IllegalMove(
                     f"cannot remove {format_cells(cells)}: only a stone another player placed"
                 )
             self.board.remove(stone)
             if self.rules.limited_supply and stone.shape in self.supply:
                 self.supply[stone.shape] += 1
-            result.append(stone.cells)
+            result.append(tuple(cells) if fallen is not None else stone.cells)
         return tuple(result)
+
+    def _fallen_stone(self, cells: Sequence[Cell], clearing: int) -> Stone | None:
+        """The stone another player placed whose cells, once the ``clearing`` rows are cleared
+        and the rows above fall, are ``cells`` (how the first release named a removal)."""
+        rows = _rows_of(clearing)
+        wanted = set(cells)
+        for stone in self.rewardable_stones():
+            after = {(x, y - sum(1 for r in rows if r < y)) for x, y in stone.cells if y not in rows}
+            if after == wanted:
+                return stone
+        return None
 
     # ------------------------------------------------------------------- undo
 

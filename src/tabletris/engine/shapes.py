@@ -125,6 +125,21 @@ class Orientation:
     def __repr__(self) -> str:
         return f"<Orientation {self.shape.value}#{self.index}{' mirrored' if self.mirrored else ''}>"
 
+    def rotated(self, turns: int = 1) -> Orientation:
+        """This form turned ``turns`` quarter turns clockwise (negative turns go back).
+
+        Front ends turn a ghost piece with this, so no screen repeats the rotation arithmetic;
+        whether the result is allowed under a rules' orientation mode is ``shape.orientations``'s to say.
+        """
+        cells = self.cells
+        for _ in range(turns % 4):
+            cells = _rotate(cells)
+        return _form_with(self.shape, cells)
+
+    def flipped(self) -> Orientation:
+        """This form's mirror image (left and right swapped); named apart from the ``mirrored`` flag."""
+        return _form_with(self.shape, _mirror(self.cells))
+
 
 @cache
 def _all_forms(shape: Shape) -> tuple[Orientation, ...]:
@@ -141,6 +156,11 @@ def _all_forms(shape: Shape) -> tuple[Orientation, ...]:
                 forms.append(Orientation(shape, cells, len(forms), mirrored))
             cells = _rotate(cells)
     return tuple(forms)
+
+
+def _form_with(shape: Shape, cells: tuple[Cell, ...]) -> Orientation:
+    """The one ``Orientation`` object of ``shape`` whose normalised cells are ``cells``."""
+    return next(o for o in _all_forms(shape) if o.cells == cells)
 
 
 @cache

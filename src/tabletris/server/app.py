@@ -5,7 +5,7 @@ lifespan, which replays every stored room, so a server restarted after a crash r
 game where its last acknowledged move left it.
 
 Websocket protocol (``/ws/{room}?token=...``; without a token the client spectates): the client
-sends JSON objects with a ``type`` (``move``, ``query``, ``rematch``, ``state``, ``ping``) and an
+sends JSON objects with a ``type`` (``move``, ``query``, ``chat``, ``rematch``, ``state``, ``ping``) and an
 optional ``id``; the server answers ``ack`` / ``error`` / ``answer`` / ``pong`` carrying that id,
 and sends a ``state`` message to everybody in the room after every change. Errors go to the
 client that caused them only; the room and the connection stay up.
@@ -339,6 +339,10 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
     async def room_page(room_id: str) -> FileResponse:
         return FileResponse(STATIC / "room.html")
 
+    @app.get("/rules", include_in_schema=False)
+    async def rules_page() -> FileResponse:
+        return FileResponse(STATIC / "rules.html")
+
     @app.get("/replay", include_in_schema=False)
     async def replay_upload_page() -> FileResponse:
         return FileResponse(STATIC / "replay.html")
@@ -362,6 +366,8 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
             await ws.close(code=4404 if e.code == "unknown_room" else 4403)
             return
         conn = Connection(ws.send_text, seat)
+        for line in room.chat_log:
+            conn.send(line)
         room.conns.add(conn)
         if seat is not None:
             room.seats[seat].connected += 1
@@ -445,6 +451,8 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
             if seat is None:
                 raise ActionError("not_seated", "spectators cannot ask for moves: join with a seat token")
             conn.send_json({"type": "answer", "id": msg_id, **room.query(seat, data)})
+        elif kind == "chat":
+            room.chat(conn, data.get("text"))
         elif kind == "rematch":
             if seat is None:
                 raise ActionError("not_seated", "only a player can ask for a rematch")
@@ -453,7 +461,7 @@ def create_app(db_url: str | None = None, bot_delay: float = 0.4) -> FastAPI:
         else:
             raise ActionError(
                 "unknown_type",
-                f"unknown message type {kind!r}: expected move, query, rematch, state or ping",
+                f"unknown message type {kind!r}: expected move, query, chat, rematch, state or ping",
             )
 
     return app

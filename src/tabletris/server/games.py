@@ -13,14 +13,14 @@ from typing import Any, Protocol
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
 from tabletris.engine.board import Placement, Stone
-from tabletris.engine.dice import DICE_PRESETS, RULE_HELP, DiceGame, DiceRules
+from tabletris.engine.dice import DiceGame
 from tabletris.engine.errors import IllegalMove, RecordError
-from tabletris.engine.games import GAMES
-from tabletris.engine.options import RulesError, options_to_dict
+from tabletris.engine.games import GAMES, spec
+from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of, recorded_towers, replay_dice, replay_tower
+from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
 from tabletris.engine.shapes import Shape
-from tabletris.engine.tower import RULE_HELP as TOWER_HELP
-from tabletris.engine.tower import TOWER_PRESETS, TowerAction, TowerGame, TowerRules
+from tabletris.engine.tower import LAYOUT_NAMES, TowerAction, TowerGame
 
 LOG_LENGTH = 24
 """Moves of the log sent with each state (the record has them all)."""
@@ -66,17 +66,11 @@ def stone_json(stone: Stone) -> dict[str, Any]:
     return {"n": stone.number, "shape": stone.shape.value, "owner": stone.owner, "cells": cells_json(stone.cells)}
 
 
-def _rules_meta(rules_cls: Any, presets: Mapping[str, Any], help_text: Mapping[str, str]) -> dict[str, Any]:
-    """Every option with its default, its help text and each preset's values, for the create form."""
-    defaults = options_to_dict(rules_cls())
-    return {
-        "presets": {name: options_to_dict(rules_cls.from_dict({"preset": name})) for name in presets},
-        "options": [
-            {"name": k, "default": v, "help": help_text.get(k, "")}
-            for k, v in defaults.items()
-            if k != "preset"
-        ],
-    }
+def _rules_meta(game: str, summary: str) -> dict[str, Any]:
+    """The game's options and presets (its ``GameSpec``), for the create form, the rules page and
+    the rules-in-force panel of every room, with ``summary``: the rules in brief (the text the
+    terminal app's help screen shows: ``engine.rules_text``)."""
+    return {"summary": summary, **spec(game).rules_meta()}
 
 
 class DiceAdapter:
@@ -86,7 +80,7 @@ class DiceAdapter:
     max_seats = GAMES["dice"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
-        return _rules_meta(DiceRules, DICE_PRESETS, RULE_HELP)
+        return _rules_meta("dice", DICE_RULES)
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> DiceGame:
         return DiceGame(list(players), dict(rules), seed=seed)
@@ -202,10 +196,25 @@ class DiceAdapter:
         return {
             "options": options,
             "rewardable": [s.number for s in game.rewardable_stones()] if choose else [],
+            "tokens": game.rules.takes_tokens,
         }
 
     def query(self, game: DiceGame, seat: int, message: Mapping[str, Any]) -> dict[str, Any]:
-        raise ActionError("unknown_type", "the dice game answers no queries: its state lists every legal placement")
+        """``{"place", "shape"?, "take"?, "rewards"?}``: the point tokens that placement would take
+        by default (the engine plays it on a view) and the shapes a token may be now, so the
+        player can accept the default with one click or name others."""
+        if game.over or seat != game.to_move:
+            raise ActionError("not_your_turn", f"it is not seat {seat}'s turn")
+        if message.get("place") is None:
+            raise ActionError("bad_message", "a dice query needs 'place': the four cells of the piece")
+        try:
+            move = game.view().play(message["place"], message.get("shape"), message.get("take"), message.get("rewards"))
+        except IllegalMove as e:
+            raise ActionError("illegal", str(e)) from None
+        return {
+            "tokens": [t.value for t in move.tokens or ()],
+            "choices": [s.value for s in game.token_choices()],
+        }
 
     def record(self, game: DiceGame) -> dict[str, Any]:
         return record_of(game)
@@ -251,7 +260,7 @@ class TowerAdapter:
     max_seats = GAMES["tower"].max_players
 
     def rules_meta(self) -> dict[str, Any]:
-        return _rules_meta(TowerRules, TOWER_PRESETS, TOWER_HELP)
+        return {**_rules_meta("tower", TOWER_RULES), "towers": list(LAYOUT_NAMES)}
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> TowerGame:
         return TowerGame(list(players), dict(rules), seed=seed)
@@ -329,7 +338,36 @@ class TowerAdapter:
             entry["icons"] = tower.layout.to_dict()
             entry["hold_used"] = tower.hold_used
             entry["seat"] = i
+        state["end"] = self._end_reason(game)
+        first = max(0, len(game.rounds) - LOG_LENGTH)
+        state["log_start"] = first
+        state["log"] = [self._round_log(game, k) for k in range(first + 1, len(game.rounds) + 1)]
         return state
+
+    @staticmethod
+    def _end_reason(game: TowerGame) -> str | None:
+        """Why the game ended, for the players: the last card was played, or every tower is out."""
+        if not game.over:
+            return None
+        return "deck" if game.deck_left == 0 and not all(t.out for t in game.towers) else "out"
+
+    @staticmethod
+    def _round_log(game: TowerGame, number: int) -> dict[str, Any]:
+        """Round ``number`` (from 1) for the game log: its card, each seat's action and the
+        achievement cards won in it. Round k played the k-th card drawn (a round whose players
+        were all forced to hold still took its card)."""
+        actions = game.rounds[number - 1]
+        won = []
+        for card in game.achievements:
+            seats = sorted(s for s, r in card.met_round.items() if r == number)
+            if seats:
+                won.append({"id": card.id, "seats": seats, "points": [card.points_for(s) for s in seats]})
+        return {
+            "round": number,
+            "card": game.deck[number - 1].value if number - 1 < len(game.deck) else None,
+            "actions": [None if a is None else a.to_dict() for a in actions],
+            "achievements": won,
+        }
 
     def private(self, game: TowerGame, seat: int) -> dict[str, Any] | None:
         """The seat's own: what it has submitted this round, and the legal drops without minos."""

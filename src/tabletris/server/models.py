@@ -93,9 +93,11 @@ class MoveIn(Strict):
     )
     minos: Annotated[list[StrictInt], Field(max_length=64)] | None = None
     hold: StrictBool = False
+    turn: StrictInt | None = Field(None, description="Dice: the turn this move is for (state.game.turn)")
+    round: StrictInt | None = Field(None, description="Tower: the round this move is for (state.game.round)")
 
     def engine_dict(self) -> dict[str, Any]:
-        d = self.model_dump(exclude_none=True)
+        d = self.model_dump(exclude_none=True, exclude={"turn", "round"})
         if not d.get("hold"):
             d.pop("hold", None)
         return d
@@ -121,8 +123,10 @@ class ErrorOut(BaseModel):
 
 class GameMeta(BaseModel):
     max_seats: int
+    summary: str = Field(description="The game's rules in brief (Markdown)")
     presets: dict[str, dict[str, Any]]
     options: list[dict[str, Any]]
+    towers: list[str] = Field(default_factory=list, description="Tower game: the towers and ends a seat may choose on joining")
 
 
 class MetaOut(BaseModel):

@@ -9,6 +9,7 @@ game is rebuilt from the stored log, so memory never runs ahead of the database.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import hmac
@@ -37,6 +38,12 @@ TIMER_BOT = "random"
 """The bot that plays a human's turn when the turn timer runs out."""
 OUTBOX_LIMIT = 256
 """Messages queued for one connection before it is considered dead and dropped."""
+CHAT_MAX = 300
+"""Longest chat line, in characters."""
+CHAT_RATE = (5, 10.0)
+"""At most 5 chat lines per connection in any 10 seconds: a table talk, not a flood."""
+CHAT_KEEP = 50
+"""Chat lines a room keeps in memory for people who join later (chat is not stored)."""
 
 
 def hash_token(token: str) -> str:
@@ -117,6 +124,7 @@ class Connection:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.task: asyncio.Task[None] = asyncio.create_task(self._pump())
         self.alive = True
+        self.said: collections.deque[float] = collections.deque(maxlen=CHAT_RATE[0])
 
     def send(self, text: str) -> None:
         if not self.alive:
@@ -183,6 +191,7 @@ class Room:
     """A finished game's public state as JSON text (see ``_retire``)."""
     _record_text: str | None = None
     """A finished game's record as JSON text (see ``_retire``)."""
+    chat_log: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=CHAT_KEEP))
 
     @property
     def adapter(self) -> GameAdapter:
@@ -268,6 +277,35 @@ class Room:
         for conn in list(self.conns):
             if conn.alive:
                 conn.send(self.state_text(conn.seat))
+
+    def chat(self, conn: Connection, text: Any) -> None:
+        """A chat line from ``conn`` to everybody in the room (players and spectators).
+
+        The text is sent as data, never markup (the client renders it as text); length and rate are
+        limited per connection, and a refused line is answered with the reason.
+        """
+        if not isinstance(text, str):
+            raise ActionError("bad_chat", "'text' is the chat line, a string")
+        text = " ".join(text.split())
+        if not text:
+            raise ActionError("bad_chat", "an empty chat line is not sent")
+        if len(text) > CHAT_MAX:
+            raise ActionError("bad_chat", f"a chat line has at most {CHAT_MAX} characters, got {len(text)}")
+        now = time.time()
+        if len(conn.said) == conn.said.maxlen and now - conn.said[0] < CHAT_RATE[1]:
+            wait = CHAT_RATE[1] - (now - conn.said[0])
+            raise ActionError(
+                "rate_limited", f"at most {CHAT_RATE[0]} chat lines in {CHAT_RATE[1]:g} s: wait {wait:.0f} s"
+            )
+        conn.said.append(now)
+        seat = conn.seat
+        name = (self.seats[seat].name if seat is not None else None) or "Spectator"
+        line = json.dumps(
+            {"type": "chat", "seat": seat, "name": name, "text": text, "at": now}, separators=(",", ":")
+        )
+        self.chat_log.append(line)
+        for other in list(self.conns):
+            other.send(line)
 
     # ------------------------------------------------------------------ seats
 

@@ -3,24 +3,28 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.filter import Monochrome
 from textual.screen import Screen
 
-from tabletris.engine.dice import DiceGame, next_starter
-from tabletris.engine.errors import IllegalMove, RecordError
-from tabletris.engine.options import RulesError
-from tabletris.tui.setup import (
-    Setup,
-    load_last_setup,
-    make_bots,
-    new_game,
-    rules_model,
-    save_last_setup,
-)
+from tabletris.engine.dice import DiceGame
+from tabletris.engine.errors import IllegalMove, RecordError, RulesError
+from tabletris.engine.games import spec_of
+from tabletris.engine.options import options_to_dict
+from tabletris.engine.records import record_of
+from tabletris.table.saving import save_record
+from tabletris.tui import palette
+from tabletris.tui.setup import Setup, load_last_setup, new_table, rules_model, save_last_setup
+
+
+def default_record_path(game: Any) -> Path:
+    """Where a record goes when no ``--save`` path was given: the current directory."""
+    return Path.cwd() / f"tabletris-{spec_of(game).name}-{game.seed}.json"
 
 
 class TabletrisApp(App[None]):
@@ -28,6 +32,7 @@ class TabletrisApp(App[None]):
 
     ``roll_frames`` and ``bot_pause`` set how long the die tumbles and how long a bot's piece is
     shown before it lands; tests set them low so whole games run in a fraction of a second.
+    ``no_color`` draws in monochrome (``--no-color``; Textual already honours ``NO_COLOR``).
     """
 
     CSS_PATH = "tabletris.tcss"
@@ -42,8 +47,12 @@ class TabletrisApp(App[None]):
         show_setup: bool = False,
         roll_frames: int = 8,
         bot_pause: float = 0.5,
+        no_color: bool = False,
     ) -> None:
         super().__init__()
+        if no_color and not self.no_color:
+            self.no_color = True
+            self._filters.append(Monochrome())
         self.initial_setup = setup
         self.replay_path = replay
         self.show_setup = show_setup or (setup is None and replay is None)
@@ -51,8 +60,14 @@ class TabletrisApp(App[None]):
         self.bot_pause = bot_pause
         self.game: Any = None
         self.setup: Setup | None = setup
+        self.too_small: str | None = None
+        """The warning shown while the terminal is smaller than the game's board needs."""
+        self.saved: dict[int, tuple[dict[str, Any], Path]] = {}
+        """Per game (by id): the record last written and where, so one state is written once."""
 
     def on_mount(self) -> None:
+        palette.follow_theme(self.theme_variables)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.replay_path is not None:
             from tabletris.tui.replay_screen import ReplayScreen
 
@@ -68,6 +83,18 @@ class TabletrisApp(App[None]):
             return
         self.start_game(self.initial_setup)
 
+    def _theme_changed(self, _theme: object) -> None:
+        """Redraw in the new theme's accents (drawings are Rich text made with the old ones)."""
+        from tabletris.tui.end_screen import EndScreen
+
+        palette.follow_theme(self.theme_variables)
+        for screen in self.screen_stack:
+            redraw = getattr(screen, "refresh_all", None) or getattr(screen, "show_position", None)
+            if redraw is not None:
+                redraw()
+            elif isinstance(screen, EndScreen) and screen.is_mounted:
+                screen.refresh(recompose=True)
+
     # ------------------------------------------------------------ stages
 
     def _show(self, screen: Screen[Any]) -> None:
@@ -81,25 +108,27 @@ class TabletrisApp(App[None]):
 
     def start_game(self, setup: Setup) -> bool:
         """Start the game ``setup`` describes; False (and a notice) if the engine refuses it."""
+        from tabletris.tui.new_game import NewGameScreen
+
         try:
-            game = new_game(setup)
-            bots = make_bots(setup, game.seed)
+            table = new_table(setup)
         except (RulesError, IllegalMove, ValueError) as e:
             self.notify(str(e), title="Cannot start this game", severity="error", timeout=8)
-            if not isinstance(self.screen, _setup_screen_type()):
+            if not isinstance(self.screen, NewGameScreen):
                 self.action_new_game(setup)
             return False
         self.setup = setup
-        self.game = game
+        self.game = table.game
         save_last_setup(setup)
         if setup.game == "dice":
             from tabletris.tui.dice_screen import DiceScreen
 
-            self._show(DiceScreen(setup, game, bots))
+            self._show(DiceScreen(setup, table))
         else:
             from tabletris.tui.tower_screen import TowerScreen
 
-            self._show(TowerScreen(setup, game, bots))
+            self._show(TowerScreen(setup, table))
+        self.call_after_refresh(self.check_size)
         return True
 
     def show_end(self, setup: Setup, game: Any) -> None:
@@ -110,15 +139,103 @@ class TabletrisApp(App[None]):
         self._show(EndScreen(setup, game))
 
     def rematch(self, setup: Setup) -> None:
-        """The same table again; a seeded game's rematch takes the next seed, so it differs.
-
-        In the dice game the loser of the game just played starts (the engine's match rule).
-        """
+        """The same table again by the game's rematch rule (dice: the loser starts); a seeded
+        game's rematch takes the next seed, so it differs."""
         seed = None if setup.seed is None else setup.seed + 1
         rules = dict(setup.rules)
-        if isinstance(self.game, DiceGame) and self.game.over:
-            rules["first_player"] = next_starter(self.game)
+        game = self.game
+        if game is not None and game.over:
+            before = options_to_dict(game.rules)
+            after = options_to_dict(spec_of(game).next_rules(game, game.rules))
+            rules.update({k: v for k, v in after.items() if k != "preset" and v != before.get(k)})
         self.start_game(dataclasses.replace(setup, seed=seed, rules=rules))
+
+    def needed_size(self) -> tuple[int, int] | None:
+        """Columns and lines the game in play needs to be seen whole: its board (2 columns a
+        cell, borders) beside a side panel of 40 columns, the tower game's other towers beside
+        them, and the footer."""
+        if self.game is None:
+            return None
+        rules = self.game.rules
+        board_w, board_h = rules.width * 2 + 2, rules.height + 2
+        others = 0 if isinstance(self.game, DiceGame) else (board_w + 1) * (len(self.game.players) - 1)
+        return board_w + 41 + others, board_h + 1
+
+    def check_size(self) -> None:
+        """Say so, clearly, when the terminal cannot show the whole board (it would be cut)."""
+        need = self.needed_size()
+        have = self.size
+        if need is None or (have.width >= need[0] and have.height >= need[1]):
+            self.too_small = None
+            return
+        message = (
+            f"The terminal is {have.width}×{have.height}; this board needs at least {need[0]}×{need[1]}. "
+            "Enlarge the window or use a smaller font, or the board is cut."
+        )
+        if message != self.too_small:
+            self.too_small = message
+            self.notify(message, title="Terminal too small", severity="warning", timeout=10)
+
+    def on_resize(self) -> None:
+        self.check_size()
+
+    # ------------------------------------------------------------ saving and leaving
+
+    @property
+    def in_progress(self) -> bool:
+        return self.game is not None and not self.game.over
+
+    def save_game(self, path: Path | None = None) -> tuple[Path, bool]:
+        """Write the current game's record: to ``path``, else ``--save``'s, else a default name;
+        never over another file (``table.saving`` numbers it). Returns the path and whether it
+        was written now (False: this very state was saved there already). OSError passes up."""
+        game = self.game
+        doc = record_of(game)
+        last = self.saved.get(id(game))
+        if last is not None and last[0] == doc:
+            return last[1], False
+        target = path or (self.setup.save if self.setup is not None else None) or default_record_path(game)
+        written = save_record(doc, target)
+        self.saved[id(game)] = (doc, written)
+        return written, True
+
+    def save_on_exit(self) -> Path | None:
+        """On any way out (quit, ctrl+q, a crash): with ``--save``, the game's record is written
+        unless this state was saved already. The path written, or None."""
+        if self.game is None or self.setup is None or self.setup.save is None:
+            return None
+        if not (self.game.rounds if spec_of(self.game).simultaneous else self.game.moves):
+            return None  # nothing was played: no record to keep
+        path, written = self.save_game()
+        return path if written else None
+
+    def action_leave_game(self, then: str) -> None:
+        """``q`` and ``n`` in a game: ask first while it is in progress; leaving saves with ``--save``."""
+        if not self.in_progress:
+            self._leave(then, "leave")
+            return
+        from tabletris.tui.widgets.dialogs import LeaveScreen
+
+        doing = "Quit tabletris" if then == "quit" else "Leave for a new game"
+        save = self.setup.save if self.setup is not None else None
+        self.push_screen(LeaveScreen(doing, save), lambda choice: self._leave(then, choice))
+
+    def _leave(self, then: str, choice: str | None) -> None:
+        if choice is None:
+            return
+        if choice == "save" or (self.in_progress and self.setup is not None and self.setup.save is not None):
+            try:
+                path, _ = self.save_game()
+            except OSError as e:
+                self.notify(f"Could not save the record: {e}", severity="error", timeout=10)
+                return
+            self.notify(f"Record saved to {path}")
+        if then == "quit":
+            self.exit()
+        else:
+            self.action_new_game()
+
+    # ------------------------------------------------------------ other screens
 
     def action_new_game(self, setup: Setup | None = None) -> None:
         from tabletris.tui.new_game import NewGameScreen
@@ -126,7 +243,7 @@ class TabletrisApp(App[None]):
         if isinstance(self.screen, NewGameScreen):
             return
         base = setup or self.setup or load_last_setup() or Setup()
-        if self.game is not None and not self.game.over:
+        if self.in_progress:
             self.push_screen(NewGameScreen(base))  # escape goes back to the game in progress
         else:
             self._show(NewGameScreen(base))
@@ -136,22 +253,43 @@ class TabletrisApp(App[None]):
 
         if isinstance(self.screen, HelpScreen):
             return
-        game_name = "dice"
-        rules = None
-        help_texts: dict[str, str] = {}
-        if self.game is not None:
-            game_name = "dice" if hasattr(self.game, "roll_face") else "tower"
-            rules = self.game.rules
-        elif self.setup is not None:
-            game_name = self.setup.game
+        from tabletris.tui.replay_screen import ReplayScreen
+
+        screen = self.screen
+        if isinstance(screen, ReplayScreen):  # the replay's own keys, and the record's rules
+            game_name, rules = screen.kind, screen.final.rules
+        elif self.game is not None:
+            game_name, rules = spec_of(self.game).name, self.game.rules
+        else:
+            game_name, rules = (self.setup.game if self.setup is not None else "dice"), None
         try:
             help_texts = dict(rules_model(game_name)[2])
         except RulesError:
             help_texts = {}
-        self.push_screen(HelpScreen(game_name, rules, help_texts))
+        self.push_screen(HelpScreen(game_name, rules, help_texts, replay=isinstance(screen, ReplayScreen)))
 
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The command palette (ctrl+p): the app's own commands first, then Textual's."""
+        yield SystemCommand("New game", "Set up and start a new game", lambda: self.action_leave_game("new"))
+        if self.game is not None:
+            yield SystemCommand("Save record", "Write this game's record (never over another file)", self.action_save)
+        yield SystemCommand("Rules and keys", "The rules of this game, its options and the keys", self.action_help)
+        yield SystemCommand("Replay a record", "Open the last record saved in the replay viewer", self.action_replay_last)
+        yield from super().get_system_commands(screen)  # Textual's own, its theme picker among them
 
-def _setup_screen_type() -> type[Screen[Any]]:
-    from tabletris.tui.new_game import NewGameScreen
+    def action_save(self) -> None:
+        try:
+            path, written = self.save_game()
+        except OSError as e:
+            self.notify(f"Could not save the record: {e}", severity="error", timeout=10)
+            return
+        self.notify(f"Record saved to {path}" if written else f"Already saved to {path}")
 
-    return NewGameScreen
+    def action_replay_last(self) -> None:
+        from tabletris.tui.replay_screen import ReplayScreen
+
+        saved = list(self.saved.values())
+        if not saved:
+            self.notify("No record saved in this session yet: save one first (s or the palette).", severity="warning")
+            return
+        self.push_screen(ReplayScreen.from_path(saved[-1][1]))

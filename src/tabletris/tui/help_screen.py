@@ -16,29 +16,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-DICE_RULES = """\
-## The dice game
-
-A shared board (10×20 by default). On your turn the die is rolled and names the piece you place
-(★ = you name any shape on the die). The piece must **rest** (a cell on the bottom row or right
-above a stone) and, with access *slide*, be able to slide in from the top through empty cells.
-Every row your piece completes scores 1 point; a row scores once per game. When the supply has
-no stone of the shape, you take one of that shape off the board, from the lowest rows, and place
-it again. The game ends when a rolled shape fits nowhere; most points wins, ties share the win.
-"""
-
-TOWER_RULES = """\
-## The tower game
-
-Everyone has a private 8×15 tower. Each round the PLAY card names the piece everybody drops at the
-same time (rotations only, straight down; nothing may stick out above the skyline). Before it you
-may drop any of your minos, one at a time, in columns of your choice; or you may **hold** once per
-game and skip the piece. A tetromino covering a ◇ diamond earns a mino. A player with no legal
-drop must hold (if the hold is unused) or is **out**. Scoring: 2 points per complete row, 1 per
-bonus icon covered by a tetromino of the icon's shape, plus achievement cards (first to meet a
-card's condition takes its highest free space). The game ends after 27 cards or when all are out;
-ties are broken by more complete rows.
-"""
+from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
 
 DICE_KEYS = """\
 ## Keys
@@ -76,6 +54,19 @@ TOWER_KEYS = """\
 """
 
 
+REPLAY_KEYS = """\
+## Replay keys
+
+| key | does |
+| --- | --- |
+| ← → | one move (or round) back / forward |
+| PgUp / PgDn | ten back / forward |
+| Home / End | the start / the end of the game |
+| click a move in the list | jump to the position after it |
+| ? | this help · q quit |
+"""
+
+
 def rules_table(rules: Any, help_texts: dict[str, str]) -> str:
     """The options in force as a Markdown table, each with the engine's one-line explanation."""
     lines = ["## Rules options in force", "", "| option | value | meaning |", "| --- | --- | --- |"]
@@ -96,14 +87,20 @@ class HelpScreen(ModalScreen[None]):
         Binding("question_mark", "close", "Close", show=False),
     ]
 
-    def __init__(self, game_name: str, rules: Any = None, help_texts: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, game_name: str, rules: Any = None, help_texts: dict[str, str] | None = None, *, replay: bool = False
+    ) -> None:
         super().__init__()
+        self.replay = replay
+        """True over the replay viewer: its keys replace the playing keys."""
         self.game_name = game_name
         self.rules = rules
         self.help_texts = help_texts or {}
 
     def compose(self) -> ComposeResult:
-        parts = [DICE_RULES + "\n" + DICE_KEYS] if self.game_name == "dice" else [TOWER_RULES + "\n" + TOWER_KEYS]
+        rules_text = DICE_RULES if self.game_name == "dice" else TOWER_RULES
+        keys = REPLAY_KEYS if self.replay else DICE_KEYS if self.game_name == "dice" else TOWER_KEYS
+        parts = [rules_text + "\n" + keys]
         if self.rules is not None:
             parts.append(rules_table(self.rules, self.help_texts))
         parts.append("*escape closes this help*")

@@ -1,4 +1,8 @@
-"""Entry points the command line calls: a game at this terminal, or a record's replay viewer."""
+"""Entry points the command line calls: a game at this terminal, or a record's replay viewer.
+
+Each returns the exit status: 0, or 1 when the app stopped on an error. Whatever way the app
+ends (quit, ctrl+q, a crash), a game started with ``--save`` keeps its record.
+"""
 
 from __future__ import annotations
 
@@ -10,28 +14,46 @@ from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import Setup
 
 
+def run_app(app: Any, *, headless: bool = False) -> int:
+    """Run ``app`` (a ``TabletrisApp``) to its end; the exit status. The record is saved on the way
+    out, crash or not, so a game is never lost to a bug in a screen."""
+    try:
+        app.run(headless=headless)
+    finally:
+        try:
+            saved = app.save_on_exit()
+        except OSError as e:
+            print(f"error: could not save the record: {e}", file=sys.stderr)
+        else:
+            if saved is not None:
+                print(f"Record saved to {saved}", file=sys.stderr)
+    return 1 if app.return_code else 0
+
+
 def launch(
     game: str,
     seat_specs: list[SeatSpec],
     rules_obj: dict[str, Any],
     seed: int | None,
     save: Path | None,
-) -> None:
+    *,
+    color: bool = True,
+) -> int:
     """Run the full-screen app on the game the command line describes (``tabletris play``)."""
     from tabletris.tui.app import TabletrisApp
 
     setup = Setup(game=game, seats=list(seat_specs), rules=dict(rules_obj), seed=seed, save=save)
-    TabletrisApp(setup).run()
+    return run_app(TabletrisApp(setup, no_color=not color))
 
 
-def launch_setup() -> None:
+def launch_setup(*, color: bool = True) -> int:
     """Run the app on the new-game screen, starting from the last setup used."""
     from tabletris.tui.app import TabletrisApp
 
-    TabletrisApp(show_setup=True).run()
+    return run_app(TabletrisApp(show_setup=True, no_color=not color))
 
 
-def launch_replay(path: Path | str) -> int:
+def launch_replay(path: Path | str, *, color: bool = True) -> int:
     """Open a record in the replay viewer; returns the exit status (1 with ``error:`` if unreadable)."""
     from tabletris.engine.errors import RecordError
     from tabletris.tui.app import TabletrisApp
@@ -42,5 +64,4 @@ def launch_replay(path: Path | str) -> int:
     except RecordError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    TabletrisApp(replay=Path(path)).run()
-    return 0
+    return run_app(TabletrisApp(replay=Path(path), no_color=not color))

@@ -21,12 +21,16 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
-from tabletris.bots.registry import bot_names
+from tabletris.bots.registry import bot_names, make_bot
 from tabletris.engine.options import RulesError, options_to_dict
+from tabletris.engine.tower import LAYOUT_NAMES
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import GAMES, MAX_SEATS, Setup, rules_model
 
 NO_SEAT = "-"
+RANDOM_TOWER = "-"
+TOWER_CHOICES = [("tower: random", RANDOM_TOWER)] + [(f"tower {n}", n) for n in LAYOUT_NAMES]
+"""Each seat's choice of tower (1-4) and of the end at the bottom (a, b), or a free one."""
 
 
 def option_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
@@ -44,8 +48,26 @@ def option_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
     return choices
 
 
+def seat_bots(game: str) -> list[str]:
+    """The bots a seat of ``game`` may be: a bot that is handed the whole deck (``sees_deck``, the
+    oracle) measures the tower game and has no dice game to play, so dice does not offer it."""
+    return [b for b in bot_names() if game != "dice" or not make_bot(b).sees_deck]
+
+
+def option_label(name: str) -> str:
+    """An option's name as words for its label: ``draw_achievements`` reads "Draw achievements"."""
+    return name.replace("_", " ").capitalize()
+
+
+def default_seat_name(kind: str, number: int) -> str:
+    """The name a seat gets when none is typed: "Player 2" for a person, "Expert 2" for a bot."""
+    return f"{'Player' if kind == 'human' else kind.capitalize()} {number}"
+
+
 def show_value(value: Any) -> str:
-    """An option's value as the text field shows it: JSON, except plain strings."""
+    """An option's value as the text field shows it: JSON, except plain strings; empty for none."""
+    if value is None:
+        return ""
     if isinstance(value, str):
         return value
     if isinstance(value, tuple):
@@ -54,8 +76,11 @@ def show_value(value: Any) -> str:
 
 
 def parse_value(text: str) -> Any:
-    """Text from a field: JSON when it parses (numbers, lists, null), else the text itself."""
+    """Text from a field: JSON when it parses (numbers, lists, null), else the text itself; an
+    empty field is no value (the option's "none", which the engine accepts or explains)."""
     text = text.strip()
+    if not text:
+        return None
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -112,6 +137,7 @@ class NewGameScreen(Screen[None]):
                         "" if self.setup.seed is None else str(self.setup.seed),
                         placeholder="random",
                         type="integer",
+                        valid_empty=True,
                         id="seed",
                         compact=True,
                     )
@@ -124,7 +150,7 @@ class NewGameScreen(Screen[None]):
                         compact=True,
                     )
                 yield Static("[b]Seats[/b]  [dim]kind · name · strength[/dim]")
-                kinds = [("—", NO_SEAT), ("human", "human")] + [(b, b) for b in bot_names()]
+                kinds = [("—", NO_SEAT), ("human", "human")] + [(b, b) for b in seat_bots(self.setup.game)]
                 known = {k for _, k in kinds}
                 for i in range(MAX_SEATS[self.setup.game]):
                     spec = self.setup.seats[i] if i < len(self.setup.seats) else None
@@ -139,10 +165,14 @@ class NewGameScreen(Screen[None]):
                             "" if spec is None or spec.strength is None else str(spec.strength),
                             placeholder="—",
                             type="number",
+                            valid_empty=True,
                             id=f"seat-strength-{i}",
                             classes="seat-strength",
                             compact=True,
                         )
+                        if self.setup.game == "tower":  # rules.md: each player chooses a tower and its bottom end
+                            yield Select(TOWER_CHOICES, value=self._tower_of(i), allow_blank=False, id=f"seat-tower-{i}",
+                                         classes="seat-tower", compact=True)
                 yield Static(id="setup-error")
                 with Horizontal(id="setup-buttons"):
                     yield Button("Start", variant="success", id="start")
@@ -160,13 +190,13 @@ class NewGameScreen(Screen[None]):
             current = cls.from_dict({"preset": preset})
         hints = get_type_hints(cls)
         for f in dataclasses.fields(current):
-            if f.name == "preset":
-                continue
+            if f.name == "preset" or (f.name == "towers" and self.setup.game == "tower"):
+                continue  # the towers are chosen seat by seat
             value = getattr(current, f.name)
             help_text = help_texts.get(f.name, "")
             with Vertical(classes="rule-row"):
                 with Horizontal(classes="rule-line"):
-                    yield Label(f.name, classes="rule-name")
+                    yield Label(option_label(f.name), classes="rule-name")
                     widget_id = f"rule-{f.name}"
                     if hints.get(f.name) is bool:
                         yield Switch(value=bool(value), id=widget_id, classes="rule-input")
@@ -182,7 +212,7 @@ class NewGameScreen(Screen[None]):
                                 compact=True,
                             )
                         else:
-                            yield Input(show_value(value), id=widget_id, classes="rule-input", compact=True)
+                            yield Input(show_value(value), placeholder="none", id=widget_id, classes="rule-input", compact=True)
                 yield Static(help_text, classes="field-help")
         self.border_title = "rules"
 
@@ -219,6 +249,24 @@ class NewGameScreen(Screen[None]):
                 rules[name] = value
         return rules
 
+    def _tower_of(self, seat: int) -> str:
+        """The tower and end seat ``seat`` chose last time (``-``: a free one at random)."""
+        towers = self.setup.rules.get("towers") or []
+        chosen = towers[seat] if seat < len(towers) else None
+        return chosen if isinstance(chosen, str) and chosen in LAYOUT_NAMES else RANDOM_TOWER
+
+    def read_towers(self) -> list[str | None] | None:
+        """Each seat's tower and end (None: the engine gives a free one), None if nobody chose."""
+        if self.setup.game != "tower":
+            return None
+        towers: list[str | None] = []
+        for i in range(MAX_SEATS[self.setup.game]):
+            if str(self.query_one(f"#seat-kind-{i}", Select).value) == NO_SEAT:
+                continue
+            chosen = str(self.query_one(f"#seat-tower-{i}", Select).value)
+            towers.append(None if chosen == RANDOM_TOWER else chosen)
+        return towers if any(towers) else None
+
     def read_seats(self) -> list[SeatSpec]:
         """The seats in use; ValueError naming the seat at fault."""
         seats: list[SeatSpec] = []
@@ -228,8 +276,7 @@ class NewGameScreen(Screen[None]):
                 continue
             name = self.query_one(f"#seat-name-{i}", Input).value.strip()
             if not name:
-                base = "Player" if kind == "human" else kind.capitalize()
-                name = f"{base} {len(seats) + 1}"
+                name = default_seat_name(kind, len(seats) + 1)
             strength_text = self.query_one(f"#seat-strength-{i}", Input).value.strip()
             strength = None
             if strength_text:
@@ -258,6 +305,9 @@ class NewGameScreen(Screen[None]):
             raise ValueError(f"seed: {seed_text!r} is not an integer") from None
         save_text = self.query_one("#save", Input).value.strip()
         rules = self.read_rules()
+        towers = self.read_towers()
+        if towers is not None:
+            rules["towers"] = towers
         if self.model_error:
             raise RulesError(self.model_error)
         build_rules(self.setup.game, rules)
@@ -299,6 +349,16 @@ class NewGameScreen(Screen[None]):
     def keep_seats(self) -> None:
         with contextlib.suppress(ValueError):
             self.setup.seats = self.read_seats()
+
+    @on(Select.Changed, ".seat-kind")
+    def seat_kind_changed(self, event: Select.Changed) -> None:
+        """A seat that still has a default name takes the new kind's ("Random 2" becomes "Expert 2")."""
+        i = int(str(event.control.id).rsplit("-", 1)[1])
+        name_input = self.query_one(f"#seat-name-{i}", Input)
+        old = name_input.value.strip()
+        defaults = {default_seat_name(k, n) for k in [*seat_bots("tower"), "human"] for n in range(1, 9)}
+        if old in defaults and str(event.value) != NO_SEAT:
+            name_input.value = default_seat_name(str(event.value), i + 1)
 
     @on(Input.Changed)
     @on(Switch.Changed)

@@ -1,10 +1,14 @@
 """Colours and cell glyphs shared by every screen of the terminal app.
 
-The engine names each shape's guideline colour (``Shape.colour``); terminals need exact values
-that read well on a dark background, so this module maps the names to hex once, here.
+The engine names each shape's guideline colour (``Shape.colour``); terminals need exact values,
+so this module maps the names to hex once, here. The text accents (``HIGHLIGHT``, ``GOOD``,
+``BAD``, ``INK``) follow the app's theme: ``follow_theme`` takes them from Textual's theme
+variables whenever the theme changes, so they read on light themes as on dark ones.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from rich.style import Style
 
@@ -24,6 +28,15 @@ HEX: dict[str, str] = {
 
 LIGHT = {"cyan", "yellow", "green", "orange", "grey"}
 """Colours light enough that text drawn on them must be dark."""
+
+HIGHLIGHT = "#feca57"
+"""Points scored, winners, what is planned: the theme's warning text colour."""
+GOOD = "#1dd1a1"
+"""Free, open: the theme's success text colour."""
+BAD = "#ff6b6b"
+"""Empty supply, a move that ends the game: the theme's error text colour."""
+INK = "#e8f6ff"
+"""Marks drawn on empty cells (diamonds, the ★ face): the theme's foreground."""
 
 EMPTY_BG = "#15161d"
 EMPTY_BG_ALT = "#1b1c25"
@@ -60,3 +73,12 @@ def seat_mark(seat: int | None) -> str:
 
 def seat_colour(seat: int) -> str:
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+
+
+def follow_theme(variables: Mapping[str, str]) -> None:
+    """Take the text accents from a Textual theme's variables (``App.theme_variables``)."""
+    global HIGHLIGHT, GOOD, BAD, INK
+    HIGHLIGHT = variables.get("text-warning", HIGHLIGHT)
+    GOOD = variables.get("text-success", GOOD)
+    BAD = variables.get("text-error", BAD)
+    INK = variables.get("foreground", INK)

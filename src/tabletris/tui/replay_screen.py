@@ -10,29 +10,48 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from tabletris.engine import records
 from tabletris.engine.errors import RecordError
 from tabletris.tui import palette
-from tabletris.tui.board_view import BoardView
-from tabletris.tui.pieces import format_cells_short, shape_letter
+from tabletris.tui.widgets.board import BoardView
+from tabletris.tui.widgets.pieces import format_cells_short, shape_letter
+from tabletris.tui.widgets.tower import tower_reveal, tower_score_line
+
+
+class ReplayLog(Static):
+    """The move list, one line a move; a click on a line says which move it was."""
+
+    class MoveClicked(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            event.stop()
+            self.post_message(self.MoveClicked(offset.y))
 
 
 class ReplayScreen(Screen[None]):
     """← → step, home/end jump, q quits; the final position is ``records.replay`` of the record."""
 
+    # priority: a focused scroll box (the move list) would take these keys for scrolling
     BINDINGS = [
-        Binding("left", "step(-1)", "Back"),
-        Binding("right", "step(1)", "Forward"),
-        Binding("pageup", "step(-10)", "-10", show=False),
-        Binding("pagedown", "step(10)", "+10", show=False),
-        Binding("home", "jump(0)", "Start"),
-        Binding("end", "jump(-1)", "End"),
+        Binding("left", "step(-1)", "Back", priority=True),
+        Binding("right", "step(1)", "Forward", priority=True),
+        Binding("pageup", "step(-10)", "−10", priority=True),
+        Binding("pagedown", "step(10)", "+10", priority=True),
+        Binding("home", "jump(0)", "Start", priority=True),
+        Binding("end", "jump(-1)", "End", priority=True),
         Binding("question_mark", "app.help", "Help"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -69,7 +88,7 @@ class ReplayScreen(Screen[None]):
                     yield Static(id="replay-head")
                     yield Static(id="replay-scores")
                     with VerticalScroll(id="log-box"):
-                        yield Static(id="replay-log")
+                        yield ReplayLog(id="replay-log")
         else:
             with Vertical(id="replay-main"):
                 yield Static(id="replay-head")
@@ -80,12 +99,17 @@ class ReplayScreen(Screen[None]):
     def on_mount(self) -> None:
         self.show_position()
 
+    @on(ReplayLog.MoveClicked)
+    def move_clicked(self, event: ReplayLog.MoveClicked) -> None:
+        """A click on move k of the list shows the position after it."""
+        self.action_jump(min(event.index + 1, len(self.steps)))
+
     def action_step(self, delta: int) -> None:
         self.position = max(0, min(len(self.steps), self.position + delta))
         self.show_position()
 
     def action_jump(self, where: int) -> None:
-        self.position = len(self.steps) if where < 0 else where
+        self.position = len(self.steps) if where < 0 else max(0, min(where, len(self.steps)))
         self.show_position()
 
     def show_position(self) -> None:
@@ -99,7 +123,7 @@ class ReplayScreen(Screen[None]):
         head.append(f"{name}", "bold")
         head.append(f"  {self.kind} · {'move' if self.kind == 'dice' else 'round'} {self.position}/{len(self.steps)}")
         if game.over:
-            head.append("  · game over", "bold #feca57")
+            head.append("  · game over", f"bold {palette.HIGHLIGHT}")
         self.query_one("#replay-head", Static).update(head)
         if self.kind == "dice":
             board = self.query_one("#replay-board", BoardView)
@@ -109,8 +133,6 @@ class ReplayScreen(Screen[None]):
             self.query_one("#replay-scores", Static).update(self.dice_scores(game))
             self.query_one("#replay-log", Static).update(self.dice_log())
         else:
-            from tabletris.tui.tower_screen import tower_reveal, tower_score_line
-
             reveal = self.query_one("#reveal", HorizontalScroll)
             reveal.remove_children()
             reveal.mount_all(list(tower_reveal(game)))
@@ -123,7 +145,7 @@ class ReplayScreen(Screen[None]):
             text.append(f"{palette.seat_mark(seat)} {player}", f"bold {palette.seat_colour(seat)}")
             text.append(f"  {game.scores[seat]}", "bold")
             if seat in winners:
-                text.append("  ★", "bold #feca57")
+                text.append("  ★", f"bold {palette.HIGHLIGHT}")
             text.append("\n")
         return text
 
@@ -132,7 +154,7 @@ class ReplayScreen(Screen[None]):
         players = self.final.players
         for i, move in enumerate(self.steps):
             current = i == self.position - 1
-            text.append("▶" if current else " ", "bold #feca57")
+            text.append("▶" if current else " ", f"bold {palette.HIGHLIGHT}")
             text.append(f"{i + 1:>3} ", "bold" if current else "dim")
             seat = move.get("player", (self.final.rules.first_player + i) % len(players))
             text.append(f"{players[seat]:<10.10} ", palette.seat_colour(seat))
@@ -143,6 +165,6 @@ class ReplayScreen(Screen[None]):
             if "place" in move:
                 text.append(f" {format_cells_short(move['place'])}", "" if current else "dim")
             else:
-                text.append("  fits nowhere: end", "#ff6b6b")
+                text.append("  fits nowhere: end", palette.BAD)
             text.append("\n")
         return text

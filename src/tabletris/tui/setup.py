@@ -1,7 +1,8 @@
 """What a game is started from (game, seats, rules, seed, save path) and where it is remembered.
 
-The new-game screen edits a ``Setup``; the app builds the engine's game from it, and the last one
-used is kept as JSON in the user's config directory so the next session starts from it.
+The new-game screen edits a ``Setup``; the app builds the engine's game from it. The game, seats
+and rules of the last one used are kept as JSON in the user's config directory so the next session
+starts from them; its seed and save path are not (they would repeat the dice and the file).
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from tabletris.engine.games import GAME_NAMES, spec
-from tabletris.engine.games import GAMES as ENGINE_GAMES
+from tabletris.table.driver import Table
 from tabletris.table.seats import SeatSpec, make_seat_bots
 
 GAMES = GAME_NAMES
-MAX_SEATS = {name: g.max_players for name, g in ENGINE_GAMES.items()}
+MAX_SEATS = {name: spec(name).max_players for name in GAME_NAMES}
 
 
 @dataclass
@@ -35,20 +36,16 @@ class Setup:
     save: Path | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "game": self.game,
-            "seats": [dataclasses.asdict(s) for s in self.seats],
-            "rules": self.rules,
-            "seed": self.seed,
-            "save": None if self.save is None else str(self.save),
-        }
+        """What the next launch starts from: game, seats and rules. Not the seed (the next game
+        would repeat this one's dice) and not the save path (the next record would go to it)."""
+        return {"game": self.game, "seats": [dataclasses.asdict(s) for s in self.seats], "rules": self.rules}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Setup:
         """A setup from saved JSON; ValueError naming the key that is wrong."""
         game = data.get("game", "dice")
         if game not in GAMES:
-            raise ValueError(f"key 'game': expected dice or tower, got {game!r}")
+            raise ValueError(f"key 'game': expected one of {', '.join(GAMES)}, got {game!r}")
         seats_raw = data.get("seats", [])
         if not isinstance(seats_raw, list) or not seats_raw:
             raise ValueError("key 'seats': expected a non-empty list")
@@ -63,11 +60,7 @@ class Setup:
         rules = data.get("rules", {})
         if not isinstance(rules, dict):
             raise ValueError("key 'rules': expected an object")
-        seed = data.get("seed")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise ValueError("key 'seed': expected an integer or null")
-        save = data.get("save")
-        return cls(game, seats, dict(rules), seed, None if not save else Path(str(save)))
+        return cls(game, seats, dict(rules))
 
 
 def config_dir() -> Path:
@@ -105,9 +98,9 @@ def save_last_setup(setup: Setup) -> Path | None:
 
 
 def rules_model(game: str) -> tuple[type[Any], Mapping[str, Mapping[str, Any]], Mapping[str, str]]:
-    """The rules dataclass, presets and per-option help of ``game``, from the game registry."""
-    g = spec(game)
-    return g.rules_cls, g.presets, g.rule_help
+    """The rules dataclass, presets and per-option help of ``game``, from the engine's game spec."""
+    s = spec(game)
+    return s.rules_cls, s.presets, s.rule_help
 
 
 def build_rules(game: str, rules: Mapping[str, Any]) -> Any:
@@ -115,11 +108,8 @@ def build_rules(game: str, rules: Mapping[str, Any]) -> Any:
     return spec(game).rules(dict(rules))
 
 
-def new_game(setup: Setup) -> Any:
-    """The engine game ``setup`` describes (DiceGame or TowerGame); RulesError if it cannot be."""
-    return spec(setup.game).new([s.name for s in setup.seats], dict(setup.rules), seed=setup.seed)
-
-
-def make_bots(setup: Setup, seed: int | None) -> dict[int, Any]:
-    """A bot per non-human seat, seeded from the game's seed so seeded games repeat exactly."""
-    return make_seat_bots(setup.seats, seed)
+def new_table(setup: Setup) -> Table:
+    """The game ``setup`` describes at a table with its bots (seeded from the game's seed, so a
+    seeded game repeats exactly); RulesError/ValueError if the engine refuses it."""
+    game = spec(setup.game).new([s.name for s in setup.seats], dict(setup.rules), seed=setup.seed)
+    return Table(game, make_seat_bots(setup.seats, game.seed))

@@ -71,7 +71,7 @@ export function mini(shape, cells = null) {
   const pts = cells || ICON_CELLS[shape] || [[0, 0]];
   const w = 1 + Math.max(...pts.map((c) => c[0]));
   const h = 1 + Math.max(...pts.map((c) => c[1]));
-  const box = el("span", { class: "mini", "aria-label": shape });
+  const box = el("span", { class: "mini", role: "img", "aria-label": `${shape} piece` });
   box.style.gridTemplateColumns = `repeat(${w}, auto)`;
   const on = new Set(pts.map(([x, y]) => `${x},${y}`));
   for (let y = h - 1; y >= 0; y--) for (let x = 0; x < w; x++) box.append(el("i", { class: on.has(`${x},${y}`) ? `s-${shape}` : "off" }));
@@ -81,7 +81,7 @@ export function mini(shape, cells = null) {
 let toastTimer = null;
 export function toast(message, kind = "error") {
   let t = document.querySelector(".toast");
-  if (!t) { t = el("div", { class: "toast", role: "alert" }); document.body.append(t); }
+  if (!t) { t = el("div", { class: "toast", role: kind === "info" ? "status" : "alert" }); document.body.append(t); }
   t.className = `toast ${kind === "info" ? "info" : ""}`;
   t.textContent = message;
   clearTimeout(toastTimer);
@@ -93,26 +93,86 @@ export function header() {
   return el("header", { class: "top" },
     el("h1", {}, el("a", { href: "/" }, logo, "tabletris")),
     el("span", { class: "grow" }),
+    el("a", { href: "/rules" }, "Rules"),
     el("a", { href: "/replay" }, "Watch a record"),
-    el("a", { href: "/docs" }, "API"));
+    el("a", { href: "/docs" }, "API docs"));
+}
+
+// Display preferences of this browser (colour mode, letters, sound, notifications).
+const PREFS = { colour: "shape", letters: false, sound: false, notify: false };
+export const prefs = {
+  get(name) {
+    const raw = localStorage.getItem(`tabletris:pref:${name}`);
+    if (raw === null) return PREFS[name];
+    try { return JSON.parse(raw); } catch { return PREFS[name]; }
+  },
+  set(name, value) { localStorage.setItem(`tabletris:pref:${name}`, JSON.stringify(value)); applyPrefs(); },
+};
+
+// The page-wide classes that the display preferences switch (CSS does the rest).
+export function applyPrefs() {
+  const b = document.body;
+  b.classList.toggle("by-player", prefs.get("colour") === "player");
+  b.classList.toggle("letters", Boolean(prefs.get("letters")));
+}
+
+// One polite live region per page: turn changes, moves and results for screen readers.
+export function announce(text) {
+  let region = document.querySelector("#announce");
+  if (!region) { region = el("div", { id: "announce", class: "sr-only", "aria-live": "polite", role: "status" }); document.body.append(region); }
+  region.textContent = "";
+  setTimeout(() => { region.textContent = text; }, 50);
+}
+
+// Where cells are, for people: columns and rows counted from 1 (row 1 at the bottom).
+export function where(cells) {
+  if (!cells || !cells.length) return "";
+  const xs = cells.map((c) => c[0] + 1);
+  const ys = cells.map((c) => c[1] + 1);
+  const span = (v) => { const lo = Math.min(...v); const hi = Math.max(...v); return lo === hi ? `${lo}` : `${lo}–${hi}`; };
+  const cols = span(xs);
+  const rows = span(ys);
+  return `column${cols.includes("–") ? "s" : ""} ${cols}, row${rows.includes("–") ? "s" : ""} ${rows}`;
+}
+
+// The short Markdown of a rules summary as DOM nodes (paragraphs, **bold**, *italic*): text only,
+// never markup from the server.
+export function markdown(text) {
+  const out = [];
+  for (const block of text.split(/\n\s*\n/)) {
+    const lines = block.split("\n").filter((l) => !l.startsWith("#"));
+    if (!lines.length) continue;
+    const p = el("p", {});
+    for (const [i, part] of lines.join(" ").split(/(\*\*[^*]+\*\*|\*[^*]+\*)/).entries()) {
+      if (i % 2 === 0) p.append(part);
+      else if (part.startsWith("**")) p.append(el("b", {}, part.slice(2, -2)));
+      else p.append(el("i", {}, part.slice(1, -1)));
+    }
+    out.push(p);
+  }
+  return out;
 }
 
 // A board of width x height cells, y = 0 at the bottom. ``render`` repaints from a plain model:
-// stones [{n, shape, cells, owner}], plus optional overlays each a Set of "x,y" keys.
+// stones [{n, shape, cells, owner}], plus optional overlays each a Set of "x,y" keys. Every cell
+// has an accessible name (column, row, what is on it); stones carry their owner's colour (an
+// outline, or the fill in player-colour mode) and, in letter mode, their shape's letter.
 export class BoardView {
   constructor(width, height, { small = false, label = "board" } = {}) {
     this.width = width;
     this.height = height;
-    this.node = el("div", { class: `board${small ? " small" : ""}`, role: "grid", "aria-label": label });
+    this.node = el("div", { class: `board${small ? " small" : ""}`, role: "grid", "aria-label": label, tabindex: small ? null : 0 });
     this.node.style.setProperty("--w", width);
     this.node.style.setProperty("--h", height);
     this.cells = new Map();
     for (let y = height - 1; y >= 0; y--) {
+      const row = el("div", { role: "row", class: "board-row" });
       for (let x = 0; x < width; x++) {
-        const c = el("div", { class: "cell", "data-x": x, "data-y": y });
+        const c = el("div", { class: "cell", role: "gridcell", "data-x": x, "data-y": y });
         this.cells.set(`${x},${y}`, c);
-        this.node.append(c);
+        row.append(c);
       }
+      this.node.append(row);
     }
   }
 
@@ -124,9 +184,16 @@ export class BoardView {
     return [fx * this.width - 0.5, fy * this.height - 0.5];
   }
 
-  render({ stones = [], icons = null, overlays = {}, fresh = null }) {
+  // ``names(seat)`` names a stone's owner; ``numbers`` (a Set of stone numbers) shows those
+  // stones' numbers on the board (the reward dialog names stones by number).
+  render({ stones = [], icons = null, overlays = {}, fresh = null, names = null, numbers = null }) {
     const owner = new Map();
-    for (const s of stones) for (const [x, y] of s.cells) owner.set(`${x},${y}`, s);
+    const anchor = new Map();
+    for (const s of stones) {
+      for (const [x, y] of s.cells) owner.set(`${x},${y}`, s);
+      const top = [...s.cells].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0];
+      if (top) anchor.set(`${top[0]},${top[1]}`, s);
+    }
     const bonus = new Map();
     const diamonds = new Set();
     if (icons) {
@@ -137,20 +204,40 @@ export class BoardView {
       const stone = owner.get(key);
       let cls = "cell";
       if (stone) cls += ` filled s-${stone.shape}`;
-      for (const [name, set] of Object.entries(overlays)) if (set && set.has(key)) cls += ` ${name}`;
+      if (stone && stone.owner !== null && stone.owner !== undefined && stone.n >= 0) cls += ` o-${stone.owner % 8}`;
+      const states = [];
+      for (const [name, set] of Object.entries(overlays)) if (set && set.has(key)) { cls += ` ${name}`; states.push(STATE_WORDS[name] || name); }
       if (stone && fresh && fresh(stone)) cls += " fresh";
       if (cell.className !== cls) cell.className = cls;
       cell.dataset.stone = stone ? stone.n : "";
+      const top = anchor.get(key);
+      const num = top && top.n >= 0 && numbers && numbers.has(top.n) ? `${top.n}` : "";
+      const letter = stone ? `${stone.shape}${num}` : "";
+      if ((cell.dataset.letter || "") !== letter) cell.dataset.letter = letter;
+      cell.classList.toggle("num", Boolean(num));
       const want = bonus.has(key) ? `b${bonus.get(key)}` : diamonds.has(key) ? "d" : "";
       if ((cell.dataset.icon || "") !== want) {
         cell.replaceChildren();
-        if (want.startsWith("b")) cell.append(el("span", { class: `icon t-${want.slice(1)}`, title: `bonus ${want.slice(1)}` }, want.slice(1)));
-        else if (want === "d") cell.append(el("span", { class: "diamond", title: "diamond" }));
+        if (want.startsWith("b")) cell.append(el("span", { class: `icon t-${want.slice(1)}`, "aria-hidden": "true" }, want.slice(1)));
+        else if (want === "d") cell.append(el("span", { class: "diamond", "aria-hidden": "true" }));
         cell.dataset.icon = want;
       }
+      const [x, y] = key.split(",").map(Number);
+      let what = "empty";
+      if (stone && stone.n >= 0) {
+        const who = names && stone.owner !== null && stone.owner !== undefined ? `, ${names(stone.owner)}'s` : "";
+        what = `${stone.shape} stone #${stone.n}${who}`;
+      } else if (stone) what = stone.shape === "M" ? "mino (planned)" : `${stone.shape} (submitted)`;
+      if (want.startsWith("b")) what += `, bonus icon ${want.slice(1)}`;
+      else if (want === "d") what += ", diamond";
+      if (states.length) what += `, ${states.join(", ")}`;
+      const label = `column ${x + 1}, row ${y + 1}: ${what}`;
+      if (cell.getAttribute("aria-label") !== label) cell.setAttribute("aria-label", label);
     }
   }
 }
+
+const STATE_WORDS = { legal: "you can place here", ghost: "your piece", staged: "your piece, not yet confirmed", take: "stone to take", pick: "stone to remove", pending: "submitted", complete: "complete row", reward: "can be removed" };
 
 export const key = (x, y) => `${x},${y}`;
 export const cellsAt = (form, x, y) => form.cells.map(([dx, dy]) => [x + dx, y + dy]);

@@ -88,6 +88,9 @@ function createForm() {
       el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: "none", style: "width:100px" }),
       el("span", { class: "muted", style: "font-size:12px" }, "then a bot plays the turn")),
     el("details", {}, el("summary", {}, "House rules (every option, with the rule text)"), el("div", { id: "options" })),
+    el("div", { class: "row hidden", id: "tower-row" },
+      el("label", { for: "mytower" }, "Your tower and bottom end"),
+      el("select", { id: "mytower" })),
     el("div", { class: "row" },
       el("label", { for: "myname" }, "Your name"),
       el("input", { id: "myname", maxlength: 24, value: myName(), placeholder: "Ann", required: true }),
@@ -96,6 +99,10 @@ function createForm() {
   const fillPresets = () => {
     presetSel.replaceChildren(...Object.keys(g().presets).map((p) => el("option", { value: p }, p)));
     box.querySelector("#count").max = g().max_seats;
+    const towers = g().towers || [];
+    box.querySelector("#tower-row").classList.toggle("hidden", !towers.length);
+    box.querySelector("#mytower").replaceChildren(el("option", { value: "" }, "Any free tower (drawn)"),
+      ...towers.map((n) => el("option", { value: n }, `Tower ${n[0]}, end ${n.slice(1)}`)));
     renderRules(box);
   };
   box.querySelector("#game").addEventListener("change", (e) => { state.game = e.target.value; fillPresets(); });
@@ -125,7 +132,10 @@ function createForm() {
       if (room.seats.some((s) => s.open)) {
         if (!name) { toast("Type your name to take a seat."); return; }
         rememberName(name);
-        const joined = await api(`/api/rooms/${room.id}/join`, { method: "POST", body: { name } });
+        const body = { name };
+        const tower = box.querySelector("#mytower").value;
+        if (state.game === "tower" && tower) body.tower = tower;
+        const joined = await api(`/api/rooms/${room.id}/join`, { method: "POST", body });
         seats.set(room.id, { seat: joined.seat, token: joined.token, name });
       }
       location.href = `/room/${room.id}`;

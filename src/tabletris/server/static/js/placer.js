@@ -4,13 +4,15 @@
 import { cellsAt, key } from "./common.js";
 
 export class Placer {
-  constructor(board, { onCommit, onChange } = {}) {
+  constructor(board, { onCommit, onChange, isStaged } = {}) {
     this.board = board;
     this.forms = [];
     this.form = 0;
     this.place = -1;
     this.onCommit = onCommit || (() => {});
     this.onChange = onChange || (() => {});
+    // A placement waiting for confirmation takes the next click or tap (confirm or undo).
+    this.isStaged = isStaged || (() => false);
     this.enabled = false;
     this._touchGhost = null;
     this._wire();
@@ -134,6 +136,10 @@ export class Placer {
       }
     });
     node.addEventListener("pointerup", (e) => {
+      if (e.pointerType !== "mouse" || e.button === 0) {
+        const [fx, fy] = this.board.cellAt(e.clientX, e.clientY);
+        if (this.isStaged(fx, fy)) { this._touchGhost = null; return; }
+      }
       if (!this.usable()) return;
       if (e.pointerType === "mouse") {
         if (e.button === 0 && !this._consumed) { this._at(e); this.commit(); }

@@ -1,7 +1,7 @@
 // Replays: a finished game (/replay/<room>) or an uploaded record (/replay), step by step.
 // The server replays the record through the engine and sends the position after each step;
 // an invalid record comes back with the engine's reason, shown as is.
-import { BoardView, api, el, header, meta, mini, toast } from "./common.js";
+import { BoardView, api, applyPrefs, el, header, meta, mini, toast, where } from "./common.js";
 
 const parts = location.pathname.split("/").filter(Boolean);
 const roomId = parts.length > 1 ? decodeURIComponent(parts[1]) : null;
@@ -10,14 +10,15 @@ const dom = {};
 
 function layout() {
   document.body.append(header());
+  applyPrefs();
   dom.title = el("h2", { id: "replay-title" }, roomId ? `Replay of room ${roomId}` : "Watch a record");
   dom.upload = el("div", { class: "panel", id: "upload" },
     el("h2", {}, "Upload a record"),
     el("p", { class: "muted" }, "A tabletris/1 JSON record (from tabletris play --save, a download, or anywhere). It is checked by replaying it through the engine."),
     el("div", { class: "row" },
-      el("input", { type: "file", id: "file", accept: ".json,application/json" }),
+      el("input", { type: "file", id: "file", accept: ".json,application/json", "aria-label": "record file" }),
       el("button", { class: "primary", id: "load", onclick: loadFile }, "Load")),
-    el("textarea", { id: "paste", rows: 5, style: "width:100%;margin-top:8px", placeholder: "…or paste the record here" }),
+    el("textarea", { id: "paste", "aria-label": "record text", rows: 5, style: "width:100%;margin-top:8px", placeholder: "…or paste the record here" }),
     el("div", { class: "row" }, el("button", { id: "load-paste", onclick: loadPaste }, "Load pasted record")),
     el("pre", { id: "record-error", class: "hidden", style: "color:var(--bad);white-space:pre-wrap" }));
   dom.stage = el("div", { class: "hidden", id: "viewer" });
@@ -44,25 +45,35 @@ async function upload(text) {
 
 function showError(message) {
   const box = document.querySelector("#record-error");
+  dom.stage.classList.add("hidden");
+  if (!box) return;
   box.textContent = `error: ${message}`;
   box.classList.remove("hidden");
-  dom.stage.classList.add("hidden");
+}
+
+// A room's game that cannot be replayed (yet): the server's reason, and for a running game the
+// way to watch it live.
+function showRoomError(e) {
+  const note = el("div", { class: "panel", id: "replay-error", role: "alert" }, el("p", {}, e.message));
+  if (e.code === "not_over") note.append(el("p", {}, el("a", { class: "button", id: "watch-live", href: `/room/${encodeURIComponent(roomId)}` }, "Watch it live")));
+  dom.title.after(note);
 }
 
 function show(data) {
   view.data = data;
-  view.step = data.frames.length - 1;
+  const asked = Number(new URLSearchParams(location.search).get("step"));
+  view.step = Number.isInteger(asked) && asked > 0 ? Math.min(asked, data.frames.length - 1) : data.frames.length - 1;
   const first = data.frames[0];
   const download = roomId
     ? el("a", { class: "button", id: "download", href: `/api/rooms/${roomId}/record?download=1` }, "Download record")
     : el("a", { class: "button", id: "download", href: URL.createObjectURL(new Blob([JSON.stringify(data.record, null, 1)], { type: "application/json" })), download: "tabletris-record.json" }, "Download record");
-  const slider = el("input", { type: "range", id: "slider", min: 0, max: data.frames.length - 1, value: view.step, oninput: (e) => go(Number(e.target.value)) });
+  const slider = el("input", { type: "range", id: "slider", "aria-label": "step", min: 0, max: data.frames.length - 1, value: view.step, oninput: (e) => go(Number(e.target.value)) });
   dom.controls = el("div", { class: "replay-controls" },
-    el("button", { id: "first", onclick: () => go(0), title: "first" }, "|◀"),
-    el("button", { id: "back", onclick: () => go(view.step - 1), title: "back (←)" }, "◀"),
+    el("button", { id: "first", onclick: () => go(0), title: "first", "aria-label": "first" }, "|◀"),
+    el("button", { id: "back", onclick: () => go(view.step - 1), title: "back (←)", "aria-label": "back" }, "◀"),
     el("button", { id: "playpause", onclick: toggle, title: "play (space)" }, "▶ Play"),
-    el("button", { id: "forward", onclick: () => go(view.step + 1), title: "forward (→)" }, "▶"),
-    el("button", { id: "last", onclick: () => go(data.frames.length - 1), title: "last" }, "▶|"),
+    el("button", { id: "forward", onclick: () => go(view.step + 1), title: "forward (→)", "aria-label": "forward" }, "▶"),
+    el("button", { id: "last", onclick: () => go(data.frames.length - 1), title: "last", "aria-label": "last" }, "▶|"),
     slider, el("span", { id: "step", class: "muted" }), download);
   dom.boards = el("div", { class: "towers-row", id: "boards" });
   dom.info = el("div", { class: "panel", id: "info" });
@@ -84,15 +95,15 @@ function go(step) {
   const unit = f.game === "dice" ? "move" : "round";
   document.querySelector("#step").textContent = `${unit} ${view.step} / ${frames.length - 1}`;
   if (f.game === "dice") {
-    view.boards[0].render({ stones: f.stones });
+    view.boards[0].render({ stones: f.stones, names: (i) => players[i] });
     const last = f.last;
     dom.info.replaceChildren(el("h2", {}, "Scores"),
       el("table", { class: "scores" }, ...players.map((p, i) => el("tr", { class: last && last.player === i ? "turn" : "" }, el("td", {}, p), el("td", { class: "score" }, f.scores[i])))),
-      el("p", { class: "muted" }, last ? [`${players[last.player]}: `, last.place ? (last.roll === "*" ? `★ → ${last.shape}` : mini(last.roll)) : `rolled ${last.roll}, no place: game over`] : "Start of the game"),
+      el("p", { class: "muted" }, last ? [`${players[last.player]}: `, last.place ? [last.roll === "*" ? `★ → ${last.shape}` : mini(last.roll), ` at ${where(last.place)}`] : `rolled ${last.roll}, no place: game over`] : "Start of the game"),
       f.over ? el("p", {}, el("b", {}, `Winners: ${f.winners.map((i) => players[i]).join(", ")}`)) : "");
   } else {
     f.towers.forEach((t, i) => {
-      view.boards[i].render({ stones: t.stones, icons: t.icons });
+      view.boards[i].render({ stones: t.stones, icons: t.icons, names: (k) => players[k] });
       document.querySelector(`[data-caption="${i}"]`).textContent = `${players[i]} · ${t.score.total}${t.out ? " (out)" : ""}`;
     });
     dom.info.replaceChildren(el("h2", {}, f.over ? "Final" : `Round ${f.round}`),
@@ -126,7 +137,7 @@ async function main() {
   layout();
   await meta();
   if (roomId) {
-    try { show(await api(`/api/rooms/${encodeURIComponent(roomId)}/replay`)); } catch (e) { showError(e.message); dom.title.after(el("p", { class: "muted", id: "replay-error" }, e.message)); }
+    try { show(await api(`/api/rooms/${encodeURIComponent(roomId)}/replay`)); } catch (e) { showError(e.message); showRoomError(e); }
   }
 }
 

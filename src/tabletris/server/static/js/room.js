@@ -1,11 +1,11 @@
 // A room: join a seat (or watch), then play the dice or tower game live over the websocket.
 // The server sends the whole state after every change, with this seat's legal placements;
 // the page only draws it and sends the player's choice. Errors come back as the engine words them.
-import { BoardView, api, el, header, key, meta, mini, myName, rememberName, seats, toast } from "./common.js";
+import { BoardView, announce, api, applyPrefs, el, header, key, markdown, meta, mini, myName, prefs, rememberName, seats, toast, where } from "./common.js";
 import { Placer } from "./placer.js";
 
 const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
-const app = { ws: null, state: null, seat: null, token: null, nextId: 1, view: null, retry: 0, closed: false };
+const app = { ws: null, state: null, seat: null, token: null, nextId: 1, view: null, retry: 0, closed: false, meta: null, hello: null, wasMyTurn: false, mine: new Set(), timerPlayed: new Set() };
 
 // ------------------------------------------------------------------ connection
 
@@ -16,11 +16,17 @@ function connect() {
   const url = `${proto}://${location.host}/ws/${encodeURIComponent(roomId)}` + (app.token ? `?token=${encodeURIComponent(app.token)}` : "");
   const ws = new WebSocket(url);
   app.ws = ws;
-  ws.onopen = () => { app.retry = 0; setConn(true); };
+  ws.onopen = () => {
+    app.retry = 0;
+    setConn(true);
+    // The first message says who this is (protocol of issue 12); a server that still reads the
+    // token from the URL answers "unknown_type", which is ignored below.
+    app.hello = send(app.token ? { type: "hello", token: app.token } : { type: "hello" });
+  };
   ws.onmessage = (e) => onMessage(JSON.parse(e.data));
   ws.onclose = (e) => {
-    setConn(false);
     if (app.ws !== ws || app.closed) return;
+    setConn(false);
     if (e.code === 4403 && app.token) { seats.drop(roomId); toast("This browser's seat token is not valid here any more: watching instead."); }
     if (e.code === 4404) { app.closed = true; return; }
     app.retry = Math.min(app.retry + 1, 6);
@@ -46,14 +52,18 @@ function request(message) {
 
 function onMessage(msg) {
   if (msg.type === "state") {
+    const before = app.state;
     app.state = msg;
     app.seat = msg.you;
+    noticeTimer(before, msg);
     render();
     return;
   }
+  if (msg.type === "chat") { addChat(msg); return; }
   const w = msg.id !== undefined && msg.id !== null ? waiters.get(msg.id) : null;
   if (w) waiters.delete(msg.id);
   if (msg.type === "error") {
+    if (msg.id !== null && msg.id === app.hello && msg.error === "unknown_type") return;
     if (w) w.reject(Object.assign(new Error(msg.message), { code: msg.error }));
     else toast(msg.message);
     if (msg.error === "unknown_room") showMissing();
@@ -67,8 +77,37 @@ function onMessage(msg) {
 
 function setConn(on) {
   const dot = document.querySelector("#conn");
-  if (dot) { dot.className = `dot ${on ? "on" : ""}`; dot.title = on ? "connected" : "reconnecting"; }
+  if (dot) { dot.className = `dot ${on ? "on" : ""}`; dot.title = on ? "connected" : "reconnecting"; dot.setAttribute("aria-label", dot.title); }
+  const banner = document.querySelector("#offline");
+  if (banner) {
+    banner.classList.toggle("hidden", on);
+    if (!on) banner.textContent = "Connection lost — reconnecting… Your seat is kept; moves are not sent until the table is back.";
+  }
+  if (!on) announce("Connection lost: reconnecting");
 }
+
+// A move of this seat that the player did not send was played by the turn timer's bot (the
+// server also marks it "by": "timer" in the log once it knows to).
+function noticeTimer(before, now) {
+  if (!before || !before.game || !now.game || app.seat === null || !(now.timer ?? now.room.timer)) return;
+  const g = now.game;
+  const entries = g.log || [];
+  entries.forEach((m, i) => {
+    const n = g.log_start + i;
+    const seat = g.game === "dice" ? m.player : null;
+    if (g.game === "dice" && seat === app.seat && m.place && !app.mine.has(`dice:${n}`) && n >= before.game.log_start + before.game.log.length) {
+      app.timerPlayed.add(`dice:${n}`);
+      toast("Time ran out: the timer's bot played your turn.");
+    }
+    const chose = before.private && !before.private.forced && !before.private.pending && before.game.round === m.round;
+    if (g.game === "tower" && chose && m.actions[app.seat] && !app.mine.has(`tower:${m.round}`)) {
+      app.timerPlayed.add(`tower:${m.round}`);
+      toast("Time ran out: the timer's bot played your round.");
+    }
+  });
+}
+
+function byTimer(m, id) { return m.by === "timer" || app.timerPlayed.has(id); }
 
 // ------------------------------------------------------------------ page
 
@@ -76,17 +115,58 @@ const dom = {};
 
 function layout() {
   document.body.append(header());
+  applyPrefs();
   dom.main = el("main", {});
+  dom.offline = el("div", { id: "offline", class: "offline hidden", role: "status" });
   dom.top = el("div", { class: "row", style: "margin-bottom:10px" },
-    el("span", { id: "conn", class: "dot" }),
-    el("b", { id: "title" }, "Room"),
+    el("span", { id: "conn", class: "dot", role: "img", "aria-label": "connecting" }),
+    el("h2", { id: "title", class: "room-title" }, "Room"),
     el("span", { id: "status-badge", class: "badge" }, "…"),
     el("span", { class: "grow", style: "flex:1" }),
-    el("button", { class: "small", id: "invite", onclick: copyInvite }, "Copy invite link"));
+    el("span", { id: "clock", class: "clock hidden", role: "timer", "aria-live": "off" }),
+    el("button", { class: "small", id: "invite", onclick: copyInvite }, "Copy invite link"),
+    el("button", { class: "small hidden", id: "resign", onclick: () => confirmThen("Resign this game?", "Your pieces stay on the board and the game goes on without you.", "Resign", () => sendAction("resign")) }, "Resign"),
+    el("button", { class: "small", id: "leave", onclick: leave }, "Leave"));
+  dom.rules = el("details", { class: "panel rules-in-force", id: "rules-in-force" }, el("summary", {}, "Rules"));
   dom.join = el("div", { class: "panel hidden", id: "join" });
   dom.table = el("div", { class: "table" });
-  dom.main.append(dom.top, dom.join, dom.table);
+  dom.main.append(dom.offline, dom.top, dom.rules, dom.join, dom.table);
   document.body.append(dom.main);
+}
+
+async function sendAction(type) {
+  try {
+    await request({ type });
+    if (type === "leave") { seats.drop(roomId); location.href = "/"; }
+  } catch (e) { toast(e.message); }
+}
+
+function leave() {
+  const s = app.state;
+  const seated = app.seat !== null && s && s.room.status !== "over";
+  if (!seated) { location.href = "/"; return; }
+  const text = s.room.status === "waiting" ? "Your seat opens again for someone else." : "The game goes on without you: a bot plays your seat.";
+  confirmThen("Leave this table?", text, "Leave", () => sendAction("leave"));
+}
+
+// A small modal dialog: focus on its first button, Escape or "Cancel" closes it.
+function dialog(id, title, body, buttons, { peek = false } = {}) {
+  const back = document.activeElement;
+  const panel = el("div", { class: "panel", role: "dialog", "aria-modal": peek ? null : "true", "aria-labelledby": `${id}-title` },
+    el("h2", { id: `${id}-title` }, title), ...body, el("div", { class: "row", style: "margin-top:12px" }, ...buttons));
+  const overlay = el("div", { class: `overlay${peek ? " peek" : ""}`, id }, panel);
+  overlay.close = () => { overlay.remove(); if (back && back.focus) back.focus(); };
+  overlay.addEventListener("keydown", (e) => { if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); overlay.cancel ? overlay.cancel() : overlay.close(); } });
+  document.body.append(overlay);
+  const first = panel.querySelector("select, button, a");
+  if (first) first.focus();
+  return overlay;
+}
+
+function confirmThen(title, text, yes, action) {
+  const d = dialog("confirm", title, [el("p", {}, text)], [
+    el("button", { class: "primary", id: "confirm-yes", onclick: () => { d.close(); action(); } }, yes),
+    el("button", { id: "confirm-no", onclick: () => d.close() }, "Cancel")]);
 }
 
 async function copyInvite() {
@@ -103,14 +183,17 @@ function renderJoin(room) {
   if (app.seat !== null || room.status !== "waiting" || !open.length) { dom.join.classList.add("hidden"); return; }
   if (dom.join.dataset.for === JSON.stringify(open.map((s) => s.seat))) { dom.join.classList.remove("hidden"); return; }
   dom.join.dataset.for = JSON.stringify(open.map((s) => s.seat));
-  const name = el("input", { id: "join-name", maxlength: 24, placeholder: "Your name", value: myName() });
+  const name = el("input", { id: "join-name", maxlength: 24, placeholder: "Your name", value: myName(), "aria-label": "Your name" });
+  const tower = towerPicker(room);
   const buttons = open.map((s) => el("button", {
     class: "primary", "data-join": s.seat,
     onclick: async () => {
       const n = name.value.trim();
       if (!n) { toast("Type your name first."); return; }
       try {
-        const joined = await api(`/api/rooms/${roomId}/join`, { method: "POST", body: { name: n, seat: s.seat } });
+        const body = { name: n, seat: s.seat };
+        if (tower && tower.value) body.tower = tower.value;
+        const joined = await api(`/api/rooms/${roomId}/join`, { method: "POST", body });
         rememberName(n);
         seats.set(roomId, { seat: joined.seat, token: joined.token, name: n });
         app.ws.close();
@@ -118,30 +201,101 @@ function renderJoin(room) {
       } catch (e) { toast(e.message); }
     },
   }, `Sit at seat ${s.seat + 1}`));
-  dom.join.replaceChildren(el("h2", {}, "Join this game"), el("div", { class: "row join" }, name, ...buttons),
+  dom.join.replaceChildren(el("h2", {}, "Join this game"), el("div", { class: "row join" }, name, tower ? el("label", { for: "join-tower" }, "Tower and bottom end") : "", tower || "", ...buttons),
     el("p", { class: "muted" }, "Or just watch: the game starts when every seat is taken."));
   dom.join.classList.remove("hidden");
+}
+
+// The tower game: the seat's tower and bottom end (the engine checks the choice; "b" is "a"
+// turned 180°). The choices other seats made are named beside their towers.
+function towerPicker(room) {
+  const names = (app.meta.games[room.game] || {}).towers || [];
+  if (!names.length) return null;
+  const taken = new Map(room.seats.filter((s) => s.tower).map((s) => [s.tower, s.name]));
+  return el("select", { id: "join-tower" }, el("option", { value: "" }, "Any free tower (drawn)"),
+    ...names.map((n) => el("option", { value: n }, `Tower ${n[0]}, end ${n.slice(1)}${taken.has(n) ? ` (${taken.get(n)})` : ""}`)));
+}
+
+// The rules in force: the preset and every option, with the engine's help text; the options a
+// room changed from its preset are listed first and named in the title.
+function changedRules(room) {
+  const g = app.meta.games[room.game];
+  const preset = g.presets[room.preset] || {};
+  return Object.entries(room.rules).filter(([k, v]) => k !== "preset" && JSON.stringify(v) !== JSON.stringify(preset[k]));
+}
+
+function renderRules(room) {
+  if (dom.rules.dataset.for === room.id) return;
+  dom.rules.dataset.for = room.id;
+  const g = app.meta.games[room.game];
+  const preset = g.presets[room.preset] || {};
+  const changed = new Map(changedRules(room));
+  const value = (v) => (v === null ? "default" : typeof v === "boolean" ? (v ? "on" : "off") : Array.isArray(v) ? v.join(" ") : String(v));
+  const opts = [...g.options].sort((a, b) => Number(changed.has(b.name)) - Number(changed.has(a.name)));
+  dom.rules.replaceChildren(
+    el("summary", {}, `Rules in force: ${room.preset} preset`, changed.size ? `, ${changed.size} house rule${changed.size > 1 ? "s" : ""} changed` : ""),
+    el("div", { class: "rules-body" },
+      ...markdown(g.summary),
+      el("table", { class: "scores rules-table" },
+        el("tr", {}, el("th", {}, "Option"), el("th", {}, "In force"), el("th", {}, "What it does")),
+        ...opts.map((o) => el("tr", { class: changed.has(o.name) ? "changed" : "", "data-rule": o.name },
+          el("td", {}, o.name), el("td", {}, value(changed.has(o.name) ? changed.get(o.name) : preset[o.name]), changed.has(o.name) ? el("b", { class: "house" }, " house rule") : ""), el("td", { class: "muted" }, o.help)))),
+      el("p", {}, el("a", { href: `/rules#${room.game}` }, `The ${room.game} game's rules page`))));
 }
 
 function render() {
   const s = app.state;
   const room = s.room;
-  document.querySelector("#title").textContent = `${room.game === "dice" ? "Dice" : "Tower"} · ${room.preset} · ${room.id}`;
+  const changes = changedRules(room).length;
+  const title = `${room.game === "dice" ? "Dice" : "Tower"} · ${room.preset}${changes ? ` + ${changes} house rule${changes > 1 ? "s" : ""}` : ""} · ${room.id}`;
+  document.querySelector("#title").textContent = title;
   const badge = document.querySelector("#status-badge");
   badge.textContent = room.status + (room.spectators ? ` · ${room.spectators} watching` : "");
   badge.className = `badge ${room.status}`;
+  document.querySelector("#resign").classList.toggle("hidden", !(app.seat !== null && room.status === "playing"));
+  renderRules(room);
   renderJoin(room);
-  if (!s.game) { renderWaiting(room); return; }
+  if (!s.game) { renderWaiting(room); notifyTurn(false, title); return; }
   const View = s.game.game === "dice" ? DiceView : TowerView;
   if (!(app.view instanceof View) || app.view.seat !== app.seat) {
     if (app.view) app.view.destroy();
     app.view = new View();
     app.view.seat = app.seat;
-    dom.table.replaceChildren(...app.view.nodes());
+    dom.table.replaceChildren(...app.view.nodes(), chatPanel());
     dom.table.className = `table ${s.game.game}`;
   }
   app.view.update(s);
+  notifyTurn(app.view.myTurn(s), title);
   renderEnd(s);
+}
+
+// Your turn: the tab's title, an optional sound, a Web Notification when the tab is hidden, and
+// the live region for screen readers. Everybody hears whose turn it is.
+function notifyTurn(mine, title) {
+  document.title = `${mine ? "▶ Your turn · " : ""}${title} · tabletris`;
+  if (mine && !app.wasMyTurn) {
+    announce(app.view ? app.view.turnText() : "Your turn");
+    if (prefs.get("sound")) beep();
+    if (prefs.get("notify") && document.hidden && "Notification" in window && Notification.permission === "granted") {
+      try { new Notification("tabletris: your turn", { body: title, tag: `tabletris-${roomId}` }); } catch { /* not allowed here */ }
+    }
+  }
+  app.wasMyTurn = mine;
+}
+
+function beep() {
+  try {
+    const ctx = new (window.AudioContext || window.webkitAudioContext)();
+    const osc = ctx.createOscillator();
+    const gain = ctx.createGain();
+    osc.frequency.value = 660;
+    gain.gain.setValueAtTime(0.15, ctx.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.3);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start();
+    osc.stop(ctx.currentTime + 0.3);
+    app.beeps = (app.beeps || 0) + 1;
+  } catch { /* no audio */ }
 }
 
 function renderWaiting(room) {
@@ -149,50 +303,128 @@ function renderWaiting(room) {
   dom.table.className = "table";
   const list = el("table", { class: "scores" }, el("tr", {}, el("th", {}, "Seat"), el("th", {}, "Player")),
     ...room.seats.map((seat) => el("tr", { class: seat.seat === app.seat ? "me" : "" },
-      el("td", {}, seat.seat + 1), el("td", {}, seat.open ? el("span", { class: "muted" }, "open") : [el("span", { class: `dot ${seat.connected ? "on" : ""}` }), seat.name + (seat.bot ? el("span", { class: "bot" }, "bot") : "")]))));
+      el("td", {}, seat.seat + 1),
+      el("td", {}, seat.open ? el("span", { class: "muted" }, "open")
+        : [el("span", { class: `dot ${seat.connected ? "on" : ""}` }), seat.name, seat.bot ? el("span", { class: "bot" }, "bot") : ""]))));
   dom.table.replaceChildren(el("div", { class: "panel", style: "min-width:300px" }, el("h2", {}, "Waiting for players"), list,
-    el("p", { class: "muted" }, "Send the invite link to the other players.")));
+    el("p", { class: "muted" }, "Send the invite link to the other players.")), chatPanel());
 }
 
-function timerBar() {
-  const bar = el("div", { class: "timer hidden", id: "timer" }, el("i", {}));
-  setInterval(() => {
-    const room = app.state && app.state.room;
-    if (!room || !room.deadline || !room.timer || room.status !== "playing") { bar.classList.add("hidden"); return; }
-    const left = Math.max(0, room.deadline - Date.now() / 1000);
-    bar.classList.remove("hidden");
-    bar.firstChild.style.width = `${Math.min(100, (100 * left) / room.timer)}%`;
-    bar.title = `${Math.ceil(left)} s left, then a bot plays the turn`;
-  }, 500);
-  return bar;
-}
+// The turn clock: seconds left for the players who must act, then the timer's bot plays.
+setInterval(() => {
+  const clock = document.querySelector("#clock");
+  const room = app.state && app.state.room;
+  if (!clock) return;
+  // The deadline and the timer are the room's; a server may also send them beside it (issue 12).
+  const deadline = room && (app.state.deadline ?? room.deadline);
+  const timer = room && (app.state.timer ?? room.timer);
+  if (!room || !deadline || !timer || room.status !== "playing") { clock.classList.add("hidden"); return; }
+  const left = Math.max(0, Math.ceil(deadline - Date.now() / 1000));
+  clock.classList.remove("hidden");
+  clock.classList.toggle("low", left <= 10);
+  const g = app.state.game;
+  const who = !g ? "" : g.game === "dice" ? (g.to_move === app.seat ? "you" : nameOf(g.to_move)) : "this round";
+  clock.textContent = `⏱ ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left for ${who}`;
+  clock.title = "When the time is up, a bot plays the turn";
+  if (left === 10 && app.view && app.view.myTurn(app.state) && clock.dataset.warned !== String(deadline)) {
+    clock.dataset.warned = String(deadline);
+    announce("10 seconds left");
+  }
+}, 250);
 
 function nameOf(seat) {
   const s = app.state.room.seats[seat];
   return s ? s.name || `Seat ${seat + 1}` : `Seat ${seat + 1}`;
 }
 
+function legend(i) { return el("span", { class: `swatch o-${i % 8}`, role: "img", "aria-label": `colour of ${nameOf(i)}` }); }
+
+// Display settings: colour by shape or by player, letters on stones, sound and notifications.
+function viewPanel() {
+  const colour = el("select", { id: "pref-colour", "aria-label": "Colour stones by" },
+    el("option", { value: "shape" }, "shape (owner outlined)"), el("option", { value: "player" }, "player"));
+  colour.value = prefs.get("colour");
+  colour.addEventListener("change", () => { prefs.set("colour", colour.value); });
+  const check = (id, name, text, after = null) => {
+    const box = el("input", { type: "checkbox", id });
+    box.checked = Boolean(prefs.get(name));
+    box.addEventListener("change", async () => { prefs.set(name, box.checked); if (after) await after(box); });
+    return el("label", { class: "check", for: id }, box, ` ${text}`);
+  };
+  return el("div", { class: "panel", id: "view-prefs" }, el("h2", {}, "View"),
+    el("div", { class: "row" }, el("label", { for: "pref-colour" }, "Colour stones by"), colour),
+    el("div", { class: "row" },
+      check("pref-letters", "letters", "Letters on stones"),
+      check("pref-sound", "sound", "Sound on my turn"),
+      check("pref-notify", "notify", "Notify when the tab is hidden", async (box) => {
+        if (box.checked && "Notification" in window && Notification.permission === "default") {
+          try { await Notification.requestPermission(); } catch { /* refused */ }
+        }
+      })));
+}
+
+// The room chat: text only (never markup), limited in length and rate by the server.
+function chatPanel() {
+  if (!dom.chat) {
+    dom.chatLog = el("ol", { class: "chat", id: "chat-log", "aria-label": "chat messages", "aria-live": "polite", tabindex: 0 });
+    const input = el("input", { id: "chat-input", maxlength: 300, placeholder: "Say something to the table", "aria-label": "Chat message", autocomplete: "off" });
+    const form = el("form", { class: "row chat-form", onsubmit: async (e) => {
+      e.preventDefault();
+      const text = input.value.trim();
+      if (!text) return;
+      try { await request({ type: "chat", text }); input.value = ""; } catch (err) { toast(err.message); }
+    } }, input, el("button", { type: "submit", id: "chat-send" }, "Send"));
+    dom.chat = el("div", { class: "panel chat-panel", id: "chat" }, el("h2", {}, "Chat"), dom.chatLog, form);
+    for (const m of app.chat || []) addChat(m);
+  }
+  return dom.chat;
+}
+
+function addChat(m) {
+  app.chat = app.chat || [];
+  if (!dom.chatLog) { app.chat.push(m); return; }
+  const at = new Date(m.at * 1000);
+  const li = el("li", {}, el("span", { class: "muted" }, `${String(at.getHours()).padStart(2, "0")}:${String(at.getMinutes()).padStart(2, "0")} `),
+    m.seat !== null && m.seat !== undefined ? legend(m.seat) : "", el("b", {}, m.name), ": ", el("span", { class: "chat-text" }, m.text));
+  dom.chatLog.append(li);
+  while (dom.chatLog.children.length > 100) dom.chatLog.firstChild.remove();
+  dom.chatLog.scrollTop = dom.chatLog.scrollHeight;
+}
+
 function renderEnd(s) {
   let overlay = document.querySelector("#end");
   if (!s.game.over) { if (overlay) overlay.remove(); return; }
   if (overlay && overlay.dataset.seq === String(s.seq) && overlay.dataset.rematch === String(s.room.rematch)) return;
-  if (overlay && overlay.dataset.closed === "1") return;
+  if (app.endClosed) return;
   if (overlay) overlay.remove();
   const winners = s.game.winners.map(nameOf).join(" and ");
-  const table = app.view.breakdown(s);
+  const title = winners ? `${winners} ${s.game.winners.length > 1 ? "share the win" : "wins"}` : "Game over";
   const buttons = [];
   if (app.seat !== null) buttons.push(el("button", { class: "primary", id: "rematch", onclick: () => send({ type: "rematch" }) }, s.room.rematch ? "Join the rematch" : "Rematch"));
   else if (s.room.rematch) buttons.push(el("a", { class: "button", href: `/room/${s.room.rematch}` }, "Watch the rematch"));
   buttons.push(el("a", { class: "button", href: `/replay/${roomId}` }, "Replay"));
   buttons.push(el("a", { class: "button", href: `/api/rooms/${roomId}/record?download=1` }, "Download record"));
   buttons.push(el("a", { class: "button", href: "/" }, "Lobby"));
-  buttons.push(el("button", { onclick: () => { overlay.dataset.closed = "1"; overlay.classList.add("hidden"); } }, "Close"));
-  overlay = el("div", { class: "overlay", id: "end" },
-    el("div", { class: "panel" }, el("h2", {}, winners ? `${winners} ${s.game.winners.length > 1 ? "share the win" : "wins"}` : "Game over"),
-      table, el("div", { class: "row", style: "margin-top:12px" }, ...buttons)));
+  buttons.push(el("button", { id: "end-close", onclick: () => { app.endClosed = true; overlay.close(); } }, "Close"));
+  const reason = app.view.endReason(s);
+  overlay = dialog("end", title, [el("p", { id: "end-reason" }, reason), app.view.breakdown(s)], buttons);
+  overlay.cancel = () => { app.endClosed = true; overlay.close(); };
   overlay.dataset.seq = String(s.seq);
   overlay.dataset.rematch = String(s.room.rematch);
-  document.body.append(overlay);
+  announce(`Game over. ${reason} ${title}.`);
+}
+
+// A board key (arrows, Enter, R ...) is for the board unless a control, a dialog or the chat has it.
+function boardKey(e) {
+  if (document.querySelector(".overlay:not(.peek)")) return false;
+  const t = e.target;
+  return !(t && t.closest && t.closest("input, select, textarea, button, a, summary, [role=dialog], .chat"));
+}
+
+function logItem(n, children, id, m) {
+  const item = el("li", { value: n + 1 }, ...children, byTimer(m, id) ? el("span", { class: "tag timer-tag" }, "timer") : "");
+  if (app.state.game.over) item.append(" ", el("a", { href: `/replay/${roomId}?step=${n + 1}`, "aria-label": `replay from move ${n + 1}` }, "▶"));
+  return item;
 }
 
 // ------------------------------------------------------------------ dice
@@ -202,20 +434,22 @@ class DiceView {
     this.sel = { shape: null, take: null };
     this.board = null;
     this.placer = null;
+    this.staged = null;
     this.lastTurn = -1;
-    this.status = el("div", { class: "status", id: "status" });
-    this.die = el("div", { class: "die", id: "die", title: "the die" });
-    this.tray = el("div", { class: "tray", id: "tray" });
+    this.status = el("div", { class: "status", id: "status", "aria-live": "off" });
+    this.die = el("div", { class: "die", id: "die", role: "img", "aria-label": "the die" });
+    this.tray = el("div", { class: "tray", id: "tray", role: "group", "aria-label": "pieces you may place" });
     this.stageBoard = el("div", {});
     this.controls = el("div", { class: "bar" },
-      el("button", { id: "rotate", onclick: () => this.placer && this.placer.rotate(1) }, "⟳ Turn"),
-      el("button", { class: "primary", id: "place", onclick: () => this.placer && this.placer.commit() }, "Place"));
-    this.keys = el("div", { class: "keys" }, "Mouse: point and click · drag the piece · wheel or right-click turns · Keys: ",
-      el("kbd", {}, "← → ↑ ↓"), " move ", el("kbd", {}, "R"), " turn ", el("kbd", {}, "Enter"), " place ", el("kbd", {}, "S"), " shape ", el("kbd", {}, "T"), " stone to take");
+      el("button", { id: "rotate", onclick: () => this.placer && !this.staged && this.placer.rotate(1) }, "⟳ Turn"),
+      el("button", { class: "primary", id: "place", onclick: () => this.placer && this.placer.commit() }, "Place…"),
+      el("button", { class: "primary hidden", id: "confirm", onclick: () => this.confirm() }, "✓ Confirm"),
+      el("button", { class: "hidden", id: "undo", onclick: () => this.unstage() }, "↶ Undo"));
+    this.keys = el("div", { class: "keys" }, "Click or tap a place, then confirm · drag the piece · wheel or right-click turns · Keys: ",
+      el("kbd", {}, "← → ↑ ↓"), " move ", el("kbd", {}, "R"), " turn ", el("kbd", {}, "Enter"), " place, then confirm ", el("kbd", {}, "Esc"), " undo ", el("kbd", {}, "S"), " shape ", el("kbd", {}, "T"), " stone to take");
     this.scores = el("table", { class: "scores", id: "scores" });
     this.supply = el("div", { class: "supply", id: "supply" });
-    this.log = el("ol", { class: "log", id: "log" });
-    this.timer = timerBar();
+    this.log = el("ol", { class: "log", id: "log", "aria-label": "game log" });
     this.keyHandler = (e) => this.onKey(e);
     document.addEventListener("keydown", this.keyHandler);
   }
@@ -224,26 +458,41 @@ class DiceView {
 
   nodes() {
     return [
-      el("section", { class: "stage" }, this.status, this.timer, el("div", { class: "bar" }, this.die, this.tray), this.stageBoard, this.controls, this.keys),
+      el("section", { class: "stage", "aria-label": "the table" }, this.status, el("div", { class: "bar" }, this.die, this.tray), this.stageBoard, this.controls, this.keys),
       el("aside", {},
         el("div", { class: "panel" }, el("h2", {}, "Scores"), this.scores),
         el("div", { class: "panel" }, el("h2", {}, "Supply"), this.supply),
-        el("div", { class: "panel" }, el("h2", {}, "Moves"), this.log)),
+        el("div", { class: "panel" }, el("h2", {}, "Game log"), this.log),
+        viewPanel()),
     ];
   }
 
+  myTurn(s) { const g = s.game; return Boolean(!g.over && app.seat !== null && g.to_move === app.seat && s.private); }
+
+  turnText() { const g = app.state.game; return `Your turn: place the ${g.roll === "*" ? "piece of your choice" : g.roll}`; }
+
   options() { return (app.state.private && app.state.private.options) || []; }
+
+  static placeable(o) { return o.orientations.some((f) => f.places.length); }
 
   currentOption() {
     const opts = this.options();
-    return opts.find((o) => o.shape === this.sel.shape && (o.take ? o.take.n : null) === this.sel.take) || opts[0] || null;
+    return opts.find((o) => o.shape === this.sel.shape && (o.take ? o.take.n : null) === this.sel.take) || opts.find(DiceView.placeable) || opts[0] || null;
   }
 
   pick(shape, take) {
+    const opts = this.options();
+    if (take === undefined) {
+      const o = opts.find((x) => x.shape === shape && DiceView.placeable(x)) || opts.find((x) => x.shape === shape);
+      take = o && o.take ? o.take.n : null;
+    }
+    this.unstage(false);
     this.sel = { shape, take };
     const o = this.currentOption();
     this.placer.setForms(o ? o.orientations : []);
     if (!this.placer.current()) this.placer.hover(this.board.width / 2, this.board.height);
+    this.renderTray(this.myTurn(app.state));
+    this.renderStatus();
     this.draw();
   }
 
@@ -251,18 +500,21 @@ class DiceView {
     const g = s.game;
     if (!this.board || this.board.width !== g.width || this.board.height !== g.height) {
       this.board = new BoardView(g.width, g.height, { label: "dice board" });
-      this.placer = new Placer(this.board, { onCommit: (c) => this.commit(c), onChange: () => this.draw() });
+      this.placer = new Placer(this.board, { onCommit: (c) => this.stage(c), onChange: () => this.draw(), isStaged: (cx, cy) => this.onStaged(cx, cy) });
       this.stageBoard.replaceChildren(this.board.node);
     }
-    const myTurn = !g.over && app.seat !== null && g.to_move === app.seat && s.private;
-    this.placer.enabled = Boolean(myTurn);
+    const myTurn = this.myTurn(s);
+    this.placer.enabled = Boolean(myTurn) && !this.staged;
     if (g.turn !== this.lastTurn) {
       this.lastTurn = g.turn;
+      this.staged = null;
+      this.placer.enabled = Boolean(myTurn);
       this.die.classList.remove("rolling");
       void this.die.offsetWidth;
       this.die.classList.add("rolling");
       const opts = this.options();
-      const first = opts[0];
+      // Pre-select a shape that fits somewhere (on a ★ roll the first shape may fit nowhere).
+      const first = opts.find(DiceView.placeable) || opts[0];
       this.sel = first ? { shape: first.shape, take: first.take ? first.take.n : null } : { shape: null, take: null };
       this.placer.place = -1;
       const o = this.currentOption();
@@ -270,18 +522,41 @@ class DiceView {
       if (myTurn) this.placer.hover(g.width / 2, g.height);
       this.prevStones = this.stones || new Set();
       this.stones = new Set(g.stones.map((st) => st.n));
+      const last = g.log[g.log.length - 1];
+      if (last && last.player !== app.seat && last.place) announce(`${nameOf(last.player)} placed ${last.shape || last.roll} at ${where(last.place)}.`);
     }
     this.die.replaceChildren(g.roll ? (g.roll === "*" ? "★" : mini(g.roll)) : "–");
-    this.die.title = g.roll ? `the die shows ${g.roll}` : "the die";
+    this.die.setAttribute("aria-label", g.roll ? `the die shows ${g.roll === "*" ? "a star: any shape" : g.roll}` : "the die");
     this.renderTray(myTurn);
     this.renderSide(s);
-    const who = nameOf(g.to_move);
-    if (g.over) this.status.replaceChildren(g.stuck !== null ? `${nameOf(g.stuck)} could not place the piece: game over` : "Game over");
-    else if (myTurn) this.status.replaceChildren(el("b", {}, "Your turn"), ` — place the ${g.roll === "*" ? "piece of your choice" : g.roll}`);
-    else this.status.replaceChildren(`${who} is playing…`);
+    this.renderStatus();
+    this.draw();
+  }
+
+  endReason(s) {
+    const g = s.game;
+    const last = g.log[g.log.length - 1];
+    if (g.stuck !== null) return `${nameOf(g.stuck)} rolled ${last ? last.roll : "a piece"}, which fits nowhere: the game ends.`;
+    if (g.clear_rows) return `A player reached the target of ${g.target} points.`;
+    return "The game is over.";
+  }
+
+  renderStatus() {
+    const g = app.state.game;
+    const myTurn = this.myTurn(app.state);
+    if (g.over) this.status.replaceChildren(el("b", {}, "Game over: "), this.endReason(app.state));
+    else if (myTurn && this.staged) this.status.replaceChildren(el("b", {}, "Confirm?"), ` ${this.staged.shape} at ${where(this.staged.cells)} — ✓ Confirm (Enter, or tap it again) or ↶ Undo (Esc)`);
+    else if (myTurn && !this.placer.current()) {
+      const o = this.currentOption();
+      this.status.replaceChildren(el("b", {}, "Your turn"), ` — no place fits ${o && o.take ? `stone #${o.take.n}` : `the ${this.sel.shape || "piece"}`}: choose another ${this.options().some(DiceView.placeable) ? "piece in the tray" : "option"}.`);
+    } else if (myTurn) this.status.replaceChildren(el("b", {}, "Your turn"), ` — place the ${g.roll === "*" ? "piece of your choice" : g.roll}`);
+    else this.status.replaceChildren(`${nameOf(g.to_move)} is playing…`);
     this.controls.classList.toggle("hidden", !myTurn);
     this.keys.classList.toggle("hidden", !myTurn);
-    this.draw();
+    this.controls.querySelector("#place").classList.toggle("hidden", Boolean(this.staged));
+    this.controls.querySelector("#rotate").classList.toggle("hidden", Boolean(this.staged));
+    this.controls.querySelector("#confirm").classList.toggle("hidden", !this.staged);
+    this.controls.querySelector("#undo").classList.toggle("hidden", !this.staged);
   }
 
   renderTray(myTurn) {
@@ -290,14 +565,18 @@ class DiceView {
     const items = [];
     if (myTurn) {
       for (const shape of shapes) {
-        const p = el("span", { class: `piece${shape === this.sel.shape ? " sel" : ""}`, "data-shape": shape, title: `place a ${shape}`, onclick: () => this.pick(shape, (opts.find((o) => o.shape === shape).take || { n: null }).n) }, mini(shape));
+        const fits = opts.some((o) => o.shape === shape && DiceView.placeable(o));
+        const p = el("button", {
+          class: `piece${shape === this.sel.shape ? " sel" : ""}${fits ? "" : " nofit"}`, "data-shape": shape, "aria-pressed": String(shape === this.sel.shape),
+          "aria-label": `${shape}${fits ? "" : ": fits nowhere"}`, title: fits ? `place a ${shape}` : `no place fits a ${shape}`, onclick: () => this.pick(shape),
+        }, mini(shape));
         this.placer.draggable(p);
         items.push(p);
       }
       const takes = opts.filter((o) => o.shape === this.sel.shape && o.take);
       if (takes.length) {
         items.push(el("span", { class: "muted" }, "supply empty: take"));
-        for (const o of takes) items.push(el("button", { class: `small${o.take.n === this.sel.take ? " primary" : ""}`, "data-take": o.take.n, onclick: () => this.pick(o.shape, o.take.n) }, `stone #${o.take.n}`));
+        for (const o of takes) items.push(el("button", { class: `small${o.take.n === this.sel.take ? " primary" : ""}`, "data-take": o.take.n, "aria-pressed": String(o.take.n === this.sel.take), onclick: () => this.pick(o.shape, o.take.n) }, `stone #${o.take.n} (${where(o.take.cells)})`));
       }
     }
     this.tray.replaceChildren(...items);
@@ -308,17 +587,25 @@ class DiceView {
     const rows = [el("tr", {}, el("th", {}, "Player"), el("th", {}, "Points"), el("th", {}, "Rows"))];
     s.room.seats.forEach((seat, i) => {
       rows.push(el("tr", { class: `${i === g.to_move && !g.over ? "turn" : ""} ${i === app.seat ? "me" : ""}`, "data-seat": i },
-        el("td", {}, el("span", { class: `dot ${seat.connected ? "on" : ""}` }), nameOf(i), seat.bot ? el("span", { class: "bot" }, "bot") : "", i === app.seat ? " (you)" : ""),
+        el("td", {}, legend(i), el("span", { class: `dot ${seat.connected ? "on" : ""}`, role: "img", "aria-label": seat.connected ? "online" : "offline" }), nameOf(i), seat.bot ? el("span", { class: "bot" }, "bot") : "", i === app.seat ? " (you)" : "", i === g.to_move && !g.over ? el("span", { class: "sr-only" }, " (to move)") : "",
+        g.tokens && g.tokens[i] && g.tokens[i].length ? el("div", { class: "muted tokens", style: "font-size:12px" }, `point tokens: ${g.tokens[i].join(" ")}`) : ""),
         el("td", { class: "score" }, g.scores[i]), el("td", {}, g.rows_completed[i])));
     });
     if (g.clear_rows) rows.push(el("tr", {}, el("td", { colspan: 3, class: "muted" }, `First to ${g.target} points wins; completed rows are cleared.`)));
     this.scores.replaceChildren(...rows);
     this.supply.replaceChildren(...(g.supply ? Object.entries(g.supply).map(([shape, n]) => el("span", { "data-supply": shape }, mini(shape), ` ${n}`)) : [el("span", { class: "muted" }, "unlimited")]));
     const items = g.log.map((m, i) => {
-      const who = el("b", {}, nameOf(m.player));
-      const what = m.place ? [` ${m.roll === "*" ? `★→${m.shape}` : m.roll}`, m.take ? " (took a stone)" : "", m.rewards ? ` · ${m.rewards.map((r) => (r === "point" ? "+1" : "removed a stone")).join(", ")}` : ""]
-        : [` rolled ${m.roll}: no place — game over`];
-      return el("li", { value: g.log_start + i + 1 }, who, ...what);
+      const n = g.log_start + i;
+      const what = [el("b", {}, nameOf(m.player))];
+      if (!m.place) what.push(` rolled ${m.roll}, which fits nowhere: game over`);
+      else {
+        what.push(m.roll === "*" ? ` rolled ★, chose ${m.shape},` : ` rolled ${m.roll},`);
+        if (m.take) what.push(` took the ${m.shape || m.roll} at ${where(m.take)} (supply empty) and`);
+        what.push(` placed it at ${where(m.place)}`);
+        if (m.rewards) what.push(` · ${m.rewards.map((r) => (r === "point" ? "took a point" : `removed the stone at ${where(r.remove)}`)).join(", ")}`);
+        if (m.tokens && m.tokens.length) what.push(` · point token${m.tokens.length > 1 ? "s" : ""} ${m.tokens.join(" ")}`);
+      }
+      return logItem(n, what, `dice:${n}`, m);
     });
     this.log.replaceChildren(...items);
     this.log.scrollTop = this.log.scrollHeight;
@@ -329,30 +616,39 @@ class DiceView {
     const g = app.state.game;
     const o = this.currentOption();
     const overlays = {};
-    if (this.placer.enabled) {
+    const stones = [...g.stones];
+    if (this.staged) {
+      overlays.staged = new Set(this.staged.cells.map(([x, y]) => key(x, y)));
+      if (this.staged.take) overlays.take = new Set(this.staged.take.cells.map(([x, y]) => key(x, y)));
+    } else if (this.placer.enabled) {
       overlays.legal = this.placer.legalSet();
       overlays.ghost = this.placer.ghostSet();
       if (o && o.take) overlays.take = new Set(o.take.cells.map(([x, y]) => key(x, y)));
     }
+    if (this.picks) overlays.pick = this.picks;
     overlays.complete = new Set();
     for (const y of g.complete_rows) for (let x = 0; x < g.width; x++) overlays.complete.add(key(x, y));
     const prev = this.prevStones;
-    const stones = g.stones.filter((st) => !(overlays.take && o && o.take && st.n === o.take.n && this.placer.current()));
-    this.board.render({ stones, overlays, fresh: prev && prev.size ? (st) => !prev.has(st.n) : null });
-    const c = this.placer.enabled ? this.placer.current() : null;
+    const taking = this.staged ? this.staged.take : o && o.take && this.placer.current() ? o.take : null;
+    const shown = stones.filter((st) => !(taking && st.n === taking.n));
+    if (this.staged) shown.push({ n: -1, shape: this.staged.shape, owner: app.seat, cells: this.staged.cells });
+    this.board.render({ stones: shown, overlays, fresh: prev && prev.size ? (st) => !prev.has(st.n) : null, names: nameOf, numbers: this.numbers || null });
+    const c = this.placer.enabled && !this.staged ? this.placer.current() : null;
     if (c && o) for (const [x, y] of c.cells) this.board.cells.get(key(x, y)).classList.add(`s-${o.shape}`);
   }
 
   onKey(e) {
-    if (e.target.closest("input, select, textarea")) return;
-    if (!this.placer || !this.placer.enabled) return;
+    if (!boardKey(e)) return;
+    if (!this.placer || !this.myTurn(app.state)) return;
+    if (this.staged) {
+      if (e.key === "Enter" || e.key === " ") { this.confirm(); e.preventDefault(); }
+      else if (e.key === "Escape" || e.key === "Backspace" || e.key === "u" || e.key === "U") { this.unstage(); e.preventDefault(); }
+      return;
+    }
     const opts = this.options();
     if (e.key === "s" || e.key === "S") {
       const shapes = [...new Set(opts.map((o) => o.shape))];
-      const next = shapes[(shapes.indexOf(this.sel.shape) + 1) % shapes.length];
-      const o = opts.find((x) => x.shape === next);
-      this.pick(next, o.take ? o.take.n : null);
-      this.renderTray(true);
+      this.pick(shapes[(shapes.indexOf(this.sel.shape) + 1) % shapes.length]);
       e.preventDefault();
       return;
     }
@@ -361,7 +657,6 @@ class DiceView {
       if (takes.length) {
         const i = takes.findIndex((o) => o.take.n === this.sel.take);
         this.pick(this.sel.shape, takes[(i + 1) % takes.length].take.n);
-        this.renderTray(true);
       }
       e.preventDefault();
       return;
@@ -369,50 +664,130 @@ class DiceView {
     this.placer.key(e);
   }
 
-  async commit(c) {
+  // A placement is staged first: shown on the board, sent only on Confirm. Nothing is sent
+  // before that, so "undo" costs nothing and can never come after the next roll is seen (the
+  // server rolls for the next player the moment a move is stored).
+  stage(c) {
     const o = this.currentOption();
     if (!o) return;
-    const move = { type: "move", place: c.cells, shape: o.shape };
-    if (o.take) move.take = o.take.cells;
-    if (app.state.game.row_reward === "choose" && c.rows > 0) {
-      const rewards = await this.askRewards(c.rows);
+    this.staged = { shape: o.shape, take: o.take, cells: c.cells, rows: c.rows };
+    this.placer.enabled = false;
+    this.renderStatus();
+    this.draw();
+    announce(`${o.shape} at ${where(c.cells)}: press Enter to confirm or Escape to undo`);
+    const confirm = this.controls.querySelector("#confirm");
+    if (document.activeElement && document.activeElement.closest && document.activeElement.closest("#controls, .bar")) confirm.focus();
+  }
+
+  unstage(redraw = true) {
+    if (!this.staged) return;
+    this.staged = null;
+    this.placer.enabled = this.myTurn(app.state);
+    if (redraw) { this.renderStatus(); this.draw(); }
+  }
+
+  // A tap or click while a placement is staged: on it, confirm; elsewhere, undo and move there.
+  onStaged(cx, cy) {
+    if (!this.staged) return false;
+    const hit = this.staged.cells.some(([x, y]) => Math.round(cx) === x && Math.round(cy) === y);
+    if (hit) this.confirm();
+    else { this.unstage(); this.placer.hover(cx, cy); }
+    return true;
+  }
+
+  async confirm() {
+    const st = this.staged;
+    if (!st || this.confirming) return;
+    this.confirming = true;
+    try { await this.send(st); } finally { this.confirming = false; }
+  }
+
+  async send(st) {
+    const move = { type: "move", place: st.cells, shape: st.shape, turn: app.state.game.turn };
+    if (st.take) move.take = st.take.cells;
+    if (app.state.game.row_reward === "choose" && st.rows > 0) {
+      const rewards = await this.askRewards(st.rows);
       if (!rewards) return;
       move.rewards = rewards;
     }
+    if (app.state.private && app.state.private.tokens) {
+      const tokens = await this.askTokens(move);
+      if (tokens === null) return;
+      if (tokens !== undefined) move.tokens = tokens;
+    }
+    const g = app.state.game;
+    app.mine.add(`dice:${g.log_start + g.log.length}`);
     this.placer.enabled = false;
     try {
       await request(move);
     } catch (e) {
-      this.placer.enabled = true;
+      this.unstage();
       toast(e.message);
-      this.draw();
     }
+  }
+
+  // Point tokens (tokens_from_supply): the server says which stones the points would take by
+  // default; they are pre-selected, so one click (or Enter) accepts them. Resolves undefined for
+  // the default, the named shapes, or null when the player goes back.
+  async askTokens(move) {
+    let answer;
+    try {
+      const { type, turn, ...probe } = move;
+      answer = await request({ type: "query", ...probe });
+    } catch (e) { toast(e.message); return null; }
+    if (!answer.tokens.length) return undefined;
+    return new Promise((resolve) => {
+      const selects = answer.tokens.map((t, i) => {
+        const sel = el("select", { id: `token-${i}` }, ...answer.choices.map((c) => el("option", { value: c }, c === t ? `${c} (default)` : c)));
+        sel.value = t;
+        return sel;
+      });
+      const done = (value) => { d.close(); resolve(value); };
+      const d = dialog("tokens", `${answer.tokens.length} point${answer.tokens.length > 1 ? "s" : ""}: the token${answer.tokens.length > 1 ? "s" : ""} you take from the supply`, [
+        el("p", { class: "muted" }, "Each point takes a stone out of the supply. The default is the shape with the most stones left."),
+        ...selects.map((s, i) => el("div", { class: "rule" }, el("label", { for: `token-${i}` }, `Point ${i + 1}`), s))],
+      [el("button", { class: "primary", id: "tokens-ok", onclick: () => {
+        const chosen = selects.map((s) => s.value);
+        done(chosen.every((c, i) => c === answer.tokens[i]) ? undefined : chosen);
+      } }, "Take these"),
+      el("button", { id: "tokens-cancel", onclick: () => done(null) }, "Back")], { peek: true });
+      d.cancel = () => done(null);
+      d.querySelector("#tokens-ok").focus();
+    });
   }
 
   askRewards(count) {
     const g = app.state.game;
     const candidates = (app.state.private.rewardable || []).map((n) => g.stones.find((st) => st.n === n)).filter(Boolean);
+    this.numbers = new Set(candidates.map((st) => st.n));
+    this.draw();
     return new Promise((resolve) => {
       const selects = [];
+      const mark = () => {
+        this.picks = new Set();
+        for (const s of selects) { const st = candidates.find((c) => String(c.n) === s.value); if (st) for (const [x, y] of st.cells) this.picks.add(key(x, y)); }
+        this.draw();
+      };
       for (let i = 0; i < count; i++) {
-        selects.push(el("select", { "data-reward": i }, el("option", { value: "point" }, "Take the point"),
-          ...candidates.map((st) => el("option", { value: st.n }, `Remove ${nameOf(st.owner)}'s ${st.shape} (#${st.n})`))));
+        const sel = el("select", { "data-reward": i, id: `reward-${i}` }, el("option", { value: "point" }, "Take the point"),
+          ...candidates.map((st) => el("option", { value: st.n }, `Remove ${nameOf(st.owner)}'s ${st.shape} (#${st.n}, ${where(st.cells)})`)));
+        sel.addEventListener("change", mark);
+        selects.push(sel);
       }
-      const done = (value) => { overlay.remove(); resolve(value); };
-      const overlay = el("div", { class: "overlay", id: "rewards" }, el("div", { class: "panel" },
-        el("h2", {}, `${count} row${count > 1 ? "s" : ""} completed: choose each reward`),
-        ...selects.map((s, i) => el("div", { class: "rule" }, el("label", {}, `Row ${i + 1}`), s)),
-        el("div", { class: "row" },
-          el("button", { class: "primary", onclick: () => done(selects.map((s) => (s.value === "point" ? "point" : { remove: candidates.find((st) => String(st.n) === s.value).cells }))) }, "Place"),
-          el("button", { onclick: () => done(null) }, "Cancel"))));
-      document.body.append(overlay);
+      const done = (value) => { this.numbers = null; this.picks = null; d.close(); this.draw(); resolve(value); };
+      const d = dialog("rewards", `${count} row${count > 1 ? "s" : ""} completed: choose each reward`, [
+        el("p", { class: "muted" }, "The stones you may remove show their numbers on the board."),
+        ...selects.map((s, i) => el("div", { class: "rule" }, el("label", { for: `reward-${i}` }, `Row ${i + 1}`), s))],
+      [el("button", { class: "primary", id: "rewards-ok", onclick: () => done(selects.map((s) => (s.value === "point" ? "point" : { remove: candidates.find((st) => String(st.n) === s.value).cells }))) }, "Place"),
+        el("button", { id: "rewards-cancel", onclick: () => done(null) }, "Cancel")], { peek: true });
+      d.cancel = () => done(null);
     });
   }
 
   breakdown(s) {
     const g = s.game;
     const rows = [el("tr", {}, el("th", {}, "Player"), el("th", {}, "Rows"), el("th", {}, "Points"))];
-    s.room.seats.forEach((_, i) => rows.push(el("tr", { class: g.winners.includes(i) ? "turn" : "" }, el("td", {}, nameOf(i), g.stuck === i ? " (stuck)" : ""), el("td", {}, g.rows_completed[i]), el("td", {}, el("b", {}, g.scores[i])))));
+    s.room.seats.forEach((_, i) => rows.push(el("tr", { class: g.winners.includes(i) ? "turn" : "" }, el("td", {}, legend(i), nameOf(i), g.stuck === i ? " (stuck)" : ""), el("td", {}, g.rows_completed[i]), el("td", {}, el("b", {}, g.scores[i])))));
     return el("table", { class: "scores", id: "final" }, ...rows);
   }
 }
@@ -429,18 +804,17 @@ class TowerView {
     this.others = new Map();
     this.status = el("div", { class: "status", id: "status" });
     this.cards = el("div", { class: "playcards", id: "cards" });
-    this.cols = el("div", { class: "cols", id: "cols" });
+    this.cols = el("div", { class: "cols", id: "cols", role: "group", "aria-label": "drop a mino in a column" });
     this.mine = el("div", {});
     this.actions = el("div", { class: "bar", id: "actions" });
     this.othersBox = el("div", { class: "others", id: "others" });
     this.scores = el("table", { class: "scores", id: "scores" });
     this.achievements = el("div", { class: "cards", id: "achievements" });
-    this.reveal = el("ol", { class: "log", id: "reveal" });
-    this.timer = timerBar();
-    this.keys = el("div", { class: "keys" }, "Click a column's ▼ to drop a mino first · point and click or drag to drop · ",
+    this.log = el("ol", { class: "log", id: "log", "aria-label": "game log" });
+    this.keys = el("div", { class: "keys" }, "Press a column's ▼ to drop a mino first · point and click or drag to drop · ",
       el("kbd", {}, "← → ↑ ↓"), " move ", el("kbd", {}, "R"), " turn ", el("kbd", {}, "Enter"), " drop ", el("kbd", {}, "H"), " hold");
     this.keyHandler = (e) => {
-      if (e.target.closest("input, select, textarea") || !this.placer) return;
+      if (!boardKey(e) || !this.placer) return;
       if ((e.key === "h" || e.key === "H") && app.state.private && app.state.private.can_hold) { this.submit({ hold: true }); e.preventDefault(); return; }
       this.placer.key(e);
     };
@@ -452,15 +826,25 @@ class TowerView {
   nodes() {
     const spectator = app.seat === null;
     return [
-      el("section", { class: "stage" }, this.status, this.timer,
-        el("div", { class: "tower-main" }, el("div", { class: "tower-side" }, this.cards, this.actions), el("div", {}, this.cols, this.mine)),
+      el("section", { class: "stage", "aria-label": "the table" }, this.status,
+        el("div", { class: "tower-main" }, el("div", { class: "tower-side" }, this.cards, this.actions), el("div", { class: "tower-board" }, this.cols, this.mine)),
         this.keys, spectator ? this.othersBox : ""),
       el("aside", {},
         spectator ? "" : el("div", { class: "panel" }, el("h2", {}, "Other towers"), this.othersBox),
         el("div", { class: "panel" }, el("h2", {}, "Scores"), this.scores),
+        el("div", { class: "panel" }, el("h2", {}, "Game log"), this.log),
         el("div", { class: "panel" }, el("h2", {}, "Achievements"), this.achievements),
-        el("div", { class: "panel" }, el("h2", {}, "Last round"), this.reveal)),
+        viewPanel()),
     ];
+  }
+
+  myTurn(s) { const p = s.private; return Boolean(p && !p.forced && !p.pending && !s.game.over); }
+
+  turnText() { return `Round ${app.state.game.round}: drop the ${app.state.game.play}, or hold`; }
+
+  endReason(s) {
+    const g = s.game;
+    return g.end === "out" ? "Every tower is out: nobody can place a piece." : "The last card of the deck was played.";
   }
 
   update(s) {
@@ -472,11 +856,14 @@ class TowerView {
       this.placer = new Placer(this.board, { onCommit: (c) => this.submit({ place: c.cells, minos: this.minos }), onChange: () => this.draw() });
       this.mine.replaceChildren(this.board.node);
       this.cols.style.setProperty("--w", g.width);
-      this.cols.replaceChildren(...Array.from({ length: g.width }, (_, x) => el("button", { class: "small", "data-col": x, title: `drop a mino in column ${x}`, onclick: () => this.addMino(x) }, "▼")));
+      this.cols.replaceChildren(...Array.from({ length: g.width }, (_, x) => el("button", { class: "small", "data-col": x, "aria-label": `drop a mino in column ${x + 1}`, title: `drop a mino in column ${x + 1}`, onclick: () => this.addMino(x) }, "▼")));
       this.placer.draggable(this.cards);
     }
     if (g.round !== this.round) {
-      if (this.round !== -1 && g.rounds_played > 0) this.showReveal(g);
+      if (this.round !== -1 && g.rounds_played > 0) {
+        const last = g.log[g.log.length - 1];
+        if (last) announce(`Round ${last.round} revealed. ${this.roundText(last).map((x) => (typeof x === "string" ? x : x.textContent)).join("")}`);
+      }
       this.prev = this.stoneSets || null;
       this.stoneSets = g.towers.map((t) => new Set(t.stones.map((st) => st.n)));
       this.round = g.round;
@@ -490,9 +877,10 @@ class TowerView {
       this.placer.setForms(this.forms || (priv ? priv.drops : []));
       if (!this.placer.current()) this.placer.hover(g.width / 2, g.height);
     }
+    const held = priv && priv.pending && priv.pending.hold;
     this.cards.replaceChildren(
-      el("div", { class: "playcard", id: "play-card", title: "PLAY: everybody drops this piece" }, g.play ? mini(g.play) : "–", "PLAY"),
-      el("div", { class: "playcard next", id: "next-card", title: "NEXT" }, g.next ? mini(g.next) : "–", "NEXT"),
+      el("div", { class: `playcard${held ? " held" : ""}`, id: "play-card", role: "img", "aria-label": g.play ? `PLAY card: ${g.play}${held ? ", held by you" : ""}` : "no PLAY card" }, g.play ? mini(g.play) : "–", held ? "HELD" : "PLAY"),
+      el("div", { class: "playcard next", id: "next-card", role: "img", "aria-label": g.next ? `NEXT card: ${g.next}` : "no NEXT card" }, g.next ? mini(g.next) : "–", "NEXT"),
       el("div", { class: "muted deckinfo" }, `Round ${g.round} · ${g.deck_left} cards left`, el("br"), `${g.supply} minos in the box`));
     this.renderActions(g, priv, mySeat);
     this.renderOthers(g, mySeat);
@@ -521,24 +909,30 @@ class TowerView {
 
   async submit(action) {
     try {
-      await request({ type: "move", ...action });
-      toast(action.hold ? "Hold submitted: waiting for the others" : "Drop submitted: waiting for the others", "info");
+      app.mine.add(`tower:${app.state.game.round}`);
+      await request({ type: "move", ...action, round: app.state.game.round });
+      const text = action.hold ? `You hold the ${app.state.game.play}: waiting for the others` : "Drop submitted: waiting for the others";
+      toast(text, "info");
+      announce(text);
     } catch (e) { toast(e.message); }
   }
 
   renderActions(g, priv, mySeat) {
     const items = [];
-    if (mySeat === null) {
-      this.status.replaceChildren(g.over ? "Game over" : `Round ${g.round}: ${g.waiting_for.length} player(s) choosing…`);
-    } else if (g.over) {
-      this.status.replaceChildren("Game over");
+    const winners = g.winners.map(nameOf).join(" and ");
+    const over = () => [el("b", {}, "Game over: "), `${this.endReason(app.state)} `, winners ? `${winners} ${g.winners.length > 1 ? "share the win" : "wins"}.` : ""];
+    if (g.over) {
+      this.status.replaceChildren(...over());
+    } else if (mySeat === null) {
+      this.status.replaceChildren(`Round ${g.round}: ${g.waiting_for.length} player(s) choosing…`);
     } else if (g.towers[mySeat].out) {
       this.status.replaceChildren("You are out: your tower is frozen and keeps its score.");
     } else if (priv && priv.forced) {
       this.status.replaceChildren(`No legal drop for ${g.play}: the hold is used for you.`);
     } else if (priv && priv.pending) {
       const waiting = g.waiting_for.map(nameOf).join(", ");
-      this.status.replaceChildren(el("b", {}, "Submitted"), ` — waiting for ${waiting || "the reveal"}. You may still change your mind.`);
+      const what = priv.pending.hold ? `You hold the ${g.play}` : `Your ${g.play} is dropped`;
+      this.status.replaceChildren(el("b", {}, what), ` — waiting for ${waiting || "the reveal"}. You may still change your mind.`);
     } else {
       this.status.replaceChildren(el("b", {}, "Your move"), ` — drop the ${g.play}, or hold`);
     }
@@ -561,11 +955,28 @@ class TowerView {
       let view = this.others.get(i);
       if (!view) { view = new BoardView(g.width, g.height, { small: mySeat !== null, label: `${nameOf(i)}'s tower` }); this.others.set(i, view); }
       const prev = this.prev && this.prev[i];
-      view.render({ stones: t.stones, icons: t.icons, fresh: prev ? (st) => !prev.has(st.n) : null });
+      view.render({ stones: t.stones, icons: t.icons, fresh: prev ? (st) => !prev.has(st.n) : null, names: nameOf });
       const tag = t.out ? el("span", { class: "tag" }, "out") : g.over ? null : g.submitted[i] ? el("span", { class: "tag done" }, "ready") : el("span", { class: "tag" }, "choosing");
-      figs.push(el("figure", { "data-tower": i }, view.node, el("figcaption", {}, `${nameOf(i)} · ${t.score.total} `, tag)));
+      figs.push(el("figure", { "data-tower": i }, view.node, el("figcaption", {}, legend(i), `${nameOf(i)} · ${t.score.total} `, tag)));
     });
     this.othersBox.replaceChildren(...figs);
+  }
+
+  roundText(r) {
+    const parts = [];
+    r.actions.forEach((a, i) => {
+      const who = el("b", {}, nameOf(i));
+      let what;
+      if (a === null) what = " is out";
+      else if (a.hold) what = ` held the ${r.card}`;
+      else {
+        const minos = a.minos && a.minos.length ? ` dropped ${a.minos.length} mino${a.minos.length > 1 ? "s" : ""} (column${a.minos.length > 1 ? "s" : ""} ${a.minos.map((c) => c + 1).join(", ")}), then` : "";
+        what = `${minos} dropped the ${r.card} at ${where(a.place)}`;
+      }
+      parts.push(...(parts.length ? ["; "] : []), who, what);
+    });
+    for (const won of r.achievements) parts.push(` · ${won.seats.map(nameOf).join(" and ")} won achievement ${won.id} (${won.points.join(", ")} points)`);
+    return parts;
   }
 
   renderSide(s) {
@@ -574,11 +985,13 @@ class TowerView {
     g.towers.forEach((t, i) => {
       const ach = Object.values(t.score.achievements).reduce((a, b) => a + b, 0);
       rows.push(el("tr", { class: `${i === app.seat ? "me" : ""}`, "data-seat": i },
-        el("td", {}, el("span", { class: `dot ${s.room.seats[i].connected ? "on" : ""}` }), nameOf(i), s.room.seats[i].bot ? el("span", { class: "bot" }, "bot") : "", t.out ? " (out)" : "",
+        el("td", {}, legend(i), el("span", { class: `dot ${s.room.seats[i].connected ? "on" : ""}`, role: "img", "aria-label": s.room.seats[i].connected ? "online" : "offline" }), nameOf(i), s.room.seats[i].bot ? el("span", { class: "bot" }, "bot") : "", t.out ? " (out)" : "",
           el("div", { class: "muted", style: "font-size:12px" }, `minos ${t.minos} · hold ${t.hold_used ? (t.held || "used") : "free"}`)),
         el("td", {}, `${t.score.lines}×2`), el("td", {}, t.score.bonus), el("td", {}, ach), el("td", { class: "score" }, el("b", {}, t.score.total))));
     });
     this.scores.replaceChildren(...rows);
+    this.log.replaceChildren(...g.log.map((r) => logItem(r.round - 1, [el("b", {}, `Round ${r.round} `), mini(r.card), ": ", ...this.roundText(r)], `tower:${r.round}`, r.actions[app.seat] || {})));
+    this.log.scrollTop = this.log.scrollHeight;
     this.achievements.replaceChildren(...g.achievements.map((c) => el("div", { class: "card", "data-card": c.id },
       el("b", {}, c.id), el("div", { class: "muted" }, c.text),
       el("div", { class: "spaces" }, ...c.points.map((p, k) => {
@@ -586,13 +999,6 @@ class TowerView {
         const dead = g.towers.length === 2 && k === 0;
         return el("div", { class: `space${holders.length ? " taken" : ""}${dead ? " dead" : ""}` }, el("b", {}, p), el("div", { style: "font-size:11px" }, holders.map(nameOf).join(", ") || (dead ? "unused" : "·")));
       })))));
-  }
-
-  showReveal(g) {
-    const actions = g.last_round || [];
-    const lines = actions.map((a, i) => el("li", {}, el("b", {}, nameOf(i)), ": ", a === null ? "out" : a.hold ? "held" : `dropped${a.minos && a.minos.length ? ` ${a.minos.length} mino(s) and` : ""} the piece`));
-    this.reveal.replaceChildren(...lines);
-    this.reveal.setAttribute("start", 1);
   }
 
   draw() {
@@ -614,7 +1020,7 @@ class TowerView {
       stones.push({ n: -100, shape: g.play, cells: priv.pending.place });
     }
     const prev = this.prev && this.prev[app.seat];
-    this.board.render({ stones, icons: t.icons, overlays, fresh: prev ? (st) => st.n > 0 && !prev.has(st.n) : null });
+    this.board.render({ stones, icons: t.icons, overlays, fresh: prev ? (st) => st.n > 0 && !prev.has(st.n) : null, names: nameOf });
     const c = this.placer.enabled ? this.placer.current() : null;
     if (c) for (const [x, y] of c.cells) this.board.cells.get(key(x, y)).classList.add(`s-${g.play}`);
   }
@@ -622,17 +1028,18 @@ class TowerView {
   breakdown(s) {
     const g = s.game;
     const ids = g.achievements.map((c) => c.id);
-    const rows = [el("tr", {}, el("th", {}, "Player"), el("th", {}, "Rows"), el("th", {}, "Bonus"), ...ids.map((id) => el("th", {}, id)), el("th", {}, "Total"))];
-    g.towers.forEach((t, i) => rows.push(el("tr", { class: g.winners.includes(i) ? "turn" : "" },
-      el("td", {}, nameOf(i)), el("td", {}, `${t.score.lines} (${t.score.line_points})`), el("td", {}, t.score.bonus),
+    const rows = [el("tr", {}, el("th", {}, "Player"), el("th", {}, "Rows (points)"), el("th", {}, "Bonus"), ...ids.map((id) => el("th", {}, id)), el("th", {}, "Total"))];
+    g.towers.forEach((t, i) => rows.push(el("tr", { class: g.winners.includes(i) ? "turn" : "", "data-seat": i },
+      el("td", {}, legend(i), nameOf(i), t.out ? " (out)" : ""), el("td", {}, `${t.score.lines} (${t.score.line_points})`), el("td", {}, t.score.bonus),
       ...ids.map((id) => el("td", {}, t.score.achievements[id] ?? "–")), el("td", {}, el("b", {}, t.score.total)))));
-    return el("table", { class: "scores", id: "final" }, ...rows);
+    return el("div", { class: "breakdown" }, el("table", { class: "scores", id: "final" }, ...rows),
+      el("p", { class: "muted" }, "Rows score 2 points each; a bonus icon covered by its shape scores 1; each achievement card scores the space won. Ties go to more complete rows."));
   }
 }
 
 async function main() {
   layout();
-  await meta();
+  app.meta = await meta();
   connect();
 }
 

@@ -73,6 +73,7 @@ class BoardView(Widget):
         self.selected: frozenset[Cell] = frozenset()
         self.lifted: frozenset[Cell] = frozenset()
         self.overlays: dict[Cell, Overlay] = {}
+        self._empty = self._empty_colours()
 
     # -------------------------------------------------------------- updates
 
@@ -127,17 +128,29 @@ class BoardView(Widget):
                 style = Style(bgcolor=palette.GHOST_BAD, color="#ffffff", bold=True)
                 text = "▓▓"
             return text, style
-        bg = palette.EMPTY_BG if (x + y) % 2 == 0 else palette.EMPTY_BG_ALT
+        bg, bg_alt, faint, dot = self._empty
+        bg = bg if (x + y) % 2 == 0 else bg_alt
         if ghost:
             colour = palette.GHOST_OK if self.ghost_ok else palette.GHOST_BAD
             return "▒▒", Style(color=colour, bgcolor=bg, bold=True)
         if cell in self.lifted:
-            return "░░", Style(color="#5a5a66", bgcolor=bg)
+            return "░░", Style(color=faint, bgcolor=bg)
         if overlay is not None:
             return overlay.glyph, overlay.style + Style(bgcolor=bg)
-        return " ·", Style(color="#30323e", bgcolor=bg)
+        return " ·", Style(color=dot, bgcolor=bg)
+
+    def _empty_colours(self) -> tuple[str, str, str, str]:
+        """Empty cells from the theme: its background, a checker shade, and two faint marks, so
+        the board reads on light themes as on dark ones (no fixed near-black)."""
+        if not self.is_attached:
+            return palette.EMPTY_BG, palette.EMPTY_BG_ALT, "#5a5a66", "#30323e"
+        _, _, background, foreground = self.colors
+        light = background.brightness > 0.5
+        alt = background.darken(0.06) if light else background.lighten(0.04)
+        return background.hex, alt.hex, background.blend(foreground, 0.4).hex, background.blend(foreground, 0.2).hex
 
     def render(self) -> Text:
+        self._empty = self._empty_colours()
         board = self.board
         text = Text(no_wrap=True, overflow="crop")
         for row in range(board.height - 1, -1, -1):

@@ -41,4 +41,4 @@ def shape_letter(shape: Shape | str) -> Text:
     value = shape.value if isinstance(shape, Shape) else str(shape)
     if value in Shape.__members__:
         return Text(value, palette.shape_style(Shape(value)))
-    return Text(value, Style(color="#ffffff", bold=True))
+    return Text(value, Style(color=palette.INK, bold=True))

@@ -1,0 +1,124 @@
+"""Refresh the web client's screenshots in docs/screenshots/ (desktop 1280x860 and phone 390x844).
+
+Starts the server on 127.0.0.1 with a throw-away database, plays a few moves of each game in
+Debian's Chromium (through Playwright, as the browser tests do) and photographs the tables:
+
+    .venv/bin/python scripts/screenshots.py [--out docs/screenshots]
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+from playwright import sync_api
+
+from tabletris.server.app import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 860}}
+PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
+
+
+def serve(db: Path) -> tuple[str, uvicorn.Server, threading.Thread]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(f"sqlite+aiosqlite:///{db}", bot_delay=0.05), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    return f"http://127.0.0.1:{port}", server, thread
+
+
+def room(url: str, game: str, seats: list[str], rules: dict[str, Any] | None = None, timer: int | None = None) -> str:
+    body = {"game": game, "rules": rules or {}, "seats": [{"kind": k} for k in seats], "timer": timer}
+    return str(httpx.post(url + "/api/rooms", json=body).json()["id"])
+
+
+def sit(page: Any, url: str, room_id: str, name: str) -> None:
+    page.goto(f"{url}/room/{room_id}")
+    page.fill("#join-name", name)
+    page.click("[data-join='0']")
+
+
+def play_dice(page: Any, moves: int) -> None:
+    """Place ``moves`` pieces where the ghost starts, confirming each."""
+    for _ in range(moves):
+        page.wait_for_selector("#place:visible", timeout=20000)
+        page.locator(".cell.ghost").last.wait_for()
+        page.click("#place")
+        page.click("#confirm")
+        page.wait_for_selector("#confirm", state="hidden")
+    page.wait_for_selector("#place:visible", timeout=20000)
+    page.locator(".cell.ghost").last.wait_for()
+
+
+def play_tower(page: Any, rounds: int) -> None:
+    for k in range(rounds):
+        page.wait_for_function(f"document.querySelectorAll('#log li').length >= {k}", timeout=20000)
+        page.wait_for_selector("#place:visible", timeout=20000)
+        page.locator(".cell.ghost").last.wait_for()
+        page.click("#place")
+    page.wait_for_function(f"document.querySelectorAll('#log li').length >= {rounds}", timeout=20000)
+    page.wait_for_selector("#place:visible", timeout=20000)
+
+
+def shoot(page: Any, path: Path, phone: bool) -> None:
+    """The table without passing messages; on a phone, scrolled so the status line is at the top."""
+    page.evaluate("document.querySelectorAll('.toast').forEach((t) => t.remove())")
+    top = page.evaluate("document.querySelector('#status').getBoundingClientRect().top + window.scrollY - 56") if phone else 0
+    page.evaluate(f"window.scrollTo(0, {top})")
+    time.sleep(0.6)  # the die's roll and the fresh stones' flash settle
+    page.screenshot(path=str(path))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "docs" / "screenshots")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        url, server, thread = serve(Path(tmp) / "shots.sqlite3")
+        try:
+            with sync_api.sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+                for kind, ctx_args in (("desktop", DESKTOP), ("phone", PHONE)):
+                    ctx = browser.new_context(**ctx_args)
+                    page = ctx.new_page()
+                    sit(page, url, room(url, "dice", ["open", "greedy", "random"], timer=90), "Ann")
+                    play_dice(page, 4)
+                    shoot(page, args.out / f"web_dice_{kind}.png", kind == "phone")
+                    sit(page, url, room(url, "tower", ["open", "greedy", "random"]), "Ann")
+                    play_tower(page, 5)
+                    shoot(page, args.out / f"web_tower_{kind}.png", kind == "phone")
+                    ctx.close()
+                ctx = browser.new_context(**DESKTOP)
+                page = ctx.new_page()
+                done = room(url, "dice", ["greedy", "random"], {"width": 8, "height": 12})
+                while httpx.get(f"{url}/api/rooms/{done}").json()["room"]["status"] != "over":
+                    time.sleep(0.2)
+                page.goto(f"{url}/replay/{done}")
+                page.wait_for_selector("#viewer:not(.hidden)")
+                page.screenshot(path=str(args.out / "web_replay.png"))
+                page.goto(f"{url}/rules")
+                page.wait_for_selector("#tower")
+                page.screenshot(path=str(args.out / "web_rules.png"))
+                browser.close()
+        finally:
+            server.should_exit = True
+            thread.join(10)
+    for f in sorted(args.out.glob("web_*.png")):
+        print(f)
+
+
+if __name__ == "__main__":
+    main()

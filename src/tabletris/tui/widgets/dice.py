@@ -1,0 +1,61 @@
+"""The dice game's end: who won and why, and each player's score broken down (engine numbers)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from tabletris.tui import palette
+
+
+def dice_breakdown_rows(game: Any) -> list[dict[str, Any]]:
+    """Per player: rows completed, the stuck penalty, the total and whether they won."""
+    winners = set(game.winners())
+    return [
+        {
+            "name": name,
+            "rows": game.rows_completed[seat],
+            "penalty": -1 if game.rules.stuck_penalty and game.stuck == seat else 0,
+            "total": game.scores[seat],
+            "winner": seat in winners,
+        }
+        for seat, name in enumerate(game.players)
+    ]
+
+
+def dice_breakdown(game: Any) -> Table:
+    """Rows completed, the stuck penalty and the total per player of a dice game."""
+    table = Table(title="Final score", expand=False, header_style="bold", title_style="bold")
+    table.add_column("", no_wrap=True)
+    table.add_column("player", no_wrap=True)
+    table.add_column("rows", justify="right")
+    table.add_column("penalty", justify="right")
+    table.add_column("total", justify="right", style="bold")
+    for seat, row in enumerate(dice_breakdown_rows(game)):
+        table.add_row(
+            Text("★ winner" if row["winner"] else "", f"bold {palette.HIGHLIGHT}"),
+            Text(row["name"], f"bold {palette.seat_colour(seat)}"),
+            str(row["rows"]),
+            str(row["penalty"]) if row["penalty"] else "",
+            str(row["total"]),
+        )
+    return table
+
+
+def dice_ending(game: Any) -> Text:
+    text = Text()
+    if game.stuck is not None:
+        text.append(
+            f"{game.players[game.stuck]} rolled {game.moves[-1].roll}, which fits nowhere: the game ends.\n"
+        )
+    elif game.rules.clear_rows:
+        text.append(f"A player reached the target of {game.rules.target} points.\n")
+    winners = game.winners()
+    names = ", ".join(game.players[i] for i in winners)
+    if len(winners) > 1:
+        text.append(f"Shared win: {names} (equal points share the win).", f"bold {palette.HIGHLIGHT}")
+    else:
+        text.append(f"{names} wins.", f"bold {palette.HIGHLIGHT}")
+    return text
