@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, seed_test
 
 from tabletris.engine.dice import DiceGame, DiceRules
 from tabletris.envs import dice_v0
-from tabletris.envs.dice_codec import DiceCodec
+from tabletris.envs.dice_codec import DiceCodec, DiceDecider
 
 RULE_SETS = [
     {"preset": "standard"},
@@ -114,11 +114,11 @@ def test_observation_planes_show_own_and_other_stones() -> None:
     first = env.agent_selection
     obs = env.observe(first)
     action = int(np.flatnonzero(obs["action_mask"])[0])
-    cells = env._choices[action].placement.cells
+    cells = env.codec.placements[action].cells
     env.step(action)
     codec = env.codec
-    mine = env.observe(first)["observation"][codec.layout["board"]].reshape(3, 20, 10)
-    theirs = env.observe(env.agent_selection)["observation"][codec.layout["board"]].reshape(3, 20, 10)
+    mine = env.observe(first)["observation"][codec.layout["board"]].reshape(4, 20, 10)
+    theirs = env.observe(env.agent_selection)["observation"][codec.layout["board"]].reshape(4, 20, 10)
     assert {(x, y) for y, x in zip(*np.nonzero(mine[0]), strict=True)} == set(cells)
     assert {(x, y) for y, x in zip(*np.nonzero(theirs[1]), strict=True)} == set(cells)
     assert not mine[1].any() and not theirs[0].any()
@@ -173,12 +173,132 @@ def test_max_turns_truncates() -> None:
     assert steps == 4
 
 
+def in_bounds_forms(rules: DiceRules) -> int:
+    """Counted independently of the codec: every distinct form of every die shape at every
+    lower-left corner that keeps it on the board."""
+    total = 0
+    for shape in rules.shapes:
+        for form in shape.orientations(rules.orientation_mode):
+            total += (rules.width - form.width + 1) * (rules.height - form.height + 1)
+    return total
+
+
 def test_codec_sizes_follow_the_rules() -> None:
     free = DiceCodec(DiceRules(), 2)
-    assert free.n_orient == 8 and free.n_actions == 5 * 8 * 20 * 10
-    rotate = DiceCodec(DiceRules.from_dict({"preset": "classic"}), 4)
-    assert rotate.n_orient == 4 and rotate.n_actions == 7 * 4 * 20 * 10
-    assert rotate.obs_size == 3 * 200 + 8 + 4 + 7 + 4
+    assert free.n_place == in_bounds_forms(DiceRules()) == 2993
+    assert free.n_actions == 2993 + 2 * 200 + 1 + 5  # PLACE, TAKE, POINT, REMOVE, TOKEN
+    classic = DiceRules.from_dict({"preset": "classic"})
+    rotate = DiceCodec(classic, 4)
+    assert rotate.n_place == in_bounds_forms(classic)
+    assert rotate.obs_size == 4 * 200 + 8 + 4 + 7 + 4 + 4 + 1 + 1
+    assert rotate.image_shape == (4 + 8 + 4 + 7 + 4 + 4 + 1 + 1, 20, 10)
+
+
+def test_every_place_id_is_an_in_bounds_placement_and_encodes_back() -> None:
+    """The compact layout: no id is out of the board (the old 8000-id space had 63% such)."""
+    codec = DiceCodec(DiceRules(), 2)
+    for a, p in enumerate(codec.placements):
+        assert all(0 <= x < 10 and 0 <= y < 20 for x, y in p.cells)
+        assert codec.encode(p) == a
+        assert codec.describe(a) == str(p)
+
+
+def test_take_is_a_decision_when_several_stones_make_room() -> None:
+    """Supply empty, two lowest O stones: after the PLACE id the player picks which to take."""
+    o_at = lambda x: {"shape": "O", "cells": [[x, 0], [x + 1, 0], [x, 1], [x + 1, 1]]}  # noqa: E731
+    game = DiceGame(["A", "B"], {"supply": 1, "garbage": [o_at(0), o_at(4)]}, seed=3)
+    game.roll("O")
+    codec = DiceCodec(game.rules, 2)
+    decider = DiceDecider(codec, game)
+    place = next(a for a in decider.legal if codec.placements[a].cells[0] == (8, 0))
+    assert len(decider.legal[place]) == 2
+    assert decider.apply(place) is None and decider.turn.phase == "take"
+    assert set(decider.legal) == {codec.cell_id(codec.take_base, (0, 0)), codec.cell_id(codec.take_base, (4, 0))}
+    choice = decider.apply(codec.cell_id(codec.take_base, (4, 0)))
+    assert choice is not None and choice.take is not None and choice.take.cells[0] == (4, 0)
+    assert game.board.stone_at((4, 0)) is None and game.board.stone_at((0, 0)) is not None
+    assert game.board.stone_at((8, 0)) is not None
+
+
+def test_choose_rewards_are_decisions_point_or_remove() -> None:
+    """row_reward choose: each scoring row asks point or remove another player's stone."""
+    game = DiceGame(["A", "B"], {"width": 4, "height": 8, "die": ["O"], "row_reward": "choose"}, seed=1)
+    codec = DiceCodec(game.rules, 2)
+    decider = DiceDecider(codec, game)
+    game.roll("O")
+    decider.refresh()
+    decider.apply(next(a for a in decider.legal if codec.placements[a].cells[0] == (0, 0)))
+    game.roll("O")
+    decider.refresh()
+    assert decider.apply(next(a for a in decider.legal if codec.placements[a].cells[0] == (2, 0))) is None
+    assert decider.turn.phase == "reward" and decider.turn.rows == 2
+    remove = codec.cell_id(codec.remove_base, (0, 0))
+    assert set(decider.legal) == {codec.point_id, remove}
+    # The second row's reward has nothing left to remove: the codec takes the point itself.
+    choice = decider.apply(remove)
+    assert choice is not None and choice.rewards is not None and choice.rewards[1] == "point"
+    assert set(choice.rewards[0]) == {(0, 0), (1, 0), (0, 1), (1, 1)}
+    assert game.scores == [0, 1] and game.board.stone_at((0, 0)) is None
+
+
+def test_each_point_token_is_a_decision_when_the_supply_offers_a_choice() -> None:
+    """tokens_from_supply (issue 11): B's O completes two rows, so two points take two tokens;
+    with O and I stones left, each token's shape is B's choice, and the engine takes those."""
+    game = DiceGame(["A", "B"], {"width": 4, "height": 8, "die": ["O", "I"]}, seed=1)
+    codec = DiceCodec(game.rules, 2)
+    decider = DiceDecider(codec, game)
+    for x in (0, 2):
+        game.roll("O")
+        decider.refresh()
+        result = decider.apply(next(a for a in decider.legal if codec.placements[a].cells[0] == (x, 0)))
+        if x == 0:
+            assert result is not None  # no point, no token: nothing more to ask
+    assert decider.turn.phase == "token" and decider.turn.n_tokens == 2
+    token = {s.value: codec.token_base + i for i, s in enumerate(codec.shapes)}
+    assert set(decider.legal) == set(token.values())
+    assert codec.describe(token["I"]) == "token: I"
+    assert decider.apply(token["I"]) is None
+    choice = decider.apply(token["O"])
+    assert choice is not None and [t.value for t in choice.tokens] == ["I", "O"]
+    assert [t.value for t in game.tokens[1]] == ["I", "O"] and game.scores == [0, 2]
+
+
+def test_image_observation_holds_the_vectors_facts() -> None:
+    env = dice_v0.raw_env(players=2)
+    env.reset(seed=4)
+    vector = env.observe(env.agent_selection)["observation"]
+    image = env.codec.image(vector)
+    assert image.shape == env.codec.image_shape
+    np.testing.assert_array_equal(image[:4].reshape(-1), vector[env.codec.layout["board"]])
+    face = env.codec.layout["face"]
+    assert [image[4 + i, 0, 0] for i in range(face.stop - face.start)] == list(vector[face])
+
+
+def test_pettingzoo_state_is_every_seats_observation() -> None:
+    env = dice_v0.raw_env(players=3)
+    env.reset(seed=2)
+    state = env.state()
+    assert env.state_space.contains(state)
+    size = env.codec.obs_size
+    for seat, agent in enumerate(env.possible_agents):
+        part = state[seat * size : (seat + 1) * size]
+        np.testing.assert_array_equal(part, env.observe(agent)["observation"])
+
+
+def test_win_rewards_are_zero_until_the_end_then_the_outcome() -> None:
+    env = dice_v0.env(players=2, reward="win")
+    totals, game = play_random(env, 5, 5)
+    expected = [1.0 if w == [i] else 0.0 if i in w else -1.0 for i, w in enumerate([game.winners()] * 2)]
+    assert [totals[a] for a in env.possible_agents] == expected
+
+
+def test_rgb_array_render_is_the_board_in_pixels() -> None:
+    env = dice_v0.raw_env(render_mode="rgb_array")
+    env.reset(seed=0)
+    picture = env.render()
+    assert picture.shape == (20 * 12, 10 * 12, 3) and picture.dtype == np.uint8
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert (env.render() != picture).any()
 
 
 def test_render_ansi_shows_the_board() -> None:

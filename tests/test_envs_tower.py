@@ -140,3 +140,13 @@ def test_render_shows_every_tower() -> None:
     assert text is not None
     assert text.splitlines()[0] == "  ".join(["." * 8] * 3)
     assert "PLAY" in text
+
+
+def test_state_is_every_seats_observation() -> None:
+    env = tower_v0.parallel_env(players=3)
+    obs, _ = env.reset(seed=4)
+    state = env.state()
+    assert env.state_space.contains(state)
+    size = env.codec.obs_size
+    for seat, agent in enumerate(env.possible_agents):
+        np.testing.assert_array_equal(state[seat * size : (seat + 1) * size], obs[agent]["observation"])

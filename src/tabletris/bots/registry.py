@@ -22,6 +22,7 @@ BUILTIN_BOT_MODULES = (
     "tabletris.bots.greedy",
     "tabletris.bots.expert",
     "tabletris.bots.oracle",
+    "tabletris.bots.mcts",
 )
 
 

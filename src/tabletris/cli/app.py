@@ -44,6 +44,7 @@ COMMAND_MODULES = (
     "tabletris.cli.replay",
     "tabletris.cli.bench",
     "tabletris.cli.simulate",
+    "tabletris.cli.leaderboard",
     "tabletris.cli.serve",
     "tabletris.cli.kit",
 )

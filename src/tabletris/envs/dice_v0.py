@@ -12,10 +12,13 @@ Usage, the PettingZoo way::
 
 Chance is resolved inside: the env rolls the die for the player to move from the game's own
 generator, which ``reset(seed=...)`` seeds, so a seed replays the same game for the same actions.
-A roll that cannot be placed ends the game (the engine decides that). Rewards are score changes:
-the points a placement scores, and ``-1`` for the stuck player under ``stuck_penalty``.
+A roll that cannot be placed ends the game (the engine decides that). A turn may take more than
+one step of the same agent (a TAKE or reward decision after the PLACE, see ``dice_codec``).
+Rewards follow ``reward=`` (``envs.rewards``): by default score changes (the points a placement
+scores, and ``-1`` for the stuck player under ``stuck_penalty``). ``state()`` is every seat's
+observation vector, in seat order; ``info`` has ``winner`` and ``is_success`` once the game ends.
 The action and observation encoding is ``tabletris.envs.dice_codec`` (shared with the
-Gymnasium and OpenSpiel interfaces); ``info["choice"]`` never leaks anything hidden.
+Gymnasium and OpenSpiel interfaces).
 
 Illegal actions: with ``illegal_action="raise"`` the env raises ``ValueError`` naming the
 action; with ``"replace"`` (the default, so unmasked samplers such as seeding checks still run)
@@ -33,8 +36,10 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from tabletris.engine.dice import DiceAction, DiceGame, DiceRules
-from tabletris.envs.dice_codec import DiceChoice, DiceCodec
+from tabletris.engine.dice import DiceGame, DiceRules
+from tabletris.envs.dice_codec import DiceCodec, DiceDecider
+from tabletris.envs.render import board_rgb
+from tabletris.envs.rewards import check_scheme, step_reward
 from tabletris.envs.spaces import check_modes, codec_spaces
 
 IllegalPolicy = Literal["raise", "replace"]
@@ -62,7 +67,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
 
     metadata: dict[str, Any] = {
         "name": "tabletris_dice_v0",
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "is_parallelizable": False,
     }
 
@@ -74,6 +79,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
         max_turns: int | None = None,
         illegal_action: IllegalPolicy = "replace",
         illegal_reward: float = 0.0,
+        reward: str = "score",
     ) -> None:
         super().__init__()
         if isinstance(rules, str):
@@ -83,20 +89,26 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
         # Builds a game once so that bad players or rules fail here, with the engine's message.
         DiceGame(self.player_names, self.rules, seed=0)
         check_modes(render_mode, self.metadata["render_modes"], illegal_action)
+        check_scheme(reward)
         if max_turns is not None and max_turns < 1:
             raise ValueError(f"max_turns: {max_turns} must be at least 1")
         self.render_mode = render_mode
         self.max_turns = max_turns
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
+        self.reward_scheme = reward
         self.possible_agents = agent_names(players)
         self.codec = DiceCodec(self.rules, len(self.possible_agents))
         # One space object per agent, created once: seeding a space must stick (PettingZoo's test).
         self.observation_spaces = {a: codec_spaces(self.codec)[0] for a in self.possible_agents}
         self.action_spaces = {a: codec_spaces(self.codec)[1] for a in self.possible_agents}
+        n = len(self.possible_agents)
+        self.state_space = spaces.Box(
+            np.tile(self.codec.obs_low, n), np.tile(self.codec.obs_high, n), dtype=np.float32
+        )
         self._seeder: np.random.Generator | None = None
         self.game: DiceGame | None = None
-        self._choices: dict[int, DiceChoice] = {}
+        self.decider: DiceDecider | None = None
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -107,7 +119,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
     # ----------------------------------------------------------------- state
 
     def _game(self) -> DiceGame:
-        if self.game is None:
+        if self.game is None or self.decider is None:
             raise RuntimeError("call reset() before using the environment")
         return self.game
 
@@ -124,12 +136,12 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.game.roll()
+        self.decider = DiceDecider(self.codec, self.game)
         self._after_change()
         self.agent_selection = self.agents[self.game.to_move]
 
     def _after_change(self) -> None:
         game = self._game()
-        self._choices = self.codec.choices(game)
         if game.over:
             for a in self.agents:
                 self.terminations[a] = True
@@ -139,15 +151,22 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self._game()
+        assert self.decider is not None
         seat = self.possible_agents.index(agent)
         mask = np.zeros(self.codec.n_actions, dtype=np.int8)
         if not game.over and game.to_move == seat:
-            mask = self.codec.mask(self._choices)
-        return {"observation": self.codec.observe(game, seat), "action_mask": mask}
+            mask = self.codec.mask(self.decider.legal)
+        return {"observation": self.decider.observe(seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The global state for centralised critics: every seat's observation vector, seat order."""
+        self._game()
+        assert self.decider is not None
+        return np.concatenate([self.decider.observe(s) for s in range(len(self.possible_agents))])
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to move, ascending."""
-        return sorted(self._choices)
+        return [] if self.decider is None else sorted(self.decider.legal)
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -155,28 +174,35 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
             self._was_dead_step(action)
             return
         game = self._game()
+        decider = self.decider
+        assert decider is not None
         info: dict[str, Any] = {}
         penalty = 0.0
-        choice = self._choices.get(int(action)) if action is not None else None
-        if choice is None:
-            what = self.codec.describe(int(action)) if action is not None else "no action (None)"
+        a = None if action is None else int(action)
+        if a not in decider.legal:
+            what = self.codec.describe(a) if a is not None else "no action (None)"
             if self.illegal_action == "raise":
                 raise ValueError(f"{agent}: {what} is not a legal move for roll {game.roll_face}")
-            choice = self._choices[min(self._choices)]
+            a = min(decider.legal)
             info["illegal_action"] = what
             penalty = self.illegal_reward
         before = list(game.scores)
-        game.act(DiceAction(choice.shape, choice.placement, choice.take))
-        if not game.over:
+        if decider.apply(a) is not None and not game.over:
             game.roll()
+            decider.refresh()
         self._cumulative_rewards[agent] = 0.0
+        winners = game.winners() if game.over else None
         self.rewards = {
-            a: float(game.scores[i] - before[i]) for i, a in enumerate(self.possible_agents)
-            if a in self.agents
+            x: step_reward(self.reward_scheme, i, before, game.scores, winners)
+            for i, x in enumerate(self.possible_agents)
+            if x in self.agents
         }
         self.rewards[agent] += penalty
-        self.infos = {a: {} for a in self.agents}
+        self.infos = {x: {} for x in self.agents}
         self.infos[agent] = info
+        if winners is not None:
+            for i, x in enumerate(self.possible_agents):
+                self.infos[x].update(winner=winners, is_success=i in winners)
         self._after_change()
         if not game.over:
             self.agent_selection = self.possible_agents[game.to_move]
@@ -186,11 +212,13 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
 
     # ---------------------------------------------------------------- output
 
-    def render(self) -> str | None:
-        """The board as text (``ansi``: returned; ``human``: printed)."""
+    def render(self) -> Any:
+        """The board as text (``ansi``: returned; ``human``: printed) or ``rgb_array``."""
         if self.game is None:
             return None
         game = self.game
+        if self.render_mode == "rgb_array":
+            return board_rgb(game.board)
         lines = [*game.board.rows()]
         scores = "  ".join(f"{n}: {s}" for n, s in zip(game.players, game.scores, strict=True))
         status = "game over" if game.over else f"{game.player_name} to move, die shows {game.roll_face}"

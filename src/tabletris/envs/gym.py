@@ -1,17 +1,28 @@
-"""Single-agent Gymnasium environments: one seat is the learner, the other seats are bots.
+"""Single-agent Gymnasium environments: one seat is the learner, the other seats are opponents.
 
-``gymnasium.make("tabletris/Dice-v0", players=2, seat=0, opponents="random")`` (registered on
-``import tabletris``). Every other seat is played by a bot from ``make_bot`` (a name, or one name
-per other seat); the bots are seeded from the environment's seed, so ``reset(seed=...)`` replays
-the same game for the same actions. Observations and actions are the PettingZoo environments'
-encoding (``dice_codec``/``tower_codec``): a dict of ``observation`` and ``action_mask``.
-The reward of a step is the change of the learner's score over the step, the other seats'
-turns included (a stuck penalty counts when it falls on the learner).
+``gymnasium.make("tabletris/Dice-v0", players=2, seat=0, opponents="random")`` after
+``import tabletris``, or ``gymnasium.make("tabletris:tabletris/Dice-v0")`` with no import at all
+(Gymnasium imports the module named before the colon). Options, both games:
+
+- ``opponents``: one per other seat, or one for all: a bot name (``make_bot``: ``random``,
+  ``greedy``, ``expert``, ``ext:...``), a ``Bot`` instance, or a policy: a callable
+  ``policy(observation, action_mask) -> action id`` that plays its seat through the same encoding
+  as the learner (``observation`` exactly as the learner gets it, ``action_mask`` a bool array). A policy makes
+  self-play a one-liner (``SelfPlay`` below). Named bots are seeded from the env's seed, so
+  ``reset(seed=...)`` replays the same game for the same actions.
+- ``reward``: ``score`` (own points; the default), ``difference`` or ``win`` (``envs.rewards``).
+- ``observation``: ``vector`` (flat) or ``image`` (channels x rows x columns; see the codecs);
+  ``action_mask``: True puts the mask in the observation dict, False gives the bare Box; either
+  way ``action_masks()`` returns it (what sb3-contrib's ``MaskablePPO`` calls).
+- ``render_mode``: ``ansi`` (text) or ``rgb_array``.
+
+``info`` carries ``scores``, ``winner`` (the engine's winning seats once over, else None) and
+``is_success`` (the learner is among them; False until the end).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -19,177 +30,271 @@ import numpy as np
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
-from tabletris.engine.dice import DiceAction, DiceGame, DiceRules
+from tabletris.engine.dice import DiceGame, DiceRules
 from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
-from tabletris.envs.dice_codec import DiceChoice, DiceCodec
+from tabletris.envs.dice_codec import DiceCodec, DiceDecider
 from tabletris.envs.dice_v0 import IllegalPolicy, player_names
+from tabletris.envs.render import board_rgb, side_by_side
+from tabletris.envs.rewards import check_scheme, step_reward
 from tabletris.envs.spaces import check_modes, codec_spaces
 from tabletris.envs.tower_codec import SeatTurn, TowerCodec
 from tabletris.envs.tower_v0 import Legal, first_choice
 from tabletris.table.driver import Table
 
+Policy = Callable[[Any, np.ndarray], int]
+Opponent = str | Bot | Policy
 
-def opponent_names(opponents: str | Sequence[str], others: int) -> list[str]:
-    """One bot name per other seat, from a single name or a list of exactly that many."""
-    if isinstance(opponents, str):
+
+def opponent_list(opponents: Opponent | Sequence[Opponent], others: int) -> list[Opponent]:
+    """One opponent per other seat, from a single one or a list of exactly that many."""
+    if isinstance(opponents, str | Bot) or callable(opponents):
         return [opponents] * others
-    names = list(opponents)
-    if len(names) != others:
-        raise ValueError(f"opponents: {others} other seat(s) need {others} bot name(s), got {len(names)}")
-    return names
+    items = list(opponents)
+    if len(items) != others:
+        raise ValueError(f"opponents: {others} other seat(s) need {others} opponent(s), got {len(items)}")
+    for i, item in enumerate(items):
+        if not (isinstance(item, str | Bot) or callable(item)):
+            raise ValueError(
+                f"opponents[{i}]: {item!r} is not a bot name, a Bot or a policy(observation, mask) -> action"
+            )
+    return items
 
 
-def make_opponents(names: Sequence[str], rng: np.random.Generator) -> list[Bot]:
-    return [make_bot(name, seed=int(rng.integers(2**32))) for name in names]
+class _SeatEnv(gym.Env[Any, Any]):
+    """What both games' environments share: checks, opponents, observation forms, info."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    codec: Any
+    game: Any
+
+    def _setup(
+        self,
+        players: int,
+        seat: int,
+        opponents: Opponent | Sequence[Opponent],
+        render_mode: str | None,
+        illegal_action: str,
+        illegal_reward: float,
+        reward: str,
+        observation: str,
+        action_mask: bool,
+    ) -> None:
+        """Check every argument once, so a bad one fails at construction with its name."""
+        if not 0 <= seat < players:
+            raise ValueError(f"seat: {seat} does not exist with {players} players")
+        check_modes(render_mode, self.metadata["render_modes"], illegal_action, observation)
+        check_scheme(reward)
+        self.opponents = opponent_list(opponents, players - 1)
+        for name in {o for o in self.opponents if isinstance(o, str)}:
+            make_bot(name)  # unknown names fail now, not at reset()
+        self.seat = seat
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.reward_scheme = reward
+        self.observation_form = observation
+        self.mask_in_observation = action_mask
+        self.observation_space, self.action_space = codec_spaces(self.codec, observation, action_mask)
+
+    def _seat_bots(self, rng: np.random.Generator) -> dict[int, Bot | Policy]:
+        """Opponents by seat for a new game: names become freshly seeded bots."""
+        others = [s for s in range(self.players_count) if s != self.seat]
+        out: dict[int, Bot | Policy] = {}
+        for s, o in zip(others, self.opponents, strict=True):
+            out[s] = make_bot(o, seed=int(rng.integers(2**32))) if isinstance(o, str) else o
+        return out
+
+    @property
+    def players_count(self) -> int:
+        return int(self.codec.players)
+
+    def _form(self, vector: np.ndarray, mask: np.ndarray) -> Any:
+        obs = self.codec.image(vector) if self.observation_form == "image" else vector
+        if self.mask_in_observation:
+            return {"observation": obs, "action_mask": mask}
+        return obs
+
+    def _outcome_info(self, scores: list[int], winners: list[int] | None, **extra: Any) -> dict[str, Any]:
+        return {
+            "scores": scores,
+            "winner": winners,
+            "is_success": winners is not None and self.seat in winners,
+            **extra,
+        }
+
+    def _reward(self, before: list[int], after: list[int], winners: list[int] | None) -> float:
+        return step_reward(self.reward_scheme, self.seat, before, after, winners)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now (bool); what ``MaskablePPO`` asks for."""
+        return self._mask().astype(bool)
+
+    def _mask(self) -> np.ndarray:
+        raise NotImplementedError
 
 
-def check_seats(
-    env: gym.Env[Any, Any], players: int, seat: int, opponents: str | Sequence[str], render_mode: str | None, illegal_action: str
-) -> list[str]:
-    """The bots for the other seats, after checking the learner's seat, the bot names and the
-    render and illegal-action modes: once for both games, so a bad argument fails at construction
-    with its name."""
-    if not 0 <= seat < players:
-        raise ValueError(f"seat: {seat} does not exist with {players} players")
-    check_modes(render_mode, env.metadata["render_modes"], illegal_action)
-    names = opponent_names(opponents, players - 1)
-    for name in set(names):
-        make_bot(name)  # unknown names fail now, not at reset()
-    return names
+class DiceEnv(_SeatEnv):
+    """The dice game for one learning seat; see the module docstring.
 
-
-class DiceEnv(gym.Env[Any, Any]):
-    """The dice game for one learning seat; see the module docstring."""
-
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    A learner's turn may take more than one step: after a PLACE id, a TAKE or a reward id
+    when the rules leave a real choice (``dice_codec``); the reward of those sub-steps is 0.
+    """
 
     def __init__(
         self,
         players: int | Sequence[str] = 2,
         seat: int = 0,
-        opponents: str | Sequence[str] = "random",
+        opponents: Opponent | Sequence[Opponent] = "random",
         rules: DiceRules | Mapping[str, Any] | str | None = None,
         render_mode: str | None = None,
         max_turns: int | None = None,
         illegal_action: IllegalPolicy = "replace",
         illegal_reward: float = 0.0,
+        reward: str = "score",
+        observation: str = "vector",
+        action_mask: bool = True,
     ) -> None:
         if isinstance(rules, str):
             rules = {"preset": rules}
         self.rules = rules if isinstance(rules, DiceRules) else DiceRules.from_dict(rules)
         self.players = player_names(players)
         DiceGame(self.players, self.rules, seed=0)  # bad players or rules fail here, clearly
-        self.opponent_names = check_seats(self, len(self.players), seat, opponents, render_mode, illegal_action)
-        self.seat = seat
-        self.render_mode = render_mode
-        self.max_turns = max_turns
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
         self.codec = DiceCodec(self.rules, len(self.players))
-        self.observation_space, self.action_space = codec_spaces(self.codec)
+        self._setup(
+            len(self.players), seat, opponents, render_mode, illegal_action, illegal_reward,
+            reward, observation, action_mask,
+        )
+        self.max_turns = max_turns
         self.game: DiceGame | None = None
-        self.bots: dict[int, Bot] = {}
-        self._choices: dict[int, DiceChoice] = {}
+        self.decider: DiceDecider | None = None
+        self.bots: dict[int, Bot | Policy] = {}
 
     def _game(self) -> DiceGame:
-        if self.game is None:
+        if self.game is None or self.decider is None:
             raise RuntimeError("call reset() before step()")
         return self.game
 
-    def _obs(self) -> dict[str, np.ndarray]:
+    def _mask(self) -> np.ndarray:
         game = self._game()
-        return {"observation": self.codec.observe(game, self.seat), "action_mask": self.codec.mask(self._choices)}
+        assert self.decider is not None
+        if game.over or game.to_move != self.seat:
+            return self.codec.mask({})
+        return self.codec.mask(self.decider.legal)
+
+    def _obs(self) -> Any:
+        self._game()
+        assert self.decider is not None
+        return self._form(self.decider.observe(self.seat), self._mask())
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         game = self._game()
-        return {"scores": list(game.scores), "turn": game.turn, **extra}
+        winners = game.winners() if game.over else None
+        return self._outcome_info(list(game.scores), winners, turn=game.turn, **extra)
 
     def _others_play(self) -> None:
-        """Bots move (the die rolled for each) until the learner has a roll to place, or the end."""
+        """Opponents move (the die rolled for each) until the learner has a decision, or the end."""
         game = self._game()
+        decider = self.decider
+        assert decider is not None
+        table = Table(game, {s: b for s, b in self.bots.items() if isinstance(b, Bot)})
         while not game.over:
             if game.roll_face is None:
-                game.roll()
+                table.advance()  # the die, rolled by the driver
+                decider.refresh()
                 continue
             if game.to_move == self.seat:
                 break
-            Table(game, {game.to_move: self.bots[game.to_move]}).play_bot(game.to_move)
-        self._choices = self.codec.choices(game)
+            opponent = self.bots[game.to_move]
+            if isinstance(opponent, Bot):
+                table.play_bot(game.to_move)
+                decider.refresh()
+            else:
+                seat = game.to_move
+                mask = self.codec.mask(decider.legal)
+                action = int(opponent(self._form(decider.observe(seat), mask), mask.astype(bool)))
+                if action not in decider.legal:
+                    raise ValueError(f"opponent policy for seat {seat}: {self.codec.describe(action)} is not legal")
+                decider.apply(action)
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random
-        game_seed = int(rng.integers(2**32))
-        self.game = DiceGame(self.players, self.rules, seed=game_seed)
-        others = [s for s in range(len(self.players)) if s != self.seat]
-        self.bots = dict(zip(others, make_opponents(self.opponent_names, rng), strict=True))
+        self.game = DiceGame(self.players, self.rules, seed=int(rng.integers(2**32)))
+        self.decider = DiceDecider(self.codec, self.game)
+        self.bots = self._seat_bots(rng)
         self._others_play()
         return self._obs(), self._info()
 
-    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         game = self._game()
+        decider = self.decider
+        assert decider is not None
         if game.over:
             return self._obs(), 0.0, True, False, self._info()
         extra: dict[str, Any] = {}
         penalty = 0.0
-        choice = self._choices.get(int(action))
-        if choice is None:
-            what = self.codec.describe(int(action))
+        a = int(action)
+        if a not in decider.legal:
+            what = self.codec.describe(a)
             if self.illegal_action == "raise":
                 raise ValueError(f"{what} is not a legal move for roll {game.roll_face}")
-            choice = self._choices[min(self._choices)]
+            a = min(decider.legal)
             extra["illegal_action"] = what
             penalty = self.illegal_reward
-        before = game.scores[self.seat]
-        game.act(DiceAction(choice.shape, choice.placement, choice.take))
-        self._others_play()
-        reward = float(game.scores[self.seat] - before) + penalty
+        before = list(game.scores)
+        if decider.apply(a) is not None:
+            self._others_play()
+        winners = game.winners() if game.over else None
+        reward = self._reward(before, list(game.scores), winners) + penalty
         truncated = not game.over and self.max_turns is not None and game.turn >= self.max_turns
         return self._obs(), reward, game.over, truncated, self._info(**extra)
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         if self.game is None:
             return None
-        return "\n".join(self.game.board.rows()) + f"\nscores: {self.game.scores}"
+        if self.render_mode == "rgb_array":
+            others = [s for s in range(len(self.players)) if s != self.seat]
+            return board_rgb(self.game.board, dim=others)
+        game = self.game
+        status = "game over" if game.over else f"{game.player_name} to move, die shows {game.roll_face}"
+        return "\n".join(game.board.rows()) + f"\nscores: {game.scores}  ({status})"
 
 
-class TowerEnv(gym.Env[Any, Any]):
-    """The tower game for one learning seat; the other seats are bots (see the module docstring).
+class TowerEnv(_SeatEnv):
+    """The tower game for one learning seat; the other seats are opponents (module docstring).
 
     One step is one action of the learner: a MINO action returns at once (reward 0) and the
-    learner decides again; a DROP or HOLD completes its action, the bots submit theirs and the
-    round resolves. Rounds in which the engine forces the learner's hold are played through.
-    The episode ends when the game does, or when the learner is out (its score is frozen).
+    learner decides again; a DROP or HOLD completes its action, the opponents submit theirs and
+    the round resolves. Rounds in which the engine forces the learner's hold are played through.
+    The episode ends with the game: a learner that is out (its score frozen) watches the
+    opponents finish it in its last step, so ``winner`` and the ``win`` reward are known.
     """
-
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(
         self,
         players: int | Sequence[str] = 2,
         seat: int = 0,
-        opponents: str | Sequence[str] = "random",
+        opponents: Opponent | Sequence[Opponent] = "random",
         rules: TowerRules | Mapping[str, Any] | str | None = None,
         render_mode: str | None = None,
         illegal_action: IllegalPolicy = "replace",
         illegal_reward: float = 0.0,
+        reward: str = "score",
+        observation: str = "vector",
+        action_mask: bool = True,
     ) -> None:
         if isinstance(rules, str):
             rules = {"preset": rules}
         self.rules_spec = rules
         self.players = player_names(players)
         probe = TowerGame(self.players, rules, seed=0)  # bad players or rules fail here, clearly
-        self.opponent_names = check_seats(self, len(self.players), seat, opponents, render_mode, illegal_action)
-        self.seat = seat
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
         self.codec = TowerCodec(probe.rules, len(self.players))
-        self.observation_space, self.action_space = codec_spaces(self.codec)
+        self._setup(
+            len(self.players), seat, opponents, render_mode, illegal_action, illegal_reward,
+            reward, observation, action_mask,
+        )
         self.game: TowerGame | None = None
-        self.bots: list[Bot | None] = []
+        self.bots: dict[int, Bot | Policy] = {}
         self.turn = SeatTurn()
         self._legal: Legal = {}
 
@@ -199,38 +304,55 @@ class TowerEnv(gym.Env[Any, Any]):
         return self.game
 
     def _finished(self) -> bool:
+        return self._game().over
+
+    def _policy_action(self, seat: int, policy: Policy) -> TowerAction:
+        """Drive a policy opponent through its mino sub-steps to its action for the round."""
         game = self._game()
-        return game.over or game.towers[self.seat].out
+        turn = SeatTurn()
+        while True:
+            legal = self.codec.legal(game, seat, turn)
+            mask = self.codec.mask(legal)
+            a = int(policy(self._form(self.codec.observe(game, seat, turn), mask), mask.astype(bool)))
+            if a not in legal:
+                raise ValueError(f"opponent policy for seat {seat}: {self.codec.describe(a)} is not legal")
+            value = legal[a]
+            if isinstance(value, TowerAction):
+                return value
+            turn.minos.append(int(value))
 
     def _others_play(self) -> None:
-        """Bots submit; rounds the learner has no say in (forced hold) are played through."""
+        """Opponents submit; rounds the learner has no say in (forced hold, or out: then the game
+        is played to its end, so the outcome is known) are played through."""
         game = self._game()
-        table = Table(game, self.bots)
-        while not self._finished():
+        table = Table(game, {s: b for s, b in self.bots.items() if isinstance(b, Bot)})
+        while not game.over:
             for seat in table.bots_to_act():
                 table.play_bot(seat)
+            for seat in table.humans_to_act():  # policies; the learner's seat is not theirs
+                opponent = self.bots.get(seat)
+                if opponent is not None:
+                    table.act(seat, self._policy_action(seat, opponent))  # type: ignore[arg-type]
             if self.seat in game.waiting_for():
                 break
         self._legal = {} if self._finished() else self.codec.legal(game, self.seat, self.turn)
 
-    def _obs(self) -> dict[str, np.ndarray]:
-        return {
-            "observation": self.codec.observe(self._game(), self.seat, self.turn),
-            "action_mask": self.codec.mask(self._legal),
-        }
+    def _mask(self) -> np.ndarray:
+        return self.codec.mask(self._legal)
+
+    def _obs(self) -> Any:
+        return self._form(self.codec.observe(self._game(), self.seat, self.turn), self._mask())
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         game = self._game()
-        return {"scores": game.scores(), "round": game.round, **extra}
+        winners = game.winners() if game.over else None
+        return self._outcome_info(game.scores(), winners, round=game.round, **extra)
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random
         self.game = TowerGame(self.players, self.rules_spec, seed=int(rng.integers(2**32)))
-        bots = iter(make_opponents(self.opponent_names, rng))
-        self.bots = [None if s == self.seat else next(bots) for s in range(len(self.players))]
+        self.bots = self._seat_bots(rng)
         self.turn = SeatTurn()
         if self.seat in self.game.waiting_for():
             self._legal = self.codec.legal(self.game, self.seat, self.turn)
@@ -238,7 +360,7 @@ class TowerEnv(gym.Env[Any, Any]):
             self._others_play()
         return self._obs(), self._info()
 
-    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         game = self._game()
         if self._finished():
             return self._obs(), 0.0, True, False, self._info()
@@ -253,7 +375,7 @@ class TowerEnv(gym.Env[Any, Any]):
             extra["illegal_action"] = what
             penalty = self.illegal_reward
         value = self._legal[a]
-        before = game.scores()[self.seat]
+        before = game.scores()
         if isinstance(value, int):
             self.turn.minos.append(value)
             self._legal = self.codec.legal(game, self.seat, self.turn)
@@ -261,11 +383,51 @@ class TowerEnv(gym.Env[Any, Any]):
             game.submit(self.seat, value)
             self.turn = SeatTurn()
             self._others_play()
-        reward = float(game.scores()[self.seat] - before) + penalty
+        winners = game.winners() if game.over else None
+        reward = self._reward(before, game.scores(), winners) + penalty
         return self._obs(), reward, self._finished(), False, self._info(**extra)
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         if self.game is None:
             return None
+        if self.render_mode == "rgb_array":
+            return side_by_side([board_rgb(t.board) for t in self.game.towers])
         tower = self.game.towers[self.seat]
         return "\n".join(tower.rows()) + f"\nscores: {self.game.scores()}"
+
+
+class SelfPlay:
+    """An opponent policy that plays as a snapshot of the learner, for self-play.
+
+    ``env = DiceEnv(opponents=SelfPlay())``; every so often ``selfplay.update(policy)`` with a
+    ``policy(observation, action_mask) -> action`` made from the learner (for sb3:
+    ``SelfPlay.from_model(model)``). Until the first update it plays uniformly among legal ids.
+    """
+
+    def __init__(self, policy: Policy | None = None, seed: int | None = None) -> None:
+        self.policy = policy
+        self.rng = np.random.default_rng(seed)
+        self.updates = 0
+
+    def update(self, policy: Policy) -> None:
+        self.policy = policy
+        self.updates += 1
+
+    def __call__(self, observation: Any, action_mask: np.ndarray) -> int:
+        if self.policy is None:
+            return int(self.rng.choice(np.flatnonzero(action_mask)))
+        return int(self.policy(observation, action_mask))
+
+    @staticmethod
+    def from_model(model: Any) -> Policy:
+        """A policy from an sb3(-contrib) model with ``predict(obs, action_masks=...)``: a frozen
+        copy of its current weights, so later training does not change the opponent."""
+        import copy
+
+        policy = copy.deepcopy(model.policy)
+
+        def act(observation: Any, action_mask: np.ndarray) -> int:
+            action, _ = policy.predict(observation, deterministic=False, action_masks=action_mask)
+            return int(action)
+
+        return act

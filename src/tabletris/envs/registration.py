@@ -1,6 +1,13 @@
 """Registers ``tabletris/Dice-v0`` and ``tabletris/Tower-v0`` with Gymnasium, cheaply.
 
-``import tabletris`` runs ``install()``. Importing Gymnasium costs about as much as starting the
+Three ways in, because Gymnasium changed how it finds third-party environments:
+
+- ``gymnasium.make("tabletris:tabletris/Dice-v0")`` with no import: Gymnasium (1.x) imports the
+  module named before the colon, and importing ``tabletris`` registers.
+- The ``gymnasium.envs`` entry point in pyproject (``register_envs``): Gymnasium 0.26-0.29 load
+  it when they are imported, so ``gymnasium.make("tabletris/Dice-v0")`` works with no import
+  there. Gymnasium 1.0 removed that plugin loader, which is why the import hook stays.
+- ``import tabletris`` runs ``install()``. Importing Gymnasium costs about as much as starting the
 whole command line, so it is not imported here: if Gymnasium is already loaded the environments
 are registered at once, otherwise a one-shot import hook registers them the moment Gymnasium is
 imported. Either way ``gymnasium.make("tabletris/Dice-v0")`` works after ``import tabletris``.
@@ -26,13 +33,19 @@ ENVIRONMENTS: dict[str, str] = {
 }
 
 
+VECTOR_ENVIRONMENTS: dict[str, str] = {"tabletris/Dice-v0": "tabletris.envs.vector:DiceVectorEnv"}
+"""``gymnasium.make_vec`` builds these (N games in one batch) instead of N wrapped envs."""
+
+
 def register_envs(gymnasium: Any = None) -> None:
     """Register every tabletris environment with ``gymnasium`` (imported if not given)."""
     if gymnasium is None:
         import gymnasium
     for env_id, entry_point in ENVIRONMENTS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point, disable_env_checker=True)
+            gymnasium.register(  # env checker on
+                id=env_id, entry_point=entry_point, vector_entry_point=VECTOR_ENVIRONMENTS.get(env_id)
+            )
 
 
 class _GymnasiumHook:

@@ -26,12 +26,15 @@ other seat (seats counted from the observer); PLAY and NEXT cards (one-hot, NEXT
 slot); cards seen per shape (of 4); deck left (of 27); minos in the box (of ``minos_in_box``);
 own minos and minos chosen this round (of ``minos_in_box``); own hold used; own action in;
 per seat (from the observer) out and total score; per achievement id (rules.md order) in play,
-met by the observer, and vacant spaces (of 3).
+met by the observer, and vacant spaces (of 3). ``TowerCodec.image`` gives the same facts as
+planes ``(channels, height, width)``: the 16 own planes, one per other seat, then one constant
+plane per other entry (scores divided by ``SCORE_SCALE`` and clipped to 1).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -44,6 +47,8 @@ from tabletris.engine.tower import DECK_SIZE, TowerAction, TowerGame, TowerRules
 WAIT = 0
 HOLD = 1
 SCORE_BOUND = 1000.0
+SCORE_SCALE = 40.0
+"""Scores in image planes are divided by this (a good tower score) and clipped to 1."""
 N_ORIENT = 4
 """Rotations only in the tower game: at most 4 forms per shape."""
 
@@ -96,6 +101,15 @@ class TowerCodec:
         self._orient_index = {
             (s, o.cells): i for s in TETROMINOES for i, o in enumerate(s.orientations("rotate"))
         }
+        self.board_planes = 16 + players - 1
+        first = self.layout["play"].start
+        self.image_shape = (self.board_planes + self.obs_size - first, self.height, self.width)
+        self.image_low = np.zeros(self.image_shape, dtype=np.float32)
+        self.image_high = np.ones(self.image_shape, dtype=np.float32)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TowerCodec:
+        """Copies share the codec: it never changes after it is built (OpenSpiel copies states)."""
+        return self
 
     # ---------------------------------------------------------------- actions
 
@@ -205,3 +219,17 @@ class TowerCodec:
             obs[start + 3 * i + 1] = float(seat in card.met)
             obs[start + 3 * i + 2] = max(0, SPACES - card.next_space) / SPACES
         return obs
+
+    def image(self, vector: np.ndarray) -> np.ndarray:
+        """The observation ``vector`` as planes ``(channels, height, width)`` (module docstring)."""
+        h, w = self.height, self.width
+        out = np.empty(self.image_shape, dtype=np.float32)
+        planes = vector[: self.layout["others"].stop]
+        out[: self.board_planes] = planes.reshape(self.board_planes, h, w)
+        first = self.layout["play"].start
+        rest = vector[first:].copy()
+        scores = self.layout["scores"]
+        part = slice(scores.start - first, scores.stop - first)
+        rest[part] = np.clip(rest[part] / SCORE_SCALE, 0.0, 1.0)
+        out[self.board_planes :] = rest[:, None, None]
+        return out

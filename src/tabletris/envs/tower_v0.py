@@ -90,6 +90,10 @@ class TowerParallelEnv(ParallelEnv):
         self.codec = TowerCodec(probe.rules, len(self.possible_agents))
         self.observation_spaces = {a: codec_spaces(self.codec)[0] for a in self.possible_agents}
         self.action_spaces = {a: codec_spaces(self.codec)[1] for a in self.possible_agents}
+        n = len(self.possible_agents)
+        self.state_space = spaces.Box(
+            np.tile(self.codec.obs_low, n), np.tile(self.codec.obs_high, n), dtype=np.float32
+        )
         self._seeder: np.random.Generator | None = None
         self.game: TowerGame | None = None
         self.turns: list[SeatTurn] = []
@@ -184,6 +188,12 @@ class TowerParallelEnv(ParallelEnv):
         if self.render_mode == "human":
             self.render()
         return observations, rewards, terminations, truncations, infos
+
+    def state(self) -> np.ndarray:
+        """The global state for centralised critics: every seat's observation vector, seat
+        order (each seat's view: the deck below NEXT is in no one's, so not in this either)."""
+        game = self._game()
+        return np.concatenate([self.codec.observe(game, s, self.turns[s]) for s in range(len(self.possible_agents))])
 
     def legal_actions(self, agent: str) -> list[int]:
         """``agent``'s legal actions now, ascending."""

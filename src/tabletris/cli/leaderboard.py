@@ -1,0 +1,61 @@
+"""``tabletris leaderboard GAME``: every pair of bots head to head, rated with openskill.
+
+The work is ``tabletris.lab.leaderboard``; this module parses options, prints the table and
+writes ``--out`` (``leaderboard.json``, ``leaderboard.md`` and ``leaderboard.png``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from tabletris.lab.leaderboard import DEFAULT_BOTS, Leaderboard, run_leaderboard, write_chart
+
+
+def print_board(board: Leaderboard, console: Console) -> None:
+    table = Table(title=f"{board.game} leaderboard (openskill, ranked by mu - 3 sigma)")
+    for name, justify in [("rank", "right"), ("bot", "left"), ("ordinal", "right"), ("mu", "right"),
+                          ("sigma", "right"), ("games", "right"), ("win rate", "right"), ("95% CI", "right")]:
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for i, e in enumerate(board.entries, 1):
+        table.add_row(str(i), e.bot, f"{e.ordinal:.2f}", f"{e.mu:.2f}", f"{e.sigma:.2f}", str(e.games),
+                      f"{e.win_rate:.1%}", f"{e.ci95[0]:.1%} - {e.ci95[1]:.1%}")
+    console.print(table)
+    for bot, reason in board.left_out.items():
+        console.print(f"left out: {bot}: {reason}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("leaderboard")
+    def leaderboard_command(
+        game: Annotated[str, typer.Argument(help="dice or tower")] = "dice",
+        bots: Annotated[
+            str, typer.Option(help="Comma-separated bots (NAME or NAME@STRENGTH, ext:... too).")
+        ] = ",".join(DEFAULT_BOTS),
+        games: Annotated[int, typer.Option(help="Games per pairing (seats swapped each game).")] = 20,
+        seed: Annotated[int, typer.Option(help="Master seed: every game's seed derives from it.")] = 0,
+        preset: Annotated[str, typer.Option(help="Rule preset.")] = "standard",
+        jobs: Annotated[int, typer.Option(help="Worker processes (results do not depend on it).")] = 1,
+        out: Annotated[Path | None, typer.Option(help="Write leaderboard.json, .md and .png here.")] = None,
+    ) -> None:
+        """Rate bots against each other (random, greedy, expert, oracle, mcts, ext:...) with openskill.
+
+        Example: tabletris leaderboard dice --games 40 --out lb/
+        """
+        try:
+            board = run_leaderboard(game, [b for b in bots.split(",") if b.strip()], games, seed, preset, jobs)
+        except ValueError as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(2) from None
+        print_board(board, Console())
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "leaderboard.json").write_text(json.dumps(board.to_dict(), indent=2) + "\n", encoding="utf-8")
+            (out / "leaderboard.md").write_text(board.markdown() + "\n", encoding="utf-8")
+            write_chart(board, out / "leaderboard.png")
+            typer.echo(f"wrote {out / 'leaderboard.json'}, leaderboard.md, leaderboard.png")
