@@ -63,7 +63,7 @@ def test_browser_removes_a_stone_above_a_cleared_row(server: LiveServer) -> None
         _wait_for_turn(server, room, 2)
         place_with_keys("ArrowRight")  # Ann: the O at the right completes rows 0 and 1
         page.wait_for_selector("#rewards")
-        bobs_number = next(s["n"] for s in _game(server, room)["stones"] if s["owner"] == 1)
+        bobs_number = next(s["number"] for s in _game(server, room)["stones"] if s["owner"] == 1)
         page.select_option("#rewards select[data-reward='0']", str(bobs_number))
         page.click("#rewards button.primary")  # (cleared cells leave the supply unlimited: no token picker)
         _wait_for_turn(server, room, 3)

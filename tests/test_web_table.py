@@ -123,15 +123,15 @@ def test_tray_highlight_and_take_buttons_follow_the_chosen_shape(server: LiveSer
         m["game"]["roll"] = "*"
         base = m["private"]["options"][0]
         m["game"]["stones"] = [
-            {"n": 1, "shape": "T", "owner": 1, "cells": [[0, 0], [1, 0], [2, 0], [1, 1]]},
-            {"n": 2, "shape": "T", "owner": 1, "cells": [[3, 0], [4, 0], [5, 0], [4, 1]]},
-            {"n": 3, "shape": "O", "owner": 0, "cells": [[6, 0], [7, 0], [6, 1], [7, 1]]},
+            {"number": 1, "shape": "T", "owner": 1, "cells": [[0, 0], [1, 0], [2, 0], [1, 1]]},
+            {"number": 2, "shape": "T", "owner": 1, "cells": [[3, 0], [4, 0], [5, 0], [4, 1]]},
+            {"number": 3, "shape": "O", "owner": 0, "cells": [[6, 0], [7, 0], [6, 1], [7, 1]]},
         ]
         opts = []
         for shape, n in (("T", 1), ("T", 2), ("O", 3)):
             o = copy.deepcopy(base)
             o["shape"] = shape
-            o["take"] = next(s for s in m["game"]["stones"] if s["n"] == n)
+            o["take"] = next(s for s in m["game"]["stones"] if s["number"] == n)
             o["orientations"] = [{"cells": [[0, 0], [1, 0], [0, 1], [1, 1]] if shape == "O" else [[0, 0], [1, 0], [2, 0], [1, 1]], "places": [[0, 2], [3, 2]]}]
             opts.append(o)
         m["private"]["options"] = opts
@@ -269,8 +269,8 @@ def test_reward_dialog_numbers_the_stones_on_the_board(server: LiveServer, brows
         g = m["game"]
         g["row_reward"] = "choose"
         g["stones"] = [
-            {"n": 4, "shape": "L", "owner": 1, "cells": [[0, 0], [1, 0], [2, 0], [2, 1]]},
-            {"n": 5, "shape": "O", "owner": 0, "cells": [[3, 0], [4, 0], [3, 1], [4, 1]]},
+            {"number": 4, "shape": "L", "owner": 1, "cells": [[0, 0], [1, 0], [2, 0], [2, 1]]},
+            {"number": 5, "shape": "O", "owner": 0, "cells": [[3, 0], [4, 0], [3, 1], [4, 1]]},
         ]
         opt = m["private"]["options"][0]
         opt["orientations"] = [{"cells": [[0, 0], [1, 0], [2, 0], [3, 0]], "places": [[5, 0]], "rows": [1]}]

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
 from tabletris.engine.board import Placement, Stone, parse_cells
-from tabletris.engine.dice import DiceAction, DiceGame
+from tabletris.engine.dice import DiceAction, DiceGame, stone_dict
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.games import GAMES, spec
 from tabletris.engine.options import RulesError
@@ -70,8 +70,6 @@ def cells_json(cells: Sequence[Sequence[int]]) -> list[list[int]]:
     return [[int(c[0]), int(c[1])] for c in cells]
 
 
-def stone_json(stone: Stone) -> dict[str, Any]:
-    return {"n": stone.number, "shape": stone.shape.value, "owner": stone.owner, "cells": cells_json(stone.cells)}
 
 
 def _rules_meta(game: str, summary: str) -> dict[str, Any]:
@@ -175,21 +173,7 @@ class DiceAdapter:
         first = max(0, len(game.moves) - LOG_LENGTH)
         return {
             "game": "dice",
-            "width": rules.width,
-            "height": rules.height,
-            "die": list(rules.die),
-            "stones": [stone_json(s) for s in game.board.stones.values()],
-            "complete_rows": game.board.complete_rows(),
-            "scores": list(game.scores),
-            "rows_completed": list(game.rows_completed),
-            "supply": {s.value: n for s, n in game.supply.items()} if rules.limited_supply else None,
-            "tokens": [[t.value for t in mine] for mine in game.tokens],
-            "to_move": game.to_move,
-            "roll": game.roll_face,
-            "turn": game.turn,
-            "over": game.over,
-            "stuck": game.stuck,
-            "winners": game.winners(),
+            **game.public_state(),
             "clear_rows": rules.clear_rows,
             "target": rules.target if rules.clear_rows else None,
             "row_reward": rules.row_reward,
@@ -216,7 +200,7 @@ class DiceAdapter:
                 options.append(
                     {
                         "shape": shape.value,
-                        "take": None if take is None else stone_json(take),
+                        "take": None if take is None else stone_dict(take),
                         "orientations": forms,
                     }
                 )
@@ -361,7 +345,7 @@ class TowerAdapter:
             [None if a is None else a.to_dict() for a in game.rounds[-1]] if game.rounds else None
         )
         for i, (tower, entry) in enumerate(zip(game.towers, state["towers"], strict=True)):
-            entry["stones"] = [stone_json(st) for st in tower.board.stones.values()]
+            entry["stones"] = [stone_dict(st) for st in tower.board.stones.values()]
             entry["icons"] = tower.layout.to_dict()
             entry["hold_used"] = tower.hold_used
             entry["seat"] = i

@@ -204,14 +204,14 @@ export class BoardView {
       const stone = owner.get(key);
       let cls = "cell";
       if (stone) cls += ` filled s-${stone.shape}`;
-      if (stone && stone.owner !== null && stone.owner !== undefined && stone.n >= 0) cls += ` o-${stone.owner % 8}`;
+      if (stone && stone.owner !== null && stone.owner !== undefined && stone.number >= 0) cls += ` o-${stone.owner % 8}`;
       const states = [];
       for (const [name, set] of Object.entries(overlays)) if (set && set.has(key)) { cls += ` ${name}`; states.push(STATE_WORDS[name] || name); }
       if (stone && fresh && fresh(stone)) cls += " fresh";
       if (cell.className !== cls) cell.className = cls;
-      cell.dataset.stone = stone ? stone.n : "";
+      cell.dataset.stone = stone ? stone.number : "";
       const top = anchor.get(key);
-      const num = top && top.n >= 0 && numbers && numbers.has(top.n) ? `${top.n}` : "";
+      const num = top && top.number >= 0 && numbers && numbers.has(top.number) ? `${top.number}` : "";
       const letter = stone ? `${stone.shape}${num}` : "";
       if ((cell.dataset.letter || "") !== letter) cell.dataset.letter = letter;
       cell.classList.toggle("num", Boolean(num));
@@ -224,9 +224,9 @@ export class BoardView {
       }
       const [x, y] = key.split(",").map(Number);
       let what = "empty";
-      if (stone && stone.n >= 0) {
+      if (stone && stone.number >= 0) {
         const who = names && stone.owner !== null && stone.owner !== undefined ? `, ${names(stone.owner)}'s` : "";
-        what = `${stone.shape} stone #${stone.n}${who}`;
+        what = `${stone.shape} stone #${stone.number}${who}`;
       } else if (stone) what = stone.shape === "M" ? "mino (planned)" : `${stone.shape} (submitted)`;
       if (want.startsWith("b")) what += `, bonus icon ${want.slice(1)}`;
       else if (want === "d") what += ", diamond";

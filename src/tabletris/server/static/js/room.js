@@ -484,14 +484,14 @@ class DiceView {
 
   currentOption() {
     const opts = this.options();
-    return opts.find((o) => o.shape === this.sel.shape && (o.take ? o.take.n : null) === this.sel.take) || opts.find(DiceView.placeable) || opts[0] || null;
+    return opts.find((o) => o.shape === this.sel.shape && (o.take ? o.take.number : null) === this.sel.take) || opts.find(DiceView.placeable) || opts[0] || null;
   }
 
   pick(shape, take) {
     const opts = this.options();
     if (take === undefined) {
       const o = opts.find((x) => x.shape === shape && DiceView.placeable(x)) || opts.find((x) => x.shape === shape);
-      take = o && o.take ? o.take.n : null;
+      take = o && o.take ? o.take.number : null;
     }
     this.unstage(false);
     this.sel = { shape, take };
@@ -522,13 +522,13 @@ class DiceView {
       const opts = this.options();
       // Pre-select a shape that fits somewhere (on a ★ roll the first shape may fit nowhere).
       const first = opts.find(DiceView.placeable) || opts[0];
-      this.sel = first ? { shape: first.shape, take: first.take ? first.take.n : null } : { shape: null, take: null };
+      this.sel = first ? { shape: first.shape, take: first.take ? first.take.number : null } : { shape: null, take: null };
       this.placer.place = -1;
       const o = this.currentOption();
       this.placer.setForms(o ? o.orientations : []);
       if (myTurn) this.placer.hover(g.width / 2, g.height);
       this.prevStones = this.stones || new Set();
-      this.stones = new Set(g.stones.map((st) => st.n));
+      this.stones = new Set(g.stones.map((st) => st.number));
       const last = g.log[g.log.length - 1];
       if (last && last.player !== app.seat && last.place) announce(`${nameOf(last.player)} placed ${last.shape || last.roll} at ${where(last.place)}.`);
     }
@@ -555,7 +555,7 @@ class DiceView {
     else if (myTurn && this.staged) this.status.replaceChildren(el("b", {}, "Confirm?"), ` ${this.staged.shape} at ${where(this.staged.cells)} — ✓ Confirm (Enter, or tap it again) or ↶ Undo (Esc)`);
     else if (myTurn && !this.placer.current()) {
       const o = this.currentOption();
-      this.status.replaceChildren(el("b", {}, "Your turn"), ` — no place fits ${o && o.take ? `stone #${o.take.n}` : `the ${this.sel.shape || "piece"}`}: choose another ${this.options().some(DiceView.placeable) ? "piece in the tray" : "option"}.`);
+      this.status.replaceChildren(el("b", {}, "Your turn"), ` — no place fits ${o && o.take ? `stone #${o.take.number}` : `the ${this.sel.shape || "piece"}`}: choose another ${this.options().some(DiceView.placeable) ? "piece in the tray" : "option"}.`);
     } else if (myTurn) this.status.replaceChildren(el("b", {}, "Your turn"), ` — place the ${g.roll === "*" ? "piece of your choice" : g.roll}`);
     else this.status.replaceChildren(`${nameOf(g.to_move)} is playing…`);
     this.controls.classList.toggle("hidden", !myTurn);
@@ -583,7 +583,7 @@ class DiceView {
       const takes = opts.filter((o) => o.shape === this.sel.shape && o.take);
       if (takes.length) {
         items.push(el("span", { class: "muted" }, "supply empty: take"));
-        for (const o of takes) items.push(el("button", { class: `small${o.take.n === this.sel.take ? " primary" : ""}`, "data-take": o.take.n, "aria-pressed": String(o.take.n === this.sel.take), onclick: () => this.pick(o.shape, o.take.n) }, `stone #${o.take.n} (${where(o.take.cells)})`));
+        for (const o of takes) items.push(el("button", { class: `small${o.take.number === this.sel.take ? " primary" : ""}`, "data-take": o.take.number, "aria-pressed": String(o.take.number === this.sel.take), onclick: () => this.pick(o.shape, o.take.number) }, `stone #${o.take.number} (${where(o.take.cells)})`));
       }
     }
     this.tray.replaceChildren(...items);
@@ -637,9 +637,9 @@ class DiceView {
     for (const y of g.complete_rows) for (let x = 0; x < g.width; x++) overlays.complete.add(key(x, y));
     const prev = this.prevStones;
     const taking = this.staged ? this.staged.take : o && o.take && this.placer.current() ? o.take : null;
-    const shown = stones.filter((st) => !(taking && st.n === taking.n));
+    const shown = stones.filter((st) => !(taking && st.number === taking.number));
     if (this.staged) shown.push({ n: -1, shape: this.staged.shape, owner: app.seat, cells: this.staged.cells });
-    this.board.render({ stones: shown, overlays, fresh: prev && prev.size ? (st) => !prev.has(st.n) : null, names: nameOf, numbers: this.numbers || null });
+    this.board.render({ stones: shown, overlays, fresh: prev && prev.size ? (st) => !prev.has(st.number) : null, names: nameOf, numbers: this.numbers || null });
     const c = this.placer.enabled && !this.staged ? this.placer.current() : null;
     if (c && o) for (const [x, y] of c.cells) this.board.cells.get(key(x, y)).classList.add(`s-${o.shape}`);
   }
@@ -662,8 +662,8 @@ class DiceView {
     if (e.key === "t" || e.key === "T") {
       const takes = opts.filter((o) => o.shape === this.sel.shape && o.take);
       if (takes.length) {
-        const i = takes.findIndex((o) => o.take.n === this.sel.take);
-        this.pick(this.sel.shape, takes[(i + 1) % takes.length].take.n);
+        const i = takes.findIndex((o) => o.take.number === this.sel.take);
+        this.pick(this.sel.shape, takes[(i + 1) % takes.length].take.number);
       }
       e.preventDefault();
       return;
@@ -765,19 +765,19 @@ class DiceView {
 
   askRewards(count) {
     const g = app.state.game;
-    const candidates = (app.state.private.rewardable || []).map((n) => g.stones.find((st) => st.n === n)).filter(Boolean);
-    this.numbers = new Set(candidates.map((st) => st.n));
+    const candidates = (app.state.private.rewardable || []).map((n) => g.stones.find((st) => st.number === n)).filter(Boolean);
+    this.numbers = new Set(candidates.map((st) => st.number));
     this.draw();
     return new Promise((resolve) => {
       const selects = [];
       const mark = () => {
         this.picks = new Set();
-        for (const s of selects) { const st = candidates.find((c) => String(c.n) === s.value); if (st) for (const [x, y] of st.cells) this.picks.add(key(x, y)); }
+        for (const s of selects) { const st = candidates.find((c) => String(c.number) === s.value); if (st) for (const [x, y] of st.cells) this.picks.add(key(x, y)); }
         this.draw();
       };
       for (let i = 0; i < count; i++) {
         const sel = el("select", { "data-reward": i, id: `reward-${i}` }, el("option", { value: "point" }, "Take the point"),
-          ...candidates.map((st) => el("option", { value: st.n }, `Remove ${nameOf(st.owner)}'s ${st.shape} (#${st.n}, ${where(st.cells)})`)));
+          ...candidates.map((st) => el("option", { value: st.number }, `Remove ${nameOf(st.owner)}'s ${st.shape} (#${st.number}, ${where(st.cells)})`)));
         sel.addEventListener("change", mark);
         selects.push(sel);
       }
@@ -785,7 +785,7 @@ class DiceView {
       const d = dialog("rewards", `${count} row${count > 1 ? "s" : ""} completed: choose each reward`, [
         el("p", { class: "muted" }, "The stones you may remove show their numbers on the board."),
         ...selects.map((s, i) => el("div", { class: "rule" }, el("label", { for: `reward-${i}` }, `Row ${i + 1}`), s))],
-      [el("button", { class: "primary", id: "rewards-ok", onclick: () => done(selects.map((s) => (s.value === "point" ? "point" : { remove: candidates.find((st) => String(st.n) === s.value).cells }))) }, "Place"),
+      [el("button", { class: "primary", id: "rewards-ok", onclick: () => done(selects.map((s) => (s.value === "point" ? "point" : { remove: candidates.find((st) => String(st.number) === s.value).cells }))) }, "Place"),
         el("button", { id: "rewards-cancel", onclick: () => done(null) }, "Cancel")], { peek: true });
       d.cancel = () => done(null);
     });
@@ -872,7 +872,7 @@ class TowerView {
         if (last) announce(`Round ${last.round} revealed. ${this.roundText(last).map((x) => (typeof x === "string" ? x : x.textContent)).join("")}`);
       }
       this.prev = this.stoneSets || null;
-      this.stoneSets = g.towers.map((t) => new Set(t.stones.map((st) => st.n)));
+      this.stoneSets = g.towers.map((t) => new Set(t.stones.map((st) => st.number)));
       this.round = g.round;
       this.minos = [];
       this.minoCells = [];
@@ -962,7 +962,7 @@ class TowerView {
       let view = this.others.get(i);
       if (!view) { view = new BoardView(g.width, g.height, { small: mySeat !== null, label: `${nameOf(i)}'s tower` }); this.others.set(i, view); }
       const prev = this.prev && this.prev[i];
-      view.render({ stones: t.stones, icons: t.icons, fresh: prev ? (st) => !prev.has(st.n) : null, names: nameOf });
+      view.render({ stones: t.stones, icons: t.icons, fresh: prev ? (st) => !prev.has(st.number) : null, names: nameOf });
       const tag = t.out ? el("span", { class: "tag" }, "out") : g.over ? null : g.submitted[i] ? el("span", { class: "tag done" }, "ready") : el("span", { class: "tag" }, "choosing");
       figs.push(el("figure", { "data-tower": i }, view.node, el("figcaption", {}, legend(i), `${nameOf(i)} · ${t.score.total} `, tag)));
     });
@@ -1027,7 +1027,7 @@ class TowerView {
       stones.push({ n: -100, shape: g.play, cells: priv.pending.place });
     }
     const prev = this.prev && this.prev[app.seat];
-    this.board.render({ stones, icons: t.icons, overlays, fresh: prev ? (st) => st.n > 0 && !prev.has(st.n) : null, names: nameOf });
+    this.board.render({ stones, icons: t.icons, overlays, fresh: prev ? (st) => st.number > 0 && !prev.has(st.number) : null, names: nameOf });
     const c = this.placer.enabled ? this.placer.current() : null;
     if (c) for (const [x, y] of c.cells) this.board.cells.get(key(x, y)).classList.add(`s-${g.play}`);
   }
