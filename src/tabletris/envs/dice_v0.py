@@ -41,6 +41,7 @@ from tabletris.envs.dice_codec import DiceCodec, DiceDecider
 from tabletris.envs.render import board_rgb
 from tabletris.envs.rewards import check_scheme, step_reward
 from tabletris.envs.spaces import check_modes, codec_spaces
+from tabletris.table.driver import Table
 
 IllegalPolicy = Literal["raise", "replace"]
 
@@ -129,13 +130,14 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
             self._seeder = np.random.default_rng(seed)
         game_seed = int(self._seeder.integers(2**32))
         self.game = DiceGame(self.player_names, self.rules, seed=game_seed)
+        self.table = Table(self.game)  # every seat is an agent: the driver only rolls and says who acts
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.game.roll()
+        self.table.advance()
         self.decider = DiceDecider(self.codec, self.game)
         self._after_change()
         self.agent_selection = self.agents[self.game.to_move]
@@ -188,7 +190,7 @@ class raw_env(AECEnv):  # PettingZoo's naming convention: module.raw_env
             penalty = self.illegal_reward
         before = list(game.scores)
         if decider.apply(a) is not None and not game.over:
-            game.roll()
+            self.table.advance()
             decider.refresh()
         self._cumulative_rewards[agent] = 0.0
         winners = game.winners() if game.over else None
