@@ -207,7 +207,9 @@ def test_turn_clock_shows_seconds_and_the_timer_move_is_marked(server: LiveServe
     room = new_room(server, "dice", ["open", "random"], timer=5)
     ctx, page, errors = seated(browser, server, room)
     page.wait_for_selector("#clock:visible", timeout=15000)
-    assert "left for you" in page.locator("#clock").inner_text()
+    # Joining reconnects the page's spectator socket with the seat token: the clock names Ann
+    # until the seat's own state arrives, then says "you".
+    wait_until(lambda: "left for you" in page.locator("#clock").inner_text(), timeout=5, what="the clock says you")
     assert page.locator("#clock").inner_text().startswith("⏱ 0:0")
     page.wait_for_selector("#log .timer-tag", timeout=15000)
     assert page.locator("#log li").first.locator(".timer-tag").count() == 1
