@@ -41,10 +41,6 @@ class GameSpec:
         """A new game. ``setup`` passes game-specific set-up on (the tower's ``towers``, ``deck``)."""
         return self.game_cls(list(players), rules, seed=seed, **setup)
 
-    def rematch(self, last: Any) -> Any:
-        """A new game for the same players after ``last``, by the match rule, with a new seed."""
-        return self.new(last.players, self.next_rules(last, last.rules))
-
     def rules_meta(self) -> dict[str, Any]:
         """Every option with its default and help, and each preset's values (forms use this)."""
         defaults = options_to_dict(self.rules_cls())
@@ -57,11 +53,6 @@ class GameSpec:
             ],
         }
 
-    def check_players(self, count: int) -> None:
-        if not self.min_players <= count <= self.max_players:
-            raise RulesError(
-                f"players: the {self.name} game takes {self.min_players} to {self.max_players} players, got {count}"
-            )
 
 
 def _dice_next_rules(last: dice.DiceGame, rules: dice.DiceRules) -> dice.DiceRules:
