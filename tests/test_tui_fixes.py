@@ -164,9 +164,12 @@ async def test_a_star_only_on_bonus_icons_that_score() -> None:
 
     app = make_app("tower", [("random", "Ann"), ("random", "Robo"), ("random", "Cleo")], {"preset": "advanced"}, seed=5)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, EndScreen))
+        await settle(
+            pilot, lambda: isinstance(app.screen, EndScreen) and len(app.screen.query("#reveal BoardView")) == 3
+        )  # the end screen's towers are composed a moment after the screen itself
         game = app.game
         views = list(app.screen.query("#reveal BoardView").results(BoardView))
+        assert len(views) == 3
         covered_icons = 0
         for seat, view in enumerate(views):
             tower = game.towers[seat]
