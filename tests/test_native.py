@@ -11,8 +11,6 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,14 +32,7 @@ if not board_module.native_available():
     )
 
 
-@contextmanager
-def engine(native: bool) -> Iterator[None]:
-    was = board_module.native_module() is not None
-    board_module.use_native(native)
-    try:
-        yield
-    finally:
-        board_module.use_native(was)
+engine = board_module.engine
 
 
 def both(fn):  # type: ignore[no-untyped-def]

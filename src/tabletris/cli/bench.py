@@ -28,8 +28,7 @@ import platform
 import random
 import statistics
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -48,15 +47,7 @@ DIE_SHAPES = (Shape.I, Shape.O, Shape.T, Shape.S, Shape.L)
 TOWER_PLAYERS = ("P1", "P2", "P3", "P4")
 
 
-@contextmanager
-def engine(native: bool) -> Iterator[None]:
-    """Run the block on one engine, then put back the one that was in use."""
-    was = board_module.native_module() is not None
-    board_module.use_native(native)
-    try:
-        yield
-    finally:
-        board_module.use_native(was)
+engine = board_module.engine
 
 
 def midgame_boards(count: int = 24, seed: int = 2026) -> list[Board]:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import importlib
 import operator
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from types import ModuleType
@@ -73,6 +74,18 @@ def use_native(on: bool) -> None:
     if on and _AVAILABLE is None:
         raise ValueError(f"the native engine is not available: {_WHY_NOT}")
     _NATIVE = _AVAILABLE if on else None
+
+
+@contextmanager
+def engine(native: bool) -> Iterator[None]:
+    """Run the block on one engine, then put back the one that was in use (the bench and the
+    differential tests compare the two in one process)."""
+    was = _NATIVE is not None
+    use_native(native)
+    try:
+        yield
+    finally:
+        use_native(was)
 
 
 def engine_name() -> str:
