@@ -1,13 +1,34 @@
-"""Builds the optional compiled core; everything else is in pyproject.toml.
+"""Builds the optional compiled core and the translation catalogs; everything else is in pyproject.toml.
 
 ``optional=True``: when the C compiler or Python headers are missing the build says so and the
 install goes on without it; the engine then runs its pure-Python reference (``tabletris bench``
 says which engine it runs).
+
+The ``.po`` catalogs are the source; ``build_py`` compiles them to ``.mo`` in the built package
+(``tabletris.i18n`` compiles them in memory where no ``.mo`` exists, as in an editable checkout).
 """
 
+from pathlib import Path
+
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+
+
+class BuildWithCatalogs(build_py):
+    def run(self) -> None:
+        super().run()
+        from babel.messages.mofile import write_mo
+        from babel.messages.pofile import read_po
+
+        for po in Path(self.build_lib, "tabletris", "i18n", "locale").glob("*/LC_MESSAGES/*.po"):
+            with po.open("rb") as f:
+                catalog = read_po(f, locale=po.parent.parent.name, domain=po.stem)
+            with po.with_suffix(".mo").open("wb") as f:
+                write_mo(f, catalog)
+
 
 setup(
+    cmdclass={"build_py": BuildWithCatalogs},
     ext_modules=[
         Extension(
             "tabletris.engine._native",
@@ -15,5 +36,5 @@ setup(
             optional=True,
             extra_compile_args=["-O2", "-std=c99"],
         )
-    ]
+    ],
 )
