@@ -45,6 +45,7 @@ from tabletris.engine.shapes import (
     Shape,
     find_orientation,
 )
+from tabletris.engine.texts import N_
 
 CHOICE = "*"
 DEFAULT_DIE: tuple[str, ...] = ("I", "O", "T", "S", "L", CHOICE)
@@ -75,30 +76,30 @@ options into its record's ``rules`` whatever their value (``DiceGame.rules_spec`
 CLEAR_MODES = ("cells", "stones")
 
 RULE_HELP: dict[str, str] = {
-    "width": "Board width in cells.",
-    "height": "Board height in cells (the 'long board' house rule: e.g. 30).",
-    "die": "The die's faces; '*' lets the player name any shape on the die.",
-    "supply": "Stones of each shape per player in the shared supply.",
-    "orientation": "'free': pieces may be turned over (S=Z, J=L); 'rotate': rotations only.",
-    "access": "'slide': a piece must slide in from the top; 'drop': straight down; 'free': anywhere it rests.",
-    "stuck_penalty": "The player who cannot place loses 1 point.",
-    "rescore_reopened": "A row reopened by a removal scores again when completed again.",
-    "clear_rows": (
+    "width": N_("Board width in cells."),
+    "height": N_("Board height in cells (the 'long board' house rule: e.g. 30)."),
+    "die": N_("The die's faces; '*' lets the player name any shape on the die."),
+    "supply": N_("Stones of each shape per player in the shared supply."),
+    "orientation": N_("'free': pieces may be turned over (S=Z, J=L); 'rotate': rotations only."),
+    "access": N_("'slide': a piece must slide in from the top; 'drop': straight down; 'free': anywhere it rests."),
+    "stuck_penalty": N_("The player who cannot place loses 1 point."),
+    "rescore_reopened": N_("A row reopened by a removal scores again when completed again."),
+    "clear_rows": N_(
         "Completed rows leave the board; first to the target wins. 'cells' (or true): the rows' cells "
         "vanish and everything above falls (computer Tetris); 'stones': every stone with a cell in a "
         "completed row goes back to the supply whole and nothing moves (at a table)."
     ),
-    "target": "Points that end the game when clear_rows is on.",
-    "row_reward": "'point': each completed row scores 1; 'choose': a point or remove an opponent's stone.",
-    "garbage": "Stones placed at random (a number) or at listed cells before the game.",
-    "take": "With an empty supply, take a stone of the shape from the lowest rows ('lowest') or anywhere ('any').",
-    "unlimited_supply": "Never run out of stones (null: only when clear_rows is on).",
-    "first_player": "The seat that starts (a match's later games start with the previous loser).",
-    "tokens_from_supply": (
+    "target": N_("Points that end the game when clear_rows is on."),
+    "row_reward": N_("'point': each completed row scores 1; 'choose': a point or remove an opponent's stone."),
+    "garbage": N_("Stones placed at random (a number) or at listed cells before the game."),
+    "take": N_("With an empty supply, take a stone of the shape from the lowest rows ('lowest') or anywhere ('any')."),
+    "unlimited_supply": N_("Never run out of stones (null: only when clear_rows is on)."),
+    "first_player": N_("The seat that starts (a match's later games start with the previous loser)."),
+    "tokens_from_supply": N_(
         "Each point takes a stone out of the supply as its token (the scorer names the shape; "
         "default: most stones left). A record that does not name it replays with it off."
     ),
-    "must_close": "If a placement of the rolled piece completes a row, the player must choose one that does.",
+    "must_close": N_("If a placement of the rolled piece completes a row, the player must choose one that does."),
 }
 
 

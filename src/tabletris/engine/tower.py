@@ -48,6 +48,7 @@ from tabletris.engine.board import (
 from tabletris.engine.errors import IllegalMove, MalformedMove, RulesError
 from tabletris.engine.options import build_options, options_to_dict, options_to_spec
 from tabletris.engine.shapes import TETROMINOES, Cell, Orientation, Shape
+from tabletris.engine.texts import N_
 
 MAX_PLAYERS = 4
 CARDS_PER_SHAPE = 4
@@ -69,15 +70,15 @@ TOWER_PRESETS: dict[str, dict[str, Any]] = {
 """Named rule sets: ``standard`` plays only ``six-lines``; ``advanced`` draws two cards."""
 
 RULE_HELP: dict[str, str] = {
-    "width": "Tower width in cells (the product: 8).",
-    "height": "Tower height in cells; the top edge is the skyline (the product: 15).",
-    "minos_in_box": "Minos in the box; each player takes start_minos of them at setup.",
-    "start_minos": "Minos each player starts with.",
-    "achievements": "Achievement card ids in play; null draws draw_achievements cards from the seed.",
-    "draw_achievements": "How many achievement cards are drawn when achievements is null.",
-    "seven_on_a_side": "'one-wall': all seven shapes touch the same wall; 'both-walls': each shape touches either wall.",
-    "four_pairs": "'matching': 4 disjoint touching same-shape pairs; 'pairs': any 4 touching same-shape pairs.",
-    "towers": (
+    "width": N_("Tower width in cells (the product: 8)."),
+    "height": N_("Tower height in cells; the top edge is the skyline (the product: 15)."),
+    "minos_in_box": N_("Minos in the box; each player takes start_minos of them at setup."),
+    "start_minos": N_("Minos each player starts with."),
+    "achievements": N_("Achievement card ids in play; null draws draw_achievements cards from the seed."),
+    "draw_achievements": N_("How many achievement cards are drawn when achievements is null."),
+    "seven_on_a_side": N_("'one-wall': all seven shapes touch the same wall; 'both-walls': each shape touches either wall."),
+    "four_pairs": N_("'matching': 4 disjoint touching same-shape pairs; 'pairs': any 4 touching same-shape pairs."),
+    "towers": N_(
         "A layout per seat: a name (tower 1-4, end a or b at the bottom: 1a ... 4b), null for a free "
         "tower drawn at random, or {bonus: [{cell, shape}], diamonds: [cells]}."
     ),
