@@ -14,7 +14,7 @@ from typing import Any
 from tabletris.engine import dice, tower
 from tabletris.engine.errors import RulesError
 from tabletris.engine.options import options_to_dict
-from tabletris.engine.texts import N_
+from tabletris.engine.texts import N_, Message
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ def spec(name: str) -> GameSpec:
         return GAMES[name]
     except (KeyError, TypeError):
         known = ", ".join(GAMES)
-        raise RulesError(f"unknown game {name!r}: expected one of {known}") from None
+        raise RulesError(Message(N_("unknown game {name!r}: expected one of {games}"), name=name, games=known)) from None
 
 
 def spec_of(game: Any) -> GameSpec:
