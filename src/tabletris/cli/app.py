@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from tabletris.cli.examples import epilog
+from tabletris.i18n import LanguageError, language_from_env, parse_language, use_language
 
 app = typer.Typer(
     name="tabletris",
@@ -30,11 +31,32 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _language(value: str | None) -> str:
+    """The language of everything the commands print: ``--lang``, else the terminal's
+    (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``), set before any command runs."""
+    if value is None:
+        return use_language(language_from_env())
+    try:
+        return use_language(parse_language(value))
+    except LanguageError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
 @app.callback()
 def _main(
     show_version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
+    lang: Annotated[
+        str | None,
+        typer.Option(
+            "--lang",
+            callback=_language,
+            is_eager=True,
+            metavar="LANG",
+            help="Language of the game's texts: en, cs or zh_CN (default: from LANG/LANGUAGE/LC_ALL).",
+        ),
+    ] = None,
 ) -> None:
     """The digital table for tabletop Tetris games: the dice game and the tower game."""
 

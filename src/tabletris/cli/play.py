@@ -11,12 +11,13 @@ import typer
 from tabletris.cli.examples import preset_list
 from tabletris.cli.render import color_wanted
 from tabletris.engine.games import GAMES
+from tabletris.i18n import _, translate
 from tabletris.table.saving import check_writable
 from tabletris.table.seats import check_game, parse_rules, parse_seats
 
 
 def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(_("error: {error}").format(error=translate(message)), err=True)
     raise typer.Exit(2)
 
 
@@ -54,17 +55,18 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(launch_setup(color=color))
         game = game or "dice"
         if game not in GAMES:
-            _fail(f"unknown game {game!r}: expected {' or '.join(GAMES)}")
+            names = list(GAMES)
+            _fail(_("unknown game {name!r}: expected {games} or {last}").format(name=game, games=", ".join(names[:-1]), last=names[-1]))
         try:
             seat_specs = parse_seats(seats, max_seats=GAMES[game].max_players)
             check_game([s.kind for s in seat_specs], game)
             rules_obj = parse_rules(rules, preset)
         except ValueError as e:
-            _fail(str(e))
+            _fail(translate(e))
             return
         chosen = _parse_towers(towers)
         if chosen is not None and game != "tower":
-            _fail("--towers is for the tower game")
+            _fail(_("--towers is for the tower game"))
         if save is not None:
             try:  # before the game, not after it: a bad path must not cost a played game
                 check_writable(save)

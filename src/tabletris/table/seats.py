@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
+from tabletris.engine.texts import N_, Message
 
 
 @dataclass(frozen=True)
@@ -26,9 +27,9 @@ def parse_seats(text: str, max_seats: int = 8) -> list[SeatSpec]:
     """Seats from ``KIND[@STRENGTH][=NAME]`` items; ValueError naming the item at fault."""
     items = [s.strip() for s in text.split(",")]
     if not items or any(not s for s in items):
-        raise ValueError(f"--seats: expected a comma-separated list like human,random, got {text!r}")
+        raise ValueError(Message(N_("--seats: expected a comma-separated list like human,random, got {text!r}"), text=text))
     if len(items) > max_seats:
-        raise ValueError(f"--seats: at most {max_seats} seats, got {len(items)}")
+        raise ValueError(Message(N_("--seats: at most {most} seats, got {count}"), most=max_seats, count=len(items)))
     seats: list[SeatSpec] = []
     counts: dict[str, int] = {}
     for item in items:
@@ -39,7 +40,7 @@ def parse_seats(text: str, max_seats: int = 8) -> list[SeatSpec]:
             strength = parse_strength(item, level)
         kind = kind.strip()
         if not kind:
-            raise ValueError(f"--seats: {item!r} names no player kind")
+            raise ValueError(Message(N_("--seats: {item!r} names no player kind"), item=item))
         counts[kind] = counts.get(kind, 0) + 1
         if not name:
             base = "Player" if kind == "human" else kind.split(":")[0].capitalize()
@@ -47,7 +48,7 @@ def parse_seats(text: str, max_seats: int = 8) -> list[SeatSpec]:
         seats.append(SeatSpec(kind, name.strip(), strength))
     names = [s.name for s in seats]
     if len(set(names)) != len(names):
-        raise ValueError(f"--seats: two seats have the same name ({', '.join(names)})")
+        raise ValueError(Message(N_("--seats: two seats have the same name ({names})"), names=", ".join(names)))
     return seats
 
 
@@ -56,9 +57,9 @@ def parse_strength(item: str, level: str) -> float:
     try:
         strength = float(level)
     except ValueError:
-        raise ValueError(f"--seats: {item!r}: strength {level!r} is not a number") from None
+        raise ValueError(Message(N_("--seats: {item!r}: strength {level!r} is not a number"), item=item, level=level)) from None
     if not 0 <= strength <= 1:  # also refuses nan
-        raise ValueError(f"--seats: {item!r}: strength {level} is outside 0 to 1")
+        raise ValueError(Message(N_("--seats: {item!r}: strength {level} is outside 0 to 1"), item=item, level=level))
     return strength
 
 
@@ -87,14 +88,14 @@ def parse_rules(items: list[str] | None, preset: str | None = None) -> dict[str,
             try:
                 extra = json.loads(item)
             except json.JSONDecodeError as e:
-                raise ValueError(f"--rules: {item!r} is not a JSON object: {e.msg}") from None
+                raise ValueError(Message(N_("--rules: {item!r} is not a JSON object: {error}"), item=item, error=e.msg)) from None
             if not isinstance(extra, dict):
-                raise ValueError(f"--rules: {item!r} is not a JSON object")
+                raise ValueError(Message(N_("--rules: {item!r} is not a JSON object"), item=item))
             rules.update(extra)
             continue
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"--rules: expected key=value, got {item!r}")
+            raise ValueError(Message(N_("--rules: expected key=value, got {item!r}"), item=item))
         try:
             parsed: object = json.loads(value)
         except json.JSONDecodeError:
