@@ -178,3 +178,18 @@ def test_a_broken_rule_is_explained_in_the_language() -> None:
 
 def test_the_engine_and_cli_catalogs_are_complete() -> None:
     assert catalogs.problems(["engine", "cli"]) == []
+
+
+def _flat(text: str) -> str:
+    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", text).split())
+
+
+def test_help_pages_follow_the_language() -> None:
+    czech = runner.invoke(app, ["--lang", "cs", "play", "-h"], env=NO_LOCALE)
+    assert czech.exit_code == 0
+    assert "Hrát u tohoto terminálu proti lidem" in _flat(czech.output) and "Příklady" in czech.output
+    assert "Play a game at this terminal" not in _flat(czech.output)
+    chinese = runner.invoke(app, ["-h"], env={**NO_LOCALE, "LANG": "zh_CN.UTF-8"})  # -h before --lang: LANG
+    assert "桌面俄罗斯方块游戏的数字桌" in _flat(chinese.output) and "重放对局记录" in _flat(chinese.output)
+    english = runner.invoke(app, ["replay", "-h"], env=NO_LOCALE)
+    assert "Replay a game record" in _flat(english.output) and "Examples" in english.output

@@ -13,18 +13,18 @@ from rich.text import Text
 from tabletris.cli.render import board_text, color_wanted, scoreboard
 from tabletris.engine import records
 from tabletris.engine.errors import RecordError
-from tabletris.i18n import _, ngettext, translate
+from tabletris.i18n import N_, _, ngettext, translate
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(help=N_("Replay a game record: the final board and scores, or exit 1 with the rule it breaks."))
     def replay(
-        file: Annotated[Path, typer.Argument(help="A game record (record format v1, JSON).")],
-        as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+        file: Annotated[Path, typer.Argument(help=N_("A game record (record format v1, JSON)."))],
+        as_json: Annotated[bool, typer.Option("--json", help=N_("Print the summary as JSON."))] = False,
         color: Annotated[
-            bool, typer.Option("--color/--no-color", help="Colour the board (NO_COLOR=1 also turns colour off).")
+            bool, typer.Option("--color/--no-color", help=N_("Colour the board (NO_COLOR=1 also turns colour off)."))
         ] = True,
-        tui: Annotated[bool, typer.Option("--tui", help="Step through the game in the full-screen viewer.")] = False,
+        tui: Annotated[bool, typer.Option("--tui", help=N_("Step through the game in the full-screen viewer."))] = False,
     ) -> None:
         """Replay a game record: the final board and scores, or exit 1 with the rule it breaks."""
         if tui:
