@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
             names = list(GAMES)
             _fail(_("unknown game {name!r}: expected {games} or {last}").format(name=game, games=", ".join(names[:-1]), last=names[-1]))
         try:
-            seat_specs = parse_seats(seats, max_seats=GAMES[game].max_players)
+            seat_specs = parse_seats(seats, max_seats=GAMES[game].max_players, person=_("Player {number}"))
             check_game([s.kind for s in seat_specs], game)
             rules_obj = parse_rules(rules, preset)
         except ValueError as e:

@@ -23,8 +23,11 @@ class SeatSpec:
         return self.kind == "human"
 
 
-def parse_seats(text: str, max_seats: int = 8) -> list[SeatSpec]:
-    """Seats from ``KIND[@STRENGTH][=NAME]`` items; ValueError naming the item at fault."""
+def parse_seats(text: str, max_seats: int = 8, person: str = "Player {number}") -> list[SeatSpec]:
+    """Seats from ``KIND[@STRENGTH][=NAME]`` items; ValueError naming the item at fault.
+
+    ``person`` names an unnamed human seat from its number (a front end passes it in the
+    player's language: the name goes into the record as it is shown)."""
     items = [s.strip() for s in text.split(",")]
     if not items or any(not s for s in items):
         raise ValueError(Message(N_("--seats: expected a comma-separated list like human,random, got {text!r}"), text=text))
@@ -43,8 +46,10 @@ def parse_seats(text: str, max_seats: int = 8) -> list[SeatSpec]:
             raise ValueError(Message(N_("--seats: {item!r} names no player kind"), item=item))
         counts[kind] = counts.get(kind, 0) + 1
         if not name:
-            base = "Player" if kind == "human" else kind.split(":")[0].capitalize()
-            name = f"{base} {len(seats) + 1}"
+            if kind == "human":
+                name = person.format(number=len(seats) + 1)
+            else:
+                name = f"{kind.split(':')[0].capitalize()} {len(seats) + 1}"
         seats.append(SeatSpec(kind, name.strip(), strength))
     names = [s.name for s in seats]
     if len(set(names)) != len(names):
