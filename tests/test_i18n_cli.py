@@ -11,6 +11,7 @@ import re
 import string
 from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
@@ -193,3 +194,15 @@ def test_help_pages_follow_the_language() -> None:
     assert "桌面俄罗斯方块游戏的数字桌" in _flat(chinese.output) and "重放对局记录" in _flat(chinese.output)
     english = runner.invoke(app, ["replay", "-h"], env=NO_LOCALE)
     assert "Replay a game record" in _flat(english.output) and "Examples" in english.output
+
+
+def test_the_print_kits_readme_is_written_in_the_language(tmp_path: Path) -> None:
+    out = tmp_path / "kit"
+    args = ["--lang", "cs", "kit", "--size", "mini", "--players", "2", "--out", str(out), "--no-slice", "--no-previews"]
+    result = runner.invoke(app, args, env=NO_LOCALE)
+    assert result.exit_code == 0, result.output
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert "## Co vytisknout" in readme and "| Barevná sada | `plates/colour-set.3mf` | 2krát |" in readme
+    assert "Vůle je 0,25 mm na každou stranu." in readme  # the locale's decimal comma
+    assert _english_lines(readme, "cs") == []
+    assert '"title": "Colour set"' in (out / "kit.json").read_text(encoding="utf-8")  # the data stays English
