@@ -165,7 +165,7 @@ export function markdown(text) {
   for (const block of text.split(/\n\s*\n/)) {
     const lines = block.split("\n").filter((l) => !l.startsWith("#"));
     if (!lines.length) continue;
-    const p = el("p", {});
+    const p = el("p", { class: "md" });
     for (const [i, part] of lines.join(" ").split(/(\*\*[^*]+\*\*|\*[^*]+\*)/).entries()) {
       if (i % 2 === 0) p.append(part);
       else if (part.startsWith("**")) p.append(el("b", {}, part.slice(2, -2)));

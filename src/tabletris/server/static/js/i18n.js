@@ -85,8 +85,10 @@ function templates() {
       names.push([m[1], Boolean(m[2])]);
       return m[2] ? "'(.*?)'" : "(.+?)";
     }).join("");
-    patterns.push({ re: new RegExp(`^${source}$`, "s"), names, id });
+    patterns.push({ re: new RegExp(`^${source}$`, "s"), names, id, literal: parts.filter((_p, i) => i % 2 === 0).join("").length });
   }
+  // The most specific template first: "seat {seat} is taken by {name}" before "seat {n}".
+  patterns.sort((a, b) => b.literal - a.literal);
   return patterns;
 }
 
