@@ -84,8 +84,14 @@ def cells_json(cells: Sequence[Sequence[int]]) -> list[list[int]]:
 def _rules_meta(game: str, summary: str) -> dict[str, Any]:
     """The game's options and presets (its ``GameSpec``), for the create form, the rules page and
     the rules-in-force panel of every room, with ``summary``: the rules in brief (the text the
-    terminal app's help screen shows: ``engine.rules_text``)."""
-    return {"summary": summary, **spec(game).rules_meta()}
+    terminal app's help screen shows: ``engine.rules_text``). Each option has its ``label`` (the
+    name a player reads; the web client translates it, as every engine text) and each preset its
+    one-line ``preset_help``."""
+    game_spec = spec(game)
+    meta = game_spec.rules_meta()
+    for option in meta["options"]:
+        option["label"] = game_spec.option_labels.get(option["name"], option["name"])
+    return {"summary": summary, **meta, "preset_help": dict(game_spec.preset_help)}
 
 
 class DiceAdapter:

@@ -68,7 +68,8 @@ export const ruleValue = (v) => (v === null || v === undefined ? _("default") : 
 export function trBlocks(text) {
   const whole = tr(text);
   if (whole !== text) return whole;
-  return text.split(/(\n\s*\n)/).map((part, i) => (i % 2 ? part : tr(part))).join("");
+  const one = (part) => { const m = part.match(/^(\s*)([\s\S]*?)(\s*)$/); return m[1] + tr(m[2]) + m[3]; };
+  return text.split(/(\n\s*\n)/).map((part, i) => (i % 2 ? part : one(part))).join("");
 }
 
 export function myName() { return localStorage.getItem("tabletris:name") || ""; }

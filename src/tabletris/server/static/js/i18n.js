@@ -79,6 +79,9 @@ function templates() {
     if (typeof t !== "string" || !id.includes("{")) continue;
     const names = [];
     const parts = id.split(/(\{\w+(?:![rs])?(?::[^{}]*)?\})/);
+    // A template with little text of its own ("an {shape}") would match any sentence: those are
+    // only translated where the client builds them, never recognised in a server's sentence.
+    if (parts.filter((_p, i) => i % 2 === 0).join("").replace(/[^\p{L}]/gu, "").length < 6) continue;
     const source = parts.map((p, i) => {
       if (i % 2 === 0) return p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
       const m = p.match(/^\{(\w+)(!r)?/);

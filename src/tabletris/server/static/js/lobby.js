@@ -42,7 +42,7 @@ function ruleInput(opt, preset) {
     input = el("input", { id, type: "text", "data-rule": opt.name, "data-kind": "json", value: JSON.stringify(value) });
   }
   input.dataset.initial = input.value;
-  return el("div", { class: "rule" }, el("label", { for: id }, tr(opt.name)), input, el("div", { class: "help" }, tr(opt.help)));
+  return el("div", { class: "rule" }, el("label", { for: id, title: opt.name }, tr(opt.label || opt.name)), input, el("div", { class: "help" }, tr(opt.help)));
 }
 
 function renderRules(box) {
@@ -97,7 +97,7 @@ function createForm() {
       el("button", { class: "primary", type: "submit", id: "create-btn" }, _("Create and sit down"))));
   const presetSel = box.querySelector("#preset");
   const fillPresets = () => {
-    presetSel.replaceChildren(...Object.keys(g().presets).map((p) => el("option", { value: p }, tr(p))));
+    presetSel.replaceChildren(...Object.keys(g().presets).map((p) => el("option", { value: p, title: g().preset_help && g().preset_help[p] ? tr(g().preset_help[p]) : null }, tr(p))));
     box.querySelector("#count").max = g().max_seats;
     const towers = g().towers || [];
     box.querySelector("#tower-row").classList.toggle("hidden", !towers.length);

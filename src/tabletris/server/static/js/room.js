@@ -247,7 +247,7 @@ function renderRules(room) {
       el("table", { class: "scores rules-table" },
         el("tr", {}, el("th", {}, _("Option")), el("th", {}, _("In force")), el("th", {}, _("What it does"))),
         ...opts.map((o) => el("tr", { class: changed.has(o.name) ? "changed" : "", "data-rule": o.name },
-          el("td", {}, tr(o.name)), el("td", {}, value(changed.has(o.name) ? changed.get(o.name) : preset[o.name]), changed.has(o.name) ? el("b", { class: "house" }, " ", _("house rule")) : ""), el("td", { class: "muted" }, tr(o.help))))),
+          el("td", { title: o.name }, tr(o.label || o.name)), el("td", {}, value(changed.has(o.name) ? changed.get(o.name) : preset[o.name]), changed.has(o.name) ? el("b", { class: "house" }, " ", _("house rule")) : ""), el("td", { class: "muted" }, tr(o.help))))),
       el("p", {}, el("a", { href: `/rules#${room.game}` }, room.game === "dice" ? _("The dice game's rules page") : _("The tower game's rules page")))));
 }
 
@@ -348,6 +348,15 @@ function nameOf(seat) {
   const s = app.state.room.seats[seat];
   return s && s.name ? s.name : _("Seat {n}", { n: seat + 1 });
 }
+
+// An achievement card's title in the page's language (the engine's name for it, translated);
+// where the catalog has no translation (English), its id, as records and the API name it.
+function cardName(c) {
+  const name = c && c.name ? tr(c.name) : "";
+  return name && name !== c.name ? name : c ? c.id : "";
+}
+
+function cardById(id) { return (app.state.game.achievements || []).find((c) => c.id === id) || { id }; }
 
 // A tower's hold: the card held, or used, or free.
 function holdWord(t) {
@@ -1015,7 +1024,7 @@ class TowerView {
     });
     for (const won of r.achievements) {
       const names = won.seats.map(nameOf).reduce((a, b) => _("{a} and {b}", { a, b }));
-      parts.push(" · " + _("{names} won achievement {card} ({points} points)", { names, card: tr(won.id), points: won.points.join(", ") }));
+      parts.push(" · " + _("{names} won achievement {card} ({points} points)", { names, card: cardName(cardById(won.id)), points: won.points.join(", ") }));
     }
     return parts;
   }
@@ -1034,7 +1043,7 @@ class TowerView {
     this.log.replaceChildren(...g.log.map((r) => logItem(r.round - 1, [el("b", {}, _("Round {round}", { round: r.round }), " "), mini(r.card), ": ", ...this.roundText(r)], `tower:${r.round}`, r.actions[app.seat] || {})));
     this.log.scrollTop = this.log.scrollHeight;
     this.achievements.replaceChildren(...g.achievements.map((c) => el("div", { class: "card", "data-card": c.id },
-      el("b", {}, tr(c.id)), el("div", { class: "muted" }, tr(c.text)),
+      el("b", { title: c.id }, cardName(c)), el("div", { class: "muted" }, tr(c.text)),
       el("div", { class: "spaces" }, ...c.points.map((p, k) => {
         const holders = c.holders[k];
         const dead = g.towers.length === 2 && k === 0;
@@ -1069,7 +1078,8 @@ class TowerView {
   breakdown(s) {
     const g = s.game;
     const ids = g.achievements.map((c) => c.id);
-    const rows = [el("tr", {}, el("th", {}, _("Player")), el("th", {}, _("Rows (points)")), el("th", {}, _("Bonus")), ...ids.map((id) => el("th", {}, tr(id))), el("th", {}, _("Total")))];
+    const titles = new Map(g.achievements.map((c) => [c.id, cardName(c)]));
+    const rows = [el("tr", {}, el("th", {}, _("Player")), el("th", {}, _("Rows (points)")), el("th", {}, _("Bonus")), ...ids.map((id) => el("th", { title: id }, titles.get(id))), el("th", {}, _("Total")))];
     g.towers.forEach((t, i) => rows.push(el("tr", { class: g.winners.includes(i) ? "turn" : "", "data-seat": i },
       el("td", {}, legend(i), nameOf(i), t.out ? _(" (out)") : ""), el("td", {}, `${num(t.score.lines)} (${num(t.score.line_points)})`), el("td", {}, num(t.score.bonus)),
       ...ids.map((id) => el("td", {}, t.score.achievements[id] !== undefined ? num(t.score.achievements[id]) : "–")), el("td", {}, el("b", {}, num(t.score.total))))));

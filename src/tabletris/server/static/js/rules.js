@@ -15,7 +15,7 @@ function gameSection(name, g) {
     el("h3", {}, _("House rules and options")),
     el("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": _("{game} options", { game: gameName(name) }) }, el("table", { class: "scores rules-table" },
       el("tr", {}, el("th", {}, _("Option")), ...presets.map((p) => el("th", {}, tr(p))), el("th", {}, _("What it does"))),
-      ...g.options.map((o) => el("tr", { "data-rule": o.name }, el("td", {}, el("b", {}, tr(o.name))),
+      ...g.options.map((o) => el("tr", { "data-rule": o.name }, el("td", {}, el("b", { title: o.name }, tr(o.label || o.name))),
         ...presets.map((p) => el("td", {}, ruleValue(g.presets[p][o.name]))), el("td", {}, tr(o.help)))))));
 }
 
