@@ -296,6 +296,33 @@ def test_engine_errors_carry_their_template() -> None:
     assert error_body("bad_name", "a name is a string") == {"error": "bad_name", "message": "a name is a string"}
 
 
+def test_a_refused_move_reads_in_the_pages_language(server: LiveServer, browser: Any) -> None:
+    """A real rule violation from the server: English in ``message``, and in Czech on the page,
+    rebuilt from the engine's template (the reason inside it translated too)."""
+    room = new_room(server, "dice", ["open", "random"])
+    token = httpx.post(f"{server.url}/api/rooms/{room}/join", json={"name": "Věra", "seat": 0}).json()["token"]
+
+    def my_turn() -> bool:
+        game = state(server, room)["game"]
+        return bool(game and game["to_move"] == 0)
+
+    wait_until(my_turn, 20, "Věra's turn")
+    turn = state(server, room)["game"]["turn"]
+    r = httpx.post(f"{server.url}/api/rooms/{room}/moves", headers={"X-Seat-Token": token},
+                   json={"place": [[0, 19], [1, 19], [2, 19], [3, 19]], "shape": "I", "turn": turn})
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert body["error"] == "illegal" and body["text"]["template"] and body["message"]
+    ctx = lang_context(browser, "cs")
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("#create")
+    czech = page.evaluate("async (body) => (await import('/static/js/i18n.js')).errorText(body)", body)
+    assert czech and czech != body["message"]
+    assert not English("cs").left_in([czech]), czech
+    ctx.close()
+
+
 def test_the_page_translates_server_and_engine_texts(server: LiveServer, browser: Any) -> None:
     """The client's catalog module: a server's filled-in English sentence is found by its
     template, an engine Message is rebuilt from its template, plurals follow Intl's categories."""
