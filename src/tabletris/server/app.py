@@ -32,7 +32,7 @@ from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Header, Query, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -45,6 +45,8 @@ from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import check_common, load
 from tabletris.engine.shapes import Shape
+from tabletris.engine.texts import Message as EngineText
+from tabletris.i18n import LanguageError, _, catalog_json, negotiate, parse_language
 from tabletris.server.games import ADAPTERS, ActionError, adapter_for
 from tabletris.server.limits import Bucket, ClientLedger, Limits
 from tabletris.server.models import (
@@ -70,6 +72,7 @@ STATIC = Path(__file__).parent / "static"
 
 STATUS = {
     "unknown_room": 404,
+    "unknown_language": 404,
     "not_found": 404,
     "method_not_allowed": 405,
     "bad_token": 403,
@@ -139,9 +142,55 @@ def default_db_url() -> str:
     return os.environ.get("TABLETRIS_DB") or "sqlite+aiosqlite:///" + str(Path("tabletris.sqlite3").resolve())
 
 
-def error_body(code: str, message: str) -> dict[str, str]:
-    """The one error body (docs/api.md, "Errors"): a code for programs, a sentence for people."""
-    return {"error": code, "message": message}
+def error_body(code: str, message: str) -> dict[str, Any]:
+    """The one error body (docs/api.md, "Errors"): a code for programs, a sentence for people.
+
+    An engine text (a rule violation) also travels as its template and parameters (``text``), so
+    the web client shows it in the player's language; ``message`` stays the English."""
+    body: dict[str, Any] = {"error": code, "message": str(message)}
+    if isinstance(message, EngineText):
+        body["text"] = message.as_json()
+    return body
+
+
+LANG_COOKIE = "tabletris_lang"
+"""The language a player chose in the page's menu; read before ``Accept-Language``."""
+
+
+def page_language(request: Request) -> str:
+    """The page's language: the player's choice (cookie), else the browser's ``Accept-Language``."""
+    chosen = request.cookies.get(LANG_COOKIE)
+    if chosen:
+        with contextlib.suppress(LanguageError):
+            return parse_language(chosen)
+    return negotiate(request.headers.get("accept-language"))
+
+
+_PAGES: dict[tuple[str, str], str] = {}
+
+
+def page_html(name: str, lang: str) -> str:
+    """A page with its language set on ``<html>`` by the server, so the client renders in it from
+    the first paint (no English flash): ``lang`` (BCP 47) and ``data-lang`` (the catalog's code)."""
+    html = _PAGES.get((name, lang))
+    if html is None:
+        text = (STATIC / name).read_text(encoding="utf-8")
+        html = text.replace('<html lang="en">', f'<html lang="{lang.replace("_", "-")}" data-lang="{lang}">', 1)
+        _PAGES[(name, lang)] = html
+    return html
+
+
+_CATALOGS: dict[str, bytes] = {}
+
+
+def catalog_bytes(lang: str) -> bytes:
+    """The web client's catalog as JSON, built once per language per process (the ``.po`` files
+    ship with the package and do not change while it runs)."""
+    data = _CATALOGS.get(lang)
+    if data is None:
+        data = json.dumps(catalog_json(lang), ensure_ascii=False, separators=(",", ":")).encode()
+        _CATALOGS[lang] = data
+    return data
 
 
 def _client(scope: Scope) -> str:
@@ -171,7 +220,7 @@ class Guard:
 
         if not self.ledger.http(_client(scope)):
             await _refuse(scope, receive, with_headers, 429, "rate_limited",
-                          f"more than {self.limits.http_rate:g} requests a second from this address: slow down")
+                          _("more than {rate:g} requests a second from this address: slow down").format(rate=self.limits.http_rate))
             return
         # A record upload is the one large body; the rest are small, and a large one is refused
         # before it is read or parsed (a 0.5 MB rules object cost the loop its JSON parse).
@@ -445,7 +494,7 @@ def create_app(
         seed and deck would tell the players the dice and cards to come."""
         room = await lobby.find(room_id)
         if room.status not in ENDED:
-            raise ActionError("not_over", f"the game in room {room.id} is not over: its record would reveal the future")
+            raise ActionError("not_over", _("the game in room {room} is not over: its record would reveal the future").format(room=room.id))
         headers = {"Content-Disposition": f'attachment; filename="tabletris-{room.id}.json"'} if download else None
         return JSONResponse(room.record(), headers=headers)
 
@@ -454,7 +503,7 @@ def create_app(
         """A finished game step by step: the position after each move (dice) or round (tower)."""
         room = await lobby.find(room_id)
         if room.status not in ENDED:
-            raise ActionError("not_over", f"the game in room {room.id} is not over: watch it live instead")
+            raise ActionError("not_over", _("the game in room {room} is not over: watch it live instead").format(room=room.id))
         return await replay_of(room.record())
 
     @app.post("/api/replay", response_model=ReplayOut, responses=ERRORS, tags=["replay"])
@@ -468,32 +517,46 @@ def create_app(
         steps = record.get("moves", record.get("rounds"))
         if isinstance(steps, list) and len(steps) > limits.record_moves:
             raise ActionError(
-                "bad_record", f"the record has {len(steps)} moves: this server replays at most {limits.record_moves}"
+                "bad_record", _("the record has {n} moves: this server replays at most {most}").format(n=len(steps), most=limits.record_moves)
             )
         text = await lobby.think_long(_replay_text, record)
         return Response(text, media_type="application/json")
 
+    @app.get("/api/i18n/{lang}", responses={404: ERRORS[404]}, tags=["meta"])
+    async def i18n_catalog(lang: str) -> Response:
+        """The web client's messages in ``lang`` (``cs``, ``zh_CN``, ``en``): the engine's and the
+        web's gettext catalogs, with the plural rule for ``Intl.PluralRules`` and the language menu."""
+        try:
+            code = parse_language(lang)
+        except LanguageError as e:
+            raise ActionError("unknown_language", str(e)) from None
+        return Response(catalog_bytes(code), media_type="application/json",
+                        headers={"Cache-Control": "public, max-age=3600"})
+
     # ------------------------------------------------------------------ pages
 
+    def page(name: str, request: Request) -> HTMLResponse:
+        return HTMLResponse(page_html(name, page_language(request)), headers={"Vary": "Accept-Language, Cookie"})
+
     @app.get("/", include_in_schema=False)
-    async def index() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
+    async def index(request: Request) -> HTMLResponse:
+        return page("index.html", request)
 
     @app.get("/room/{room_id}", include_in_schema=False)
-    async def room_page(room_id: str) -> FileResponse:
-        return FileResponse(STATIC / "room.html")
+    async def room_page(room_id: str, request: Request) -> HTMLResponse:
+        return page("room.html", request)
 
     @app.get("/rules", include_in_schema=False)
-    async def rules_page() -> FileResponse:
-        return FileResponse(STATIC / "rules.html")
+    async def rules_page(request: Request) -> HTMLResponse:
+        return page("rules.html", request)
 
     @app.get("/replay", include_in_schema=False)
-    async def replay_upload_page() -> FileResponse:
-        return FileResponse(STATIC / "replay.html")
+    async def replay_upload_page(request: Request) -> HTMLResponse:
+        return page("replay.html", request)
 
     @app.get("/replay/{room_id}", include_in_schema=False)
-    async def replay_page(room_id: str) -> FileResponse:
-        return FileResponse(STATIC / "replay.html")
+    async def replay_page(room_id: str, request: Request) -> HTMLResponse:
+        return page("replay.html", request)
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:
@@ -565,7 +628,7 @@ def create_app(
             await refuse(ws, 4404 if e.code == "unknown_room" else 4403, e.code, e.message)
             return
         if seat is None and sum(1 for c in room.conns if c.seat is None) >= limits.spectators:
-            await refuse(ws, 4409, "room_full", f"room {room.id} has {limits.spectators} spectators already")
+            await refuse(ws, 4409, "room_full", _("room {room} has {n} spectators already").format(room=room.id, n=limits.spectators))
             return
         conn = Connection(ws.send_text, seat, outbox=limits.outbox, send_timeout=limits.send_timeout)
         conn.token = token
@@ -615,7 +678,7 @@ def create_app(
                 continue
             if not bucket.take():
                 strikes += 1
-                fail(None, "rate_limited", f"more than {limits.message_rate:g} messages a second: slow down")
+                fail(None, "rate_limited", _("more than {rate:g} messages a second: slow down").format(rate=limits.message_rate))
                 if strikes >= limits.message_strikes:
                     conn.kill(1008, "flooding")
                     return
@@ -645,7 +708,7 @@ def create_app(
                 fail(msg_id, e.code, e.message)
             except Exception:
                 log.exception("room %s: message %r failed", room.id, str(kind)[:32])
-                fail(msg_id, "internal", "the server could not handle this message; the game is unchanged")
+                fail(msg_id, "internal", _("the server could not handle this message; the game is unchanged"))
 
     async def handle(
         room: Room, conn: Connection, seat: int | None, kind: Any, msg_id: Any, data: dict[str, Any]
@@ -658,7 +721,7 @@ def create_app(
             raise ActionError("bad_message", "hello comes once, as the first message")
         elif kind in ("move", "play", "submit"):
             if seat is None:
-                raise ActionError("not_seated", "spectators cannot move: join with a seat token")
+                raise ActionError("not_seated", _("spectators cannot move: join with a seat token"))
             try:
                 move = MoveIn.model_validate(data)
             except ValidationError as e:
@@ -712,7 +775,7 @@ def _replay_text(record: dict[str, Any]) -> str:
     except (RecordError, RulesError, IllegalMove) as e:
         raise ActionError("bad_record", str(e)) from None
     except (RecursionError, ValueError, TypeError, KeyError) as e:
-        raise ActionError("bad_record", f"the record is malformed: {type(e).__name__}: {str(e)[:200]}") from None
+        raise ActionError("bad_record", _("the record is malformed: {kind}: {detail}").format(kind=type(e).__name__, detail=str(e)[:200])) from None
     out = {"game": game, "players": list(doc["players"]), "record": doc, "summary": summary, "frames": frames}
     return json.dumps(out, separators=(",", ":"))
 

@@ -21,7 +21,9 @@ from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of, recorded_towers, replay_dice, replay_tower
 from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
 from tabletris.engine.shapes import Shape
+from tabletris.engine.texts import Message
 from tabletris.engine.tower import LAYOUT_NAMES, TowerAction, TowerGame
+from tabletris.i18n import _
 from tabletris.table.driver import Action, Table
 
 LOG_LENGTH = 24
@@ -39,6 +41,13 @@ class ActionError(Exception):
     def __reduce__(self) -> tuple[Any, tuple[str, str]]:
         """Pickled as (code, message): it comes back from the replay and bot processes."""
         return (ActionError, (self.code, self.message))
+
+
+def engine_text(e: BaseException) -> str:
+    """An engine error's text, keeping its :class:`Message` (template and parameters) when it has
+    one: ``str(e)`` would flatten it to English, and the web client translates from the template."""
+    first = e.args[0] if e.args else None
+    return first if isinstance(first, Message) else str(e)
 
 
 class GameAdapter(Protocol):
@@ -75,8 +84,14 @@ def cells_json(cells: Sequence[Sequence[int]]) -> list[list[int]]:
 def _rules_meta(game: str, summary: str) -> dict[str, Any]:
     """The game's options and presets (its ``GameSpec``), for the create form, the rules page and
     the rules-in-force panel of every room, with ``summary``: the rules in brief (the text the
-    terminal app's help screen shows: ``engine.rules_text``)."""
-    return {"summary": summary, **spec(game).rules_meta()}
+    terminal app's help screen shows: ``engine.rules_text``). Each option has its ``label`` (the
+    name a player reads; the web client translates it, as every engine text) and each preset its
+    one-line ``preset_help``."""
+    game_spec = spec(game)
+    meta = game_spec.rules_meta()
+    for option in meta["options"]:
+        option["label"] = game_spec.option_labels.get(option["name"], option["name"])
+    return {"summary": summary, **meta, "preset_help": dict(game_spec.preset_help)}
 
 
 class DiceAdapter:
@@ -107,7 +122,7 @@ class DiceAdapter:
         options (``turn_options``) with these cells, shape and stone taken, with the rewards
         the client chose. When none matches, the engine says why (``play`` on a view)."""
         if game.over:
-            raise ActionError("game_over", "the game is over")
+            raise ActionError("game_over", _("the game is over"))
         if seat != game.to_move:
             raise ActionError(
                 "not_your_turn", f"it is {game.players[game.to_move]}'s turn (seat {game.to_move}), not seat {seat}'s"
@@ -121,7 +136,7 @@ class DiceAdapter:
                 r if isinstance(r, str) else parse_cells(r["remove"], "rewards") for r in move["rewards"]
             )
         except (IllegalMove, ValueError, KeyError, TypeError) as e:
-            raise ActionError("illegal", str(e)) from None
+            raise ActionError("illegal", engine_text(e)) from None
         try:
             tokens = None if move.get("tokens") is None else tuple(Shape(t) for t in move["tokens"])
         except ValueError:
@@ -138,8 +153,8 @@ class DiceAdapter:
         try:  # not a legal option: the engine's reason
             game.view().play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens"))
         except IllegalMove as e:
-            raise ActionError("illegal", str(e)) from None
-        raise ActionError("illegal", "this is not one of the legal moves listed in the state")
+            raise ActionError("illegal", engine_text(e)) from None
+        raise ActionError("illegal", _("this is not one of the legal moves listed in the state"))
 
     def action_json(self, action: DiceAction) -> dict[str, Any]:
         move: dict[str, Any] = {"place": cells_json(action.placement.cells), "shape": action.shape.value}
@@ -215,13 +230,13 @@ class DiceAdapter:
         by default (the engine plays it on a view) and the shapes a token may be now, so the
         player can accept the default with one click or name others."""
         if game.over or seat != game.to_move:
-            raise ActionError("not_your_turn", f"it is not seat {seat}'s turn")
+            raise ActionError("not_your_turn", _("it is not seat {seat}'s turn").format(seat=seat))
         if message.get("place") is None:
             raise ActionError("bad_message", "a dice query needs 'place': the four cells of the piece")
         try:
             move = game.view().play(message["place"], message.get("shape"), message.get("take"), message.get("rewards"))
         except IllegalMove as e:
-            raise ActionError("illegal", str(e)) from None
+            raise ActionError("illegal", engine_text(e)) from None
         return {
             "tokens": [t.value for t in move.tokens or ()],
             "choices": [s.value for s in game.token_choices()],
@@ -299,18 +314,18 @@ class TowerAdapter:
 
     def action(self, game: TowerGame, seat: int, move: Mapping[str, Any]) -> TowerAction:
         if game.over:
-            raise ActionError("game_over", "the game is over")
+            raise ActionError("game_over", _("the game is over"))
         if seat not in game.active_seats():
-            raise ActionError("not_your_turn", f"{game.players[seat]} is out: the tower is frozen")
+            raise ActionError("not_your_turn", _("{name} is out: the tower is frozen").format(name=game.players[seat]))
         if game.forced(seat):
-            raise ActionError("not_your_turn", f"{game.players[seat]} has no legal drop: the engine holds for them")
+            raise ActionError("not_your_turn", _("{name} has no legal drop: the engine holds for them").format(name=game.players[seat]))
         action = {k: move[k] for k in ("minos", "place", "hold") if k in move}
         if action.get("hold") is False:
             del action["hold"]
         try:
             return TowerAction.from_dict(action)
         except (IllegalMove, ValueError) as e:
-            raise ActionError("illegal", str(e)) from None
+            raise ActionError("illegal", engine_text(e)) from None
 
     def action_json(self, action: TowerAction) -> dict[str, Any]:
         result: dict[str, Any] = action.to_dict()
@@ -401,7 +416,7 @@ class TowerAdapter:
         ):
             raise ActionError("bad_message", "'minos' is a list of column numbers")
         if game.over or game.play_card is None:
-            raise ActionError("game_over", "the game is over")
+            raise ActionError("game_over", _("the game is over"))
         tower = game.towers[seat].copy()
         cells = []
         try:
@@ -411,7 +426,7 @@ class TowerAdapter:
                 tower.board.push(placement)
                 cells.append(cells_json(placement.cells)[0])
         except IllegalMove as e:
-            raise ActionError("illegal", str(e)) from None
+            raise ActionError("illegal", engine_text(e)) from None
         return {"minos": minos, "mino_cells": cells, "drops": _drop_forms(drops, game.play_card)}
 
     def record(self, game: TowerGame) -> dict[str, Any]:

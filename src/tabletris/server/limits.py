@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from tabletris.server.games import ActionError
+from tabletris.i18n import _
+from tabletris.server.games import ActionError, engine_text
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,7 @@ def check_rules(limits: Limits, game: str, rules: Any) -> dict[str, Any]:
     try:
         parsed: Any = DiceRules.from_dict(rules) if game == "dice" else TowerRules.from_dict(rules)
     except (RulesError, ValueError, TypeError) as e:
-        raise ActionError("bad_rules", str(e)) from None
+        raise ActionError("bad_rules", engine_text(e)) from None
 
     def over(name: str, value: float, limit: float) -> None:
         if value > limit:
@@ -210,7 +211,7 @@ def check_timer(limits: Limits, timer: float | None, people: bool) -> float | No
         return limits.default_timer if people else None
     if not (limits.timer_min <= timer <= limits.timer_max):
         raise ActionError(
-            "bad_timer", f"timer: {timer:g} s is out of range ({limits.timer_min:g}-{limits.timer_max:g} s)"
+            "bad_timer", _("timer: {timer:g} s is out of range ({low:g}-{high:g} s)").format(timer=timer, low=limits.timer_min, high=limits.timer_max)
         )
     return float(timer)
 
@@ -234,14 +235,14 @@ def clean_name(limits: Limits, name: Any) -> str:
     if not isinstance(name, str):
         raise ActionError("bad_name", "a name is a string")
     if len(name) > 4 * limits.name_chars:
-        raise ActionError("bad_name", f"a name has at most {limits.name_chars} characters, got {len(name)}")
+        raise ActionError("bad_name", _("a name has at most {most} characters, got {got}").format(most=limits.name_chars, got=len(name)))
     name = " ".join(unicodedata.normalize("NFC", name).split())
     if not name:
-        raise ActionError("bad_name", "a name needs at least one visible character")
+        raise ActionError("bad_name", _("a name needs at least one visible character"))
     if len(name) > limits.name_chars:
-        raise ActionError("bad_name", f"a name has at most {limits.name_chars} characters, got {len(name)}")
+        raise ActionError("bad_name", _("a name has at most {most} characters, got {got}").format(most=limits.name_chars, got=len(name)))
     if not name.isprintable() or any(unicodedata.category(c) == "Cf" for c in name):
-        raise ActionError("bad_name", "a name may not contain control or invisible format characters")
+        raise ActionError("bad_name", _("a name may not contain control or invisible format characters"))
     return name
 
 

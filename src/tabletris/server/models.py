@@ -133,6 +133,7 @@ class GameMeta(BaseModel):
     presets: dict[str, dict[str, Any]]
     options: list[dict[str, Any]]
     towers: list[str] = Field(default_factory=list, description="Tower game: the towers and ends a seat may choose on joining")
+    preset_help: dict[str, str] = Field(default_factory=dict, description="Each preset in one line (English; the catalogs translate it)")
 
 
 class MetaOut(BaseModel):

@@ -39,7 +39,8 @@ from tabletris.engine.dice import next_starter
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import replay
-from tabletris.server.games import ActionError, GameAdapter, adapter_for
+from tabletris.i18n import _
+from tabletris.server.games import ActionError, GameAdapter, adapter_for, engine_text
 from tabletris.server.limits import (
     ClientLedger,
     Limits,
@@ -152,7 +153,7 @@ def check_towers(adapter: Any, rules: Mapping[str, Any], towers: Sequence[str | 
     try:
         adapter.new_game([f"P{i}" for i in range(len(towers))], with_towers(rules, towers), 0)
     except (RulesError, ValueError, TypeError) as e:
-        raise ActionError("bad_tower", str(e)) from None
+        raise ActionError("bad_tower", engine_text(e)) from None
 
 
 class _Slot:
@@ -451,10 +452,10 @@ class Room:
             raise ActionError("bad_chat", "'text' is the chat line, a string")
         text = " ".join(text.split())
         if not text:
-            raise ActionError("bad_chat", "an empty chat line is not sent")
+            raise ActionError("bad_chat", _("an empty chat line is not sent"))
         limits = self.limits
         if len(text) > limits.chat_chars:
-            raise ActionError("bad_chat", f"a chat line has at most {limits.chat_chars} characters, got {len(text)}")
+            raise ActionError("bad_chat", _("a chat line has at most {most} characters, got {got}").format(most=limits.chat_chars, got=len(text)))
         now = time.time()
         said = conn.said
         while said and now - said[0] >= limits.chat_window:
@@ -462,7 +463,8 @@ class Room:
         if len(said) >= limits.chat_lines:
             wait = limits.chat_window - (now - said[0])
             raise ActionError(
-                "rate_limited", f"at most {limits.chat_lines} chat lines in {limits.chat_window:g} s: wait {wait:.0f} s"
+                "rate_limited", _("at most {lines} chat lines in {window:g} s: wait {wait:.0f} s").format(
+                    lines=limits.chat_lines, window=limits.chat_window, wait=wait)
             )
         conn.said.append(now)
         seat = conn.seat
@@ -481,12 +483,12 @@ class Room:
     def authenticate(self, token: str | None) -> int:
         """The seat a token belongs to, or ``bad_token``."""
         if not token:
-            raise ActionError("bad_token", "no seat token given")
+            raise ActionError("bad_token", _("no seat token given"))
         wanted = hash_token(token)
         for seat in self.seats:
             if seat.kind != "reserved" and seat.token_hash is not None and hmac.compare_digest(seat.token_hash, wanted):
                 return seat.index
-        raise ActionError("bad_token", f"this token holds no seat in room {self.id}")
+        raise ActionError("bad_token", _("this token holds no seat in room {room}").format(room=self.id))
 
     def _reserved_until(self) -> float:
         return float(self.config.get("reserved_until") or 0)
@@ -527,9 +529,9 @@ class Room:
                         raise ActionError("bad_seat", f"room {self.id} has seats 0 to {len(self.seats) - 1}, not {seat}")
                     target = self.seats[seat]
                     if target.kind == "reserved" and not self._is_open(target):
-                        raise ActionError("seat_reserved", f"seat {seat} is kept for {target.name} (the rematch) for now")
+                        raise ActionError("seat_reserved", _("seat {seat} is kept for {name} (the rematch) for now").format(seat=seat, name=target.name))
                     if not self._is_open(target):
-                        raise ActionError("seat_taken", f"seat {seat} is taken by {target.name}")
+                        raise ActionError("seat_taken", _("seat {seat} is taken by {name}").format(seat=seat, name=target.name))
                     check_name_free(name, [s.name for s in self.seats if s.index != seat], f"room {self.id}")
                 if tower is not None:
                     choice = [s.tower for s in self.seats]
@@ -573,7 +575,7 @@ class Room:
                 if self.status == "waiting":
                     raise ActionError("not_started", "the game has not started: send leave to free the seat")
                 if self.status != "playing":
-                    raise ActionError("game_over", f"the game in room {self.id} is over")
+                    raise ActionError("game_over", _("the game in room {room} is over").format(room=self.id))
                 s = self.seats[seat]
                 if s.kind != "human":
                     raise ActionError("not_seated", f"seat {seat} is not played by a person")
@@ -610,7 +612,8 @@ class Room:
             raise ActionError("stale_move", f"a move names the {field_name} it answers: add \"{field_name}\": {now}")
         if given != now:
             raise ActionError(
-                "stale_move", f"this move answers {field_name} {given}, but it is {field_name} {now} now: look again"
+                "stale_move", _("this move answers {field} {given}, but it is {field} {now} now: look again").format(
+                    field=field_name, given=given, now=now)
             )
 
     async def act(self, seat: int, move: Mapping[str, Any], by: str | None = None) -> int:
@@ -620,9 +623,9 @@ class Room:
         try:
             async with self.lock:
                 if self.status == "waiting":
-                    raise ActionError("not_started", f"room {self.id} is waiting for players")
+                    raise ActionError("not_started", _("room {room} is waiting for players").format(room=self.id))
                 if self.status != "playing" or self.game is None:
-                    raise ActionError("game_over", f"the game in room {self.id} is over")
+                    raise ActionError("game_over", _("the game in room {room} is over").format(room=self.id))
                 if by is None and self.seats[seat].kind != "human":
                     raise ActionError("not_seated", f"seat {seat} resigned: the timer bot plays it now")
                 claimed = move.get("seat")
@@ -637,7 +640,7 @@ class Room:
                 try:
                     events = self.table.act(seat, action)
                 except IllegalMove as e:
-                    raise ActionError("illegal", str(e)) from None
+                    raise ActionError("illegal", engine_text(e)) from None
                 events += self.table.advance()
                 seq = first + 1  # this move's number in the log (a roll may follow it)
                 await self._commit(events)
@@ -670,7 +673,7 @@ class Room:
             self.game = self.adapter.rebuild(self.start, self.logged_events())
             assert self.table is not None
             self.table.advance()
-            raise ActionError("storage", "the move could not be stored; nothing changed: try again") from e
+            raise ActionError("storage", _("the move could not be stored; nothing changed: try again")) from e
         self.events.extend(texts)
         if status is not None:
             self.status = status
@@ -972,7 +975,7 @@ class Lobby:
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
         if room is None:
-            raise ActionError("unknown_room", f"there is no room {room_id!r}")
+            raise ActionError("unknown_room", _("there is no room {room!r}").format(room=room_id))
         return room
 
     async def find(self, room_id: str) -> Room:
@@ -981,11 +984,11 @@ class Lobby:
         if room is not None:
             return room
         if len(room_id) > 32:
-            raise ActionError("unknown_room", "there is no such room")
+            raise ActionError("unknown_room", _("there is no such room"))
         try:
             stored = await self.storage.load_room(room_id)
             if stored is None:
-                raise ActionError("unknown_room", f"there is no room {room_id!r}")
+                raise ActionError("unknown_room", _("there is no room {room!r}").format(room=room_id))
             if stored.status == "broken":
                 raise ValueError("it was set aside as damaged")
             restored = None if room_id in self.rooms else await asyncio.to_thread(self._restore, stored)
@@ -1032,7 +1035,7 @@ class Lobby:
         adapter = adapter_for(game)
         limits = self.limits
         if self.live_count() >= limits.rooms_total:
-            raise ActionError("server_full", f"this server holds {limits.rooms_total} open rooms: try again later")
+            raise ActionError("server_full", _("this server holds {n} open rooms: try again later").format(n=limits.rooms_total))
         rules = check_rules(limits, game, rules)
         if not (1 <= len(seat_specs) <= adapter.max_seats):
             raise ActionError("bad_seats", f"the {game} game takes 1 to {adapter.max_seats} seats, got {len(seat_specs)}")
@@ -1074,7 +1077,7 @@ class Lobby:
         try:
             await asyncio.to_thread(adapter.new_game, [f"P{i}" for i in range(len(seats))], rules, 0)
         except (RulesError, IllegalMove, RecordError, ValueError, TypeError) as e:
-            raise ActionError("bad_rules", str(e)) from None
+            raise ActionError("bad_rules", engine_text(e)) from None
         room_id = secrets.token_urlsafe(9)
         while room_id in self.rooms:
             room_id = secrets.token_urlsafe(9)
@@ -1100,7 +1103,7 @@ class Lobby:
         seat, kept for them (by their old token) for ``rematch_reserve`` seconds. Asking twice
         answers the same seat and token."""
         if room.status != "over":
-            raise ActionError("not_over", "a rematch starts once the game is over")
+            raise ActionError("not_over", _("a rematch starts once the game is over"))
         try:
             async with room.lock:
                 if room.rematch is None:

@@ -1,5 +1,9 @@
 // Shared helpers: the API, seat tokens in localStorage, shapes drawn small, toasts, the board grid.
 // No game rule lives here: legality always comes from the server's state and error messages.
+// Every word a player reads goes through _()/ngettext() (js/i18n.js: the gettext catalogs).
+import { _, errorText, languageMenu, N_, tr } from "./i18n.js";
+
+export { _, ngettext, num, tr, trMessage, errorText } from "./i18n.js";
 
 export const SHAPES = ["I", "O", "T", "S", "Z", "J", "L", "M"];
 
@@ -21,7 +25,8 @@ export async function api(path, options = {}) {
   let data = null;
   try { data = await res.json(); } catch { data = null; }
   if (!res.ok) {
-    const err = new Error((data && (data.message || data.detail)) || `HTTP ${res.status}`);
+    const err = new Error((data && (errorText(data) || data.detail)) || `HTTP ${res.status}`);
+    err.english = data && data.message;
     err.code = data && data.error;
     err.status = res.status;
     throw err;
@@ -51,6 +56,22 @@ export const seats = {
   drop(room) { localStorage.removeItem(`tabletris:seat:${room}`); },
 };
 
+// The words for a game, a room's status and a rule value, as the pages show them.
+const GAME_NAMES = { dice: N_("dice"), tower: N_("tower") };
+const STATUS_NAMES = { waiting: N_("waiting"), playing: N_("playing"), over: N_("over"), abandoned: N_("abandoned"), stopped: N_("stopped"), expired: N_("expired"), broken: N_("broken") };
+export const gameName = (g) => (GAME_NAMES[g] ? _(GAME_NAMES[g]) : g);
+export const statusName = (s) => (STATUS_NAMES[s] ? _(STATUS_NAMES[s]) : s);
+export const ruleValue = (v) => (v === null || v === undefined ? _("default") : typeof v === "boolean" ? (v ? _("on") : _("off")) : Array.isArray(v) ? v.map((x) => tr(String(x))).join(" ") : tr(String(v)));
+
+// An engine text of several paragraphs (a rules summary): translated whole when the catalog has
+// it so, else paragraph by paragraph.
+export function trBlocks(text) {
+  const whole = tr(text);
+  if (whole !== text) return whole;
+  const one = (part) => { const m = part.match(/^(\s*)([\s\S]*?)(\s*)$/); return m[1] + tr(m[2]) + m[3]; };
+  return text.split(/(\n\s*\n)/).map((part, i) => (i % 2 ? part : one(part))).join("");
+}
+
 export function myName() { return localStorage.getItem("tabletris:name") || ""; }
 export function rememberName(name) { localStorage.setItem("tabletris:name", name); }
 
@@ -71,7 +92,7 @@ export function mini(shape, cells = null) {
   const pts = cells || ICON_CELLS[shape] || [[0, 0]];
   const w = 1 + Math.max(...pts.map((c) => c[0]));
   const h = 1 + Math.max(...pts.map((c) => c[1]));
-  const box = el("span", { class: "mini", role: "img", "aria-label": `${shape} piece` });
+  const box = el("span", { class: "mini", role: "img", "aria-label": _("{shape} piece", { shape }) });
   box.style.gridTemplateColumns = `repeat(${w}, auto)`;
   const on = new Set(pts.map(([x, y]) => `${x},${y}`));
   for (let y = h - 1; y >= 0; y--) for (let x = 0; x < w; x++) box.append(el("i", { class: on.has(`${x},${y}`) ? `s-${shape}` : "off" }));
@@ -93,9 +114,10 @@ export function header() {
   return el("header", { class: "top" },
     el("h1", {}, el("a", { href: "/" }, logo, "tabletris")),
     el("span", { class: "grow" }),
-    el("a", { href: "/rules" }, "Rules"),
-    el("a", { href: "/replay" }, "Watch a record"),
-    el("a", { href: "/docs" }, "API docs"));
+    el("a", { href: "/rules" }, _("Rules")),
+    el("a", { href: "/replay" }, _("Watch a record")),
+    el("a", { href: "/docs" }, _("API docs")),
+    languageMenu());
 }
 
 // Display preferences of this browser (colour mode, letters, sound, notifications).
@@ -132,7 +154,9 @@ export function where(cells) {
   const span = (v) => { const lo = Math.min(...v); const hi = Math.max(...v); return lo === hi ? `${lo}` : `${lo}–${hi}`; };
   const cols = span(xs);
   const rows = span(ys);
-  return `column${cols.includes("–") ? "s" : ""} ${cols}, row${rows.includes("–") ? "s" : ""} ${rows}`;
+  const many = (v) => v.includes("–");
+  if (many(cols)) return many(rows) ? _("columns {cols}, rows {rows}", { cols, rows }) : _("columns {cols}, row {rows}", { cols, rows });
+  return many(rows) ? _("column {cols}, rows {rows}", { cols, rows }) : _("column {cols}, row {rows}", { cols, rows });
 }
 
 // The short Markdown of a rules summary as DOM nodes (paragraphs, **bold**, *italic*): text only,
@@ -142,7 +166,7 @@ export function markdown(text) {
   for (const block of text.split(/\n\s*\n/)) {
     const lines = block.split("\n").filter((l) => !l.startsWith("#"));
     if (!lines.length) continue;
-    const p = el("p", {});
+    const p = el("p", { class: "md" });
     for (const [i, part] of lines.join(" ").split(/(\*\*[^*]+\*\*|\*[^*]+\*)/).entries()) {
       if (i % 2 === 0) p.append(part);
       else if (part.startsWith("**")) p.append(el("b", {}, part.slice(2, -2)));
@@ -206,7 +230,7 @@ export class BoardView {
       if (stone) cls += ` filled s-${stone.shape}`;
       if (stone && stone.owner !== null && stone.owner !== undefined && stone.number >= 0) cls += ` o-${stone.owner % 8}`;
       const states = [];
-      for (const [name, set] of Object.entries(overlays)) if (set && set.has(key)) { cls += ` ${name}`; states.push(STATE_WORDS[name] || name); }
+      for (const [name, set] of Object.entries(overlays)) if (set && set.has(key)) { cls += ` ${name}`; states.push(STATE_WORDS[name] ? _(STATE_WORDS[name]) : name); }
       if (stone && fresh && fresh(stone)) cls += " fresh";
       if (cell.className !== cls) cell.className = cls;
       cell.dataset.stone = stone ? stone.number : "";
@@ -223,21 +247,23 @@ export class BoardView {
         cell.dataset.icon = want;
       }
       const [x, y] = key.split(",").map(Number);
-      let what = "empty";
+      let what = _("empty");
       if (stone && stone.number >= 0) {
-        const who = names && stone.owner !== null && stone.owner !== undefined ? `, ${names(stone.owner)}'s` : "";
-        what = `${stone.shape} stone #${stone.number}${who}`;
-      } else if (stone) what = stone.shape === "M" ? "mino (planned)" : `${stone.shape} (submitted)`;
-      if (want.startsWith("b")) what += `, bonus icon ${want.slice(1)}`;
-      else if (want === "d") what += ", diamond";
-      if (states.length) what += `, ${states.join(", ")}`;
-      const label = `column ${x + 1}, row ${y + 1}: ${what}`;
+        const p = { shape: stone.shape, number: stone.number };
+        what = names && stone.owner !== null && stone.owner !== undefined
+          ? _("{shape} stone #{number}, {name}'s", { ...p, name: names(stone.owner) }) : _("{shape} stone #{number}", p);
+      } else if (stone) what = stone.shape === "M" ? _("mino (planned)") : _("{shape} (submitted)", { shape: stone.shape });
+      if (want.startsWith("b")) what = _("{what}, bonus icon {shape}", { what, shape: want.slice(1) });
+      else if (want === "d") what = _("{what}, diamond", { what });
+      const comma = _(", ");
+      if (states.length) what = _("{what}, {states}", { what, states: states.join(comma) });
+      const label = _("column {x}, row {y}: {what}", { x: x + 1, y: y + 1, what });
       if (cell.getAttribute("aria-label") !== label) cell.setAttribute("aria-label", label);
     }
   }
 }
 
-const STATE_WORDS = { legal: "you can place here", ghost: "your piece", staged: "your piece, not yet confirmed", take: "stone to take", pick: "stone to remove", pending: "submitted", complete: "complete row", reward: "can be removed" };
+const STATE_WORDS = { legal: N_("you can place here"), ghost: N_("your piece"), staged: N_("your piece, not yet confirmed"), take: N_("stone to take"), pick: N_("stone to remove"), pending: N_("submitted"), complete: N_("complete row"), reward: N_("can be removed") };
 
 export const key = (x, y) => `${x},${y}`;
 export const cellsAt = (form, x, y) => form.cells.map(([dx, dy]) => [x + dx, y + dy]);

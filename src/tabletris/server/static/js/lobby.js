@@ -1,20 +1,20 @@
 // The lobby: open rooms to join, running games to watch, finished ones to replay, and the
 // create-room form built from /api/meta (every rule option with the engine's help text).
-import { api, el, header, meta, myName, rememberName, seats, toast } from "./common.js";
+import { _, api, el, gameName, header, meta, myName, rememberName, seats, statusName, toast, tr } from "./common.js";
 
 const state = { meta: null, game: "dice", seatRows: [] };
 
 function roomLine(room) {
-  const names = room.seats.map((s) => (s.open ? "· open ·" : s.name + (s.bot ? " (bot)" : ""))).join(", ");
+  const names = room.seats.map((s) => (s.open ? _("· open ·") : s.bot ? _("{name} (bot)", { name: s.name }) : s.name)).join(", ");
   const mine = seats.get(room.id);
   const actions = [];
-  if (room.status === "waiting") actions.push(el("a", { class: "button small", href: `/room/${room.id}` }, mine ? "Back to seat" : "Join"));
-  if (room.status === "playing") actions.push(el("a", { class: "button small", href: `/room/${room.id}` }, mine ? "Resume" : "Watch"));
-  if (room.status === "over") actions.push(el("a", { class: "button small", href: `/replay/${room.id}` }, "Replay"));
+  if (room.status === "waiting") actions.push(el("a", { class: "button small", href: `/room/${room.id}` }, mine ? _("Back to seat") : _("Join")));
+  if (room.status === "playing") actions.push(el("a", { class: "button small", href: `/room/${room.id}` }, mine ? _("Resume") : _("Watch")));
+  if (room.status === "over") actions.push(el("a", { class: "button small", href: `/replay/${room.id}` }, _("Replay")));
   return el("li", { "data-room": room.id },
-    el("span", { class: `badge ${room.status}` }, room.status),
-    el("b", {}, room.game),
-    el("span", { class: "muted" }, room.preset),
+    el("span", { class: `badge ${room.status}` }, statusName(room.status)),
+    el("b", {}, gameName(room.game)),
+    el("span", { class: "muted" }, tr(room.preset)),
     el("span", { class: "who" }, names),
     ...actions);
 }
@@ -22,9 +22,9 @@ function roomLine(room) {
 async function refreshRooms(list) {
   try {
     const rooms = await api("/api/rooms?limit=60");
-    list.replaceChildren(...(rooms.length ? rooms.map(roomLine) : [el("li", { class: "muted" }, "No rooms yet: create one.")]));
+    list.replaceChildren(...(rooms.length ? rooms.map(roomLine) : [el("li", { class: "muted" }, _("No rooms yet: create one."))]));
   } catch (e) {
-    list.replaceChildren(el("li", { class: "muted" }, `Cannot list rooms: ${e.message}`));
+    list.replaceChildren(el("li", { class: "muted" }, _("Cannot list rooms: {error}", { error: e.message })));
   }
 }
 
@@ -34,7 +34,7 @@ function ruleInput(opt, preset) {
   let input;
   if (typeof opt.default === "boolean" || (opt.default === null && typeof value === "boolean")) {
     input = el("select", { id, "data-rule": opt.name, "data-kind": "json" },
-      el("option", { value: "null" }, "default"), el("option", { value: "true" }, "on"), el("option", { value: "false" }, "off"));
+      el("option", { value: "null" }, _("default")), el("option", { value: "true" }, _("on")), el("option", { value: "false" }, _("off")));
     input.value = value === null || value === undefined ? "null" : String(value);
   } else if (typeof opt.default === "number") {
     input = el("input", { id, type: "number", "data-rule": opt.name, "data-kind": "json", value: value ?? "" });
@@ -42,7 +42,7 @@ function ruleInput(opt, preset) {
     input = el("input", { id, type: "text", "data-rule": opt.name, "data-kind": "json", value: JSON.stringify(value) });
   }
   input.dataset.initial = input.value;
-  return el("div", { class: "rule" }, el("label", { for: id }, opt.name), input, el("div", { class: "help" }, opt.help));
+  return el("div", { class: "rule" }, el("label", { for: id, title: opt.name }, tr(opt.label || opt.name)), input, el("div", { class: "help" }, tr(opt.help)));
 }
 
 function renderRules(box) {
@@ -55,12 +55,12 @@ function renderRules(box) {
 
 function seatRow(i, kind = "open") {
   const bots = state.meta.bots;
-  const sel = el("select", { "data-seat": i, "aria-label": `seat ${i + 1}` },
-    el("option", { value: "open" }, "Open seat (a person)"),
-    ...bots.map((b) => el("option", { value: b }, `Bot: ${b}`)));
+  const sel = el("select", { "data-seat": i, "aria-label": _("seat {n}", { n: i + 1 }) },
+    el("option", { value: "open" }, _("Open seat (a person)")),
+    ...bots.map((b) => el("option", { value: b }, _("Bot: {name}", { name: tr(b) }))));
   sel.value = kind;
-  const strength = el("input", { type: "number", min: 0, max: 1, step: 0.1, placeholder: "strength", "data-strength": i, style: "width:100px" });
-  return el("div", { class: "seat-edit" }, el("span", { class: "muted" }, `Seat ${i + 1}`), sel, strength);
+  const strength = el("input", { type: "number", min: 0, max: 1, step: 0.1, placeholder: _("strength"), "aria-label": _("bot strength (0 to 1)"), "data-strength": i, style: "width:100px" });
+  return el("div", { class: "seat-edit" }, el("span", { class: "muted" }, _("Seat {n}", { n: i + 1 })), sel, strength);
 }
 
 function renderSeats(box, count) {
@@ -74,35 +74,35 @@ function renderSeats(box, count) {
 function createForm() {
   const g = () => state.meta.games[state.game];
   const box = el("form", { class: "panel", id: "create" },
-    el("h2", {}, "New room"),
+    el("h2", {}, _("New room")),
     el("div", { class: "row" },
-      el("label", { for: "game" }, "Game"),
-      el("select", { id: "game" }, el("option", { value: "dice" }, "Dice (shared board)"), el("option", { value: "tower" }, "Tower (private towers)")),
-      el("label", { for: "preset" }, "Preset"),
+      el("label", { for: "game" }, _("Game")),
+      el("select", { id: "game" }, el("option", { value: "dice" }, _("Dice (shared board)")), el("option", { value: "tower" }, _("Tower (private towers)"))),
+      el("label", { for: "preset" }, _("Preset")),
       el("select", { id: "preset" }),
-      el("label", { for: "count" }, "Seats"),
+      el("label", { for: "count" }, _("Seats")),
       el("input", { id: "count", type: "number", min: 1, max: 8, value: 2, style: "width:64px" })),
     el("div", { id: "seats" }),
     el("div", { class: "row" },
-      el("label", { for: "timer" }, "Turn timer (s)"),
-      el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: "none", style: "width:100px" }),
-      el("span", { class: "muted", style: "font-size:12px" }, "then a bot plays the turn")),
-    el("details", {}, el("summary", {}, "House rules (every option, with the rule text)"), el("div", { id: "options" })),
+      el("label", { for: "timer" }, _("Turn timer (s)")),
+      el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: _("none"), style: "width:100px" }),
+      el("span", { class: "muted", style: "font-size:12px" }, _("then a bot plays the turn"))),
+    el("details", {}, el("summary", {}, _("House rules (every option, with the rule text)")), el("div", { id: "options" })),
     el("div", { class: "row hidden", id: "tower-row" },
-      el("label", { for: "mytower" }, "Your tower and bottom end"),
+      el("label", { for: "mytower" }, _("Your tower and bottom end")),
       el("select", { id: "mytower" })),
     el("div", { class: "row" },
-      el("label", { for: "myname" }, "Your name"),
-      el("input", { id: "myname", maxlength: 24, value: myName(), placeholder: "Ann", required: true }),
-      el("button", { class: "primary", type: "submit", id: "create-btn" }, "Create and sit down")));
+      el("label", { for: "myname" }, _("Your name")),
+      el("input", { id: "myname", maxlength: 24, value: myName(), placeholder: _("Ann"), required: true }),
+      el("button", { class: "primary", type: "submit", id: "create-btn" }, _("Create and sit down"))));
   const presetSel = box.querySelector("#preset");
   const fillPresets = () => {
-    presetSel.replaceChildren(...Object.keys(g().presets).map((p) => el("option", { value: p }, p)));
+    presetSel.replaceChildren(...Object.keys(g().presets).map((p) => el("option", { value: p, title: g().preset_help && g().preset_help[p] ? tr(g().preset_help[p]) : null }, tr(p))));
     box.querySelector("#count").max = g().max_seats;
     const towers = g().towers || [];
     box.querySelector("#tower-row").classList.toggle("hidden", !towers.length);
-    box.querySelector("#mytower").replaceChildren(el("option", { value: "" }, "Any free tower (drawn)"),
-      ...towers.map((n) => el("option", { value: n }, `Tower ${n[0]}, end ${n.slice(1)}`)));
+    box.querySelector("#mytower").replaceChildren(el("option", { value: "" }, _("Any free tower (drawn)")),
+      ...towers.map((n) => el("option", { value: n }, _("Tower {tower}, end {end}", { tower: n[0], end: n.slice(1) }))));
     renderRules(box);
   };
   box.querySelector("#game").addEventListener("change", (e) => { state.game = e.target.value; fillPresets(); });
@@ -130,7 +130,7 @@ function createForm() {
       const timer = box.querySelector("#timer").value;
       const room = await api("/api/rooms", { method: "POST", body: { game: state.game, rules, seats: seatSpecs, timer: timer ? Number(timer) : null } });
       if (room.seats.some((s) => s.open)) {
-        if (!name) { toast("Type your name to take a seat."); return; }
+        if (!name) { toast(_("Type your name to take a seat.")); return; }
         rememberName(name);
         const body = { name };
         const tower = box.querySelector("#mytower").value;
@@ -155,7 +155,7 @@ async function main() {
   const mainEl = el("main", {},
     el("div", { class: "lobby" },
       el("section", { class: "panel" },
-        el("div", { class: "row" }, el("h2", { style: "flex:1" }, "Rooms"), el("button", { class: "small", onclick: () => refreshRooms(list) }, "Refresh")),
+        el("div", { class: "row" }, el("h2", { style: "flex:1" }, _("Rooms")), el("button", { class: "small", onclick: () => refreshRooms(list) }, _("Refresh"))),
         list),
       createForm()));
   document.body.append(mainEl);

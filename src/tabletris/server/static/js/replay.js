@@ -1,7 +1,7 @@
 // Replays: a finished game (/replay/<room>) or an uploaded record (/replay), step by step.
 // The server replays the record through the engine and sends the position after each step;
 // an invalid record comes back with the engine's reason, shown as is.
-import { BoardView, api, applyPrefs, el, header, meta, mini, toast, where } from "./common.js";
+import { BoardView, _, api, applyPrefs, el, header, meta, mini, num, toast, where } from "./common.js";
 
 const parts = location.pathname.split("/").filter(Boolean);
 const roomId = parts.length > 1 ? decodeURIComponent(parts[1]) : null;
@@ -11,15 +11,15 @@ const dom = {};
 function layout() {
   document.body.append(header());
   applyPrefs();
-  dom.title = el("h2", { id: "replay-title" }, roomId ? `Replay of room ${roomId}` : "Watch a record");
+  dom.title = el("h2", { id: "replay-title" }, roomId ? _("Replay of room {room}", { room: roomId }) : _("Watch a record"));
   dom.upload = el("div", { class: "panel", id: "upload" },
-    el("h2", {}, "Upload a record"),
-    el("p", { class: "muted" }, "A tabletris/1 JSON record (from tabletris play --save, a download, or anywhere). It is checked by replaying it through the engine."),
+    el("h2", {}, _("Upload a record")),
+    el("p", { class: "muted" }, _("A tabletris/1 JSON record (from tabletris play --save, a download, or anywhere). It is checked by replaying it through the engine.")),
     el("div", { class: "row" },
-      el("input", { type: "file", id: "file", accept: ".json,application/json", "aria-label": "record file" }),
-      el("button", { class: "primary", id: "load", onclick: loadFile }, "Load")),
-    el("textarea", { id: "paste", "aria-label": "record text", rows: 5, style: "width:100%;margin-top:8px", placeholder: "…or paste the record here" }),
-    el("div", { class: "row" }, el("button", { id: "load-paste", onclick: loadPaste }, "Load pasted record")),
+      el("input", { type: "file", id: "file", accept: ".json,application/json", "aria-label": _("record file") }),
+      el("button", { class: "primary", id: "load", onclick: loadFile }, _("Load"))),
+    el("textarea", { id: "paste", "aria-label": _("record text"), rows: 5, style: "width:100%;margin-top:8px", placeholder: _("…or paste the record here") }),
+    el("div", { class: "row" }, el("button", { id: "load-paste", onclick: loadPaste }, _("Load pasted record"))),
     el("pre", { id: "record-error", class: "hidden", style: "color:var(--bad);white-space:pre-wrap" }));
   dom.stage = el("div", { class: "hidden", id: "viewer" });
   document.body.append(el("main", {}, dom.title, roomId ? "" : dom.upload, dom.stage));
@@ -27,7 +27,7 @@ function layout() {
 
 async function loadFile() {
   const file = document.querySelector("#file").files[0];
-  if (!file) { toast("Choose a file first."); return; }
+  if (!file) { toast(_("Choose a file first.")); return; }
   await upload(await file.text());
 }
 
@@ -37,7 +37,7 @@ async function upload(text) {
   const box = document.querySelector("#record-error");
   box.classList.add("hidden");
   let doc;
-  try { doc = JSON.parse(text); } catch (e) { showError(`not a JSON document: ${e.message}`); return; }
+  try { doc = JSON.parse(text); } catch (e) { showError(_("not a JSON document: {error}", { error: e.message })); return; }
   try {
     show(await api("/api/replay", { method: "POST", body: doc }));
   } catch (e) { showError(e.message); }
@@ -47,7 +47,7 @@ function showError(message) {
   const box = document.querySelector("#record-error");
   dom.stage.classList.add("hidden");
   if (!box) return;
-  box.textContent = `error: ${message}`;
+  box.textContent = _("error: {message}", { message });
   box.classList.remove("hidden");
 }
 
@@ -55,7 +55,7 @@ function showError(message) {
 // way to watch it live.
 function showRoomError(e) {
   const note = el("div", { class: "panel", id: "replay-error", role: "alert" }, el("p", {}, e.message));
-  if (e.code === "not_over") note.append(el("p", {}, el("a", { class: "button", id: "watch-live", href: `/room/${encodeURIComponent(roomId)}` }, "Watch it live")));
+  if (e.code === "not_over") note.append(el("p", {}, el("a", { class: "button", id: "watch-live", href: `/room/${encodeURIComponent(roomId)}` }, _("Watch it live"))));
   dom.title.after(note);
 }
 
@@ -65,21 +65,21 @@ function show(data) {
   view.step = Number.isInteger(asked) && asked > 0 ? Math.min(asked, data.frames.length - 1) : data.frames.length - 1;
   const first = data.frames[0];
   const download = roomId
-    ? el("a", { class: "button", id: "download", href: `/api/rooms/${roomId}/record?download=1` }, "Download record")
-    : el("a", { class: "button", id: "download", href: URL.createObjectURL(new Blob([JSON.stringify(data.record, null, 1)], { type: "application/json" })), download: "tabletris-record.json" }, "Download record");
-  const slider = el("input", { type: "range", id: "slider", "aria-label": "step", min: 0, max: data.frames.length - 1, value: view.step, oninput: (e) => go(Number(e.target.value)) });
+    ? el("a", { class: "button", id: "download", href: `/api/rooms/${roomId}/record?download=1` }, _("Download record"))
+    : el("a", { class: "button", id: "download", href: URL.createObjectURL(new Blob([JSON.stringify(data.record, null, 1)], { type: "application/json" })), download: "tabletris-record.json" }, _("Download record"));
+  const slider = el("input", { type: "range", id: "slider", "aria-label": _("step"), min: 0, max: data.frames.length - 1, value: view.step, oninput: (e) => go(Number(e.target.value)) });
   dom.controls = el("div", { class: "replay-controls" },
-    el("button", { id: "first", onclick: () => go(0), title: "first", "aria-label": "first" }, "|◀"),
-    el("button", { id: "back", onclick: () => go(view.step - 1), title: "back (←)", "aria-label": "back" }, "◀"),
-    el("button", { id: "playpause", onclick: toggle, title: "play (space)" }, "▶ Play"),
-    el("button", { id: "forward", onclick: () => go(view.step + 1), title: "forward (→)", "aria-label": "forward" }, "▶"),
-    el("button", { id: "last", onclick: () => go(data.frames.length - 1), title: "last", "aria-label": "last" }, "▶|"),
+    el("button", { id: "first", onclick: () => go(0), title: _("first"), "aria-label": _("first") }, "|◀"),
+    el("button", { id: "back", onclick: () => go(view.step - 1), title: _("back (←)"), "aria-label": _("back") }, "◀"),
+    el("button", { id: "playpause", onclick: toggle, title: _("play (space)") }, _("▶ Play")),
+    el("button", { id: "forward", onclick: () => go(view.step + 1), title: _("forward (→)"), "aria-label": _("forward") }, "▶"),
+    el("button", { id: "last", onclick: () => go(data.frames.length - 1), title: _("last"), "aria-label": _("last") }, "▶|"),
     slider, el("span", { id: "step", class: "muted" }), download);
   dom.boards = el("div", { class: "towers-row", id: "boards" });
   dom.info = el("div", { class: "panel", id: "info" });
   view.boards = first.game === "dice"
-    ? [new BoardView(first.width, first.height, { label: "dice board" })]
-    : first.towers.map((_, i) => new BoardView(first.width, first.height, { label: `${data.players[i]}'s tower`, small: first.towers.length > 2 }));
+    ? [new BoardView(first.width, first.height, { label: _("dice board") })]
+    : first.towers.map((_t, i) => new BoardView(first.width, first.height, { label: _("{name}'s tower", { name: data.players[i] }), small: first.towers.length > 2 }));
   dom.boards.replaceChildren(...view.boards.map((b, i) => el("figure", { style: "margin:0;text-align:center" }, b.node, el("figcaption", { "data-caption": i }))));
   dom.stage.replaceChildren(dom.controls, el("div", { class: "table", style: "margin-top:12px" }, dom.boards, dom.info));
   dom.stage.classList.remove("hidden");
@@ -92,32 +92,32 @@ function go(step) {
   const f = frames[view.step];
   const players = view.data.players;
   document.querySelector("#slider").value = view.step;
-  const unit = f.game === "dice" ? "move" : "round";
-  document.querySelector("#step").textContent = `${unit} ${view.step} / ${frames.length - 1}`;
+  const counts = { step: view.step, total: frames.length - 1 };
+  document.querySelector("#step").textContent = f.game === "dice" ? _("move {step} / {total}", counts) : _("round {step} / {total}", counts);
   if (f.game === "dice") {
     view.boards[0].render({ stones: f.stones, names: (i) => players[i] });
     const last = f.last;
-    dom.info.replaceChildren(el("h2", {}, "Scores"),
-      el("table", { class: "scores" }, ...players.map((p, i) => el("tr", { class: last && last.player === i ? "turn" : "" }, el("td", {}, p), el("td", { class: "score" }, f.scores[i])))),
-      el("p", { class: "muted" }, last ? [`${players[last.player]}: `, last.place ? [last.roll === "*" ? `★ → ${last.shape}` : mini(last.roll), ` at ${where(last.place)}`] : `rolled ${last.roll}, no place: game over`] : "Start of the game"),
-      f.over ? el("p", {}, el("b", {}, `Winners: ${f.winners.map((i) => players[i]).join(", ")}`)) : "");
+    dom.info.replaceChildren(el("h2", {}, _("Scores")),
+      el("table", { class: "scores" }, ...players.map((p, i) => el("tr", { class: last && last.player === i ? "turn" : "" }, el("td", {}, p), el("td", { class: "score" }, num(f.scores[i]))))),
+      el("p", { class: "muted" }, last ? [`${players[last.player]}: `, last.place ? [last.roll === "*" ? `★ → ${last.shape}` : mini(last.roll), " ", _("at {where}", { where: where(last.place) })] : _("rolled {roll}, no place: game over", { roll: last.roll })] : _("Start of the game")),
+      f.over ? el("p", {}, el("b", {}, _("Winners: {names}", { names: f.winners.map((i) => players[i]).join(", ") }))) : "");
   } else {
     f.towers.forEach((t, i) => {
       view.boards[i].render({ stones: t.stones, icons: t.icons, names: (k) => players[k] });
-      document.querySelector(`[data-caption="${i}"]`).textContent = `${players[i]} · ${t.score.total}${t.out ? " (out)" : ""}`;
+      document.querySelector(`[data-caption="${i}"]`).textContent = `${players[i]} · ${num(t.score.total)}${t.out ? _(" (out)") : ""}`;
     });
-    dom.info.replaceChildren(el("h2", {}, f.over ? "Final" : `Round ${f.round}`),
-      el("p", {}, f.play ? ["PLAY ", mini(f.play)] : "", f.next ? [" · NEXT ", mini(f.next)] : ""),
-      el("table", { class: "scores" }, el("tr", {}, el("th", {}, "Player"), el("th", {}, "Rows"), el("th", {}, "Bonus"), el("th", {}, "Total")),
+    dom.info.replaceChildren(el("h2", {}, f.over ? _("Final") : _("Round {round}", { round: f.round })),
+      el("p", {}, f.play ? [_("PLAY"), " ", mini(f.play)] : "", f.next ? [" · ", _("NEXT"), " ", mini(f.next)] : ""),
+      el("table", { class: "scores" }, el("tr", {}, el("th", {}, _("Player")), el("th", {}, _("Rows")), el("th", {}, _("Bonus")), el("th", {}, _("Total"))),
         ...f.towers.map((t, i) => el("tr", { class: f.winners.includes(i) ? "turn" : "" }, el("td", {}, players[i]), el("td", {}, t.score.lines), el("td", {}, t.score.bonus), el("td", {}, el("b", {}, t.score.total))))));
   }
 }
 
 function toggle() {
   const button = document.querySelector("#playpause");
-  if (view.timer) { clearInterval(view.timer); view.timer = null; button.textContent = "▶ Play"; return; }
+  if (view.timer) { clearInterval(view.timer); view.timer = null; button.textContent = _("▶ Play"); return; }
   if (view.step >= view.data.frames.length - 1) go(0);
-  button.textContent = "❚❚ Pause";
+  button.textContent = _("❚❚ Pause");
   view.timer = setInterval(() => {
     if (view.step >= view.data.frames.length - 1) { toggle(); return; }
     go(view.step + 1);

@@ -1,27 +1,29 @@
 // The rules page: both games' rules in brief and every house rule with its default and each
-// preset's value. All of it comes from /api/meta (the engine's texts); nothing is typed here.
-import { el, header, markdown, meta } from "./common.js";
+// preset's value. All of it comes from /api/meta (the engine's texts, shown in the page's
+// language through the engine catalog); nothing is typed here.
+import { _, el, gameName, header, markdown, meta, ngettext, ruleValue, tr, trBlocks } from "./common.js";
 
-const show = (v) => (v === null || v === undefined ? "default" : typeof v === "boolean" ? (v ? "on" : "off") : Array.isArray(v) ? v.join(" ") : String(v));
+const TITLES = { dice: () => _("The dice game"), tower: () => _("The tower game") };
 
 function gameSection(name, g) {
   const presets = Object.keys(g.presets);
+  const players = g.max_seats === 1 ? _("1 player") : ngettext("1 to {n} player", "1 to {n} players", g.max_seats);
   return el("section", { class: "panel", id: name, "aria-labelledby": `${name}-title` },
-    el("h2", { id: `${name}-title` }, name === "dice" ? "The dice game" : "The tower game"),
-    ...markdown(g.summary),
-    el("p", { class: "muted" }, `${g.max_seats === 1 ? "1 player" : `1 to ${g.max_seats} players`}. Presets: ${presets.join(", ")}. A room shows the rules in force under "Rules in force".`),
-    el("h3", {}, "House rules and options"),
-    el("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": `${name} options` }, el("table", { class: "scores rules-table" },
-      el("tr", {}, el("th", {}, "Option"), ...presets.map((p) => el("th", {}, p)), el("th", {}, "What it does")),
-      ...g.options.map((o) => el("tr", { "data-rule": o.name }, el("td", {}, el("b", {}, o.name)),
-        ...presets.map((p) => el("td", {}, show(g.presets[p][o.name]))), el("td", {}, o.help))))));
+    el("h2", { id: `${name}-title` }, TITLES[name] ? TITLES[name]() : name),
+    ...markdown(trBlocks(g.summary)),
+    el("p", { class: "muted" }, _("{players}. Presets: {presets}. A room shows the rules in force under \"Rules in force\".", { players, presets: presets.map(tr).join(", ") })),
+    el("h3", {}, _("House rules and options")),
+    el("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": _("{game} options", { game: gameName(name) }) }, el("table", { class: "scores rules-table" },
+      el("tr", {}, el("th", {}, _("Option")), ...presets.map((p) => el("th", {}, tr(p))), el("th", {}, _("What it does"))),
+      ...g.options.map((o) => el("tr", { "data-rule": o.name }, el("td", {}, el("b", { title: o.name }, tr(o.label || o.name))),
+        ...presets.map((p) => el("td", {}, ruleValue(g.presets[p][o.name]))), el("td", {}, tr(o.help)))))));
 }
 
 async function main() {
   document.body.append(header());
   const m = await meta();
-  document.body.append(el("main", { class: "rules-page" }, el("h2", {}, "Rules"),
-    el("p", {}, el("a", { href: "#dice" }, "The dice game"), " · ", el("a", { href: "#tower" }, "The tower game")),
+  document.body.append(el("main", { class: "rules-page" }, el("h2", {}, _("Rules")),
+    el("p", {}, el("a", { href: "#dice" }, _("The dice game")), " · ", el("a", { href: "#tower" }, _("The tower game"))),
     ...Object.entries(m.games).map(([name, g]) => gameSection(name, g))));
   if (location.hash) document.querySelector(location.hash)?.scrollIntoView();
 }
