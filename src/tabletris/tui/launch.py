@@ -12,6 +12,7 @@ from typing import Any
 
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import Setup
+from tabletris.tui.texts import _, engine_text
 
 
 def run_app(app: Any, *, headless: bool = False) -> int:
@@ -23,10 +24,10 @@ def run_app(app: Any, *, headless: bool = False) -> int:
         try:
             saved = app.save_on_exit()
         except OSError as e:
-            print(f"error: could not save the record: {e}", file=sys.stderr)
+            print(_("error: could not save the record: {error}").format(error=e), file=sys.stderr)
         else:
             if saved is not None:
-                print(f"Record saved to {saved}", file=sys.stderr)
+                print(_("Record saved to {path}").format(path=saved), file=sys.stderr)
     return 1 if app.return_code else 0
 
 
@@ -62,6 +63,6 @@ def launch_replay(path: Path | str, *, color: bool = True) -> int:
     try:
         ReplayScreen.from_path(Path(path))
     except RecordError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(_("error: {error}").format(error=engine_text(e)), file=sys.stderr)
         return 1
     return run_app(TabletrisApp(replay=Path(path), no_color=not color))
