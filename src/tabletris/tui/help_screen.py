@@ -60,7 +60,8 @@ def _cell(text: str) -> str:
 
 def keys_table(title: str, keys: tuple[tuple[str, str], ...], note: str = "") -> str:
     """The keys as a Markdown table in the player's language (the keys themselves stay)."""
-    lines = [f"## {title}", "", f"| {_('key')} | {_('does')} |", "| --- | --- |"]
+    key_heading, does_heading = _("key"), _("does")
+    lines = [f"## {title}", "", f"| {key_heading} | {does_heading} |", "| --- | --- |"]
     lines += [f"| {_cell(_(key))} | {_cell(_(does))} |" for key, does in keys]
     if note:
         lines += ["", _(note)]
@@ -69,12 +70,8 @@ def keys_table(title: str, keys: tuple[tuple[str, str], ...], note: str = "") ->
 
 def rules_table(rules: Any, help_texts: dict[str, str]) -> str:
     """The options in force as a Markdown table, each with the engine's one-line explanation."""
-    lines = [
-        "## " + _("Rules options in force"),
-        "",
-        f"| {_('option')} | {_('value')} | {_('meaning')} |",
-        "| --- | --- | --- |",
-    ]
+    headings = (_("option"), _("value"), _("meaning"))
+    lines = ["## " + _("Rules options in force"), "", "| {} | {} | {} |".format(*headings), "| --- | --- | --- |"]
     for f in dataclasses.fields(rules):
         value = getattr(rules, f.name)
         shown = json.dumps(list(value) if isinstance(value, tuple) else value)
