@@ -25,7 +25,6 @@ from tabletris.tui import palette
 from tabletris.tui.setup import Setup, load_last_setup, new_table, rules_model, save_last_setup
 from tabletris.tui.texts import N_, _, engine_text
 
-
 KEY_WORDS = (N_("space"), N_("backspace"), N_("enter"))
 """Keys the footer names by a word (Textual's names), translated like the descriptions."""
 
