@@ -20,6 +20,7 @@ from typing import Any, NamedTuple, Protocol
 
 from tabletris.engine.board import Board
 from tabletris.engine.shapes import TETROMINOES, Shape
+from tabletris.engine.texts import N_
 
 
 class Tower(Protocol):
@@ -65,12 +66,17 @@ Condition = Callable[[Tower, RoundFacts, TowerRules], bool]
 
 @dataclass(frozen=True)
 class AchievementSpec:
-    """One card: its id, the points of its three spaces (high to low), its rule text and test."""
+    """One card: its id, the points of its three spaces (high to low), its rule text and test.
+
+    ``name`` (the card's title, after the rulebook) and ``text`` are English catalog messages: a
+    front end shows them through ``tabletris.i18n.translate`` in the player's language.
+    """
 
     id: str
     points: tuple[int, int, int]
     text: str
     condition: Condition
+    name: str = ""
 
 
 def _tetris(t: Tower, f: RoundFacts, r: TowerRules) -> bool:
@@ -168,18 +174,18 @@ def _connected(shapes: frozenset[Shape]) -> Condition:
 
 
 _SPECS = (
-    AchievementSpec("tetris", (8, 5, 2), "this round an I piece completed 4 rows, all containing a cell of that I", _tetris),
-    AchievementSpec("six-lines", (7, 4, 1), "6 or more complete rows anywhere", _six_lines),
-    AchievementSpec("three-rows", (8, 5, 2), "this round an L or J completed 3 rows, all containing a cell of it", _three_rows),
-    AchievementSpec("two-rows", (8, 5, 2), "this round an O completed 2 rows, both containing a cell of it", _two_rows),
-    AchievementSpec("seven-on-a-side", (7, 4, 1), "a cell of each of the seven tetrominoes touches the same side wall (minos do not count)", _seven_on_a_side),
-    AchievementSpec("full-column", (7, 4, 1), "a column with every cell filled", _full_column),
-    AchievementSpec("five-bonus", (7, 4, 1), "5 bonus icons covered by tetrominoes of their own shape", _five_bonus),
-    AchievementSpec("four-diamonds", (7, 4, 1), "4 diamond icons covered by any pieces, minos included", _four_diamonds),
-    AchievementSpec("four-pairs", (8, 5, 2), "4 disjoint pairs of same-shape tetrominoes, each pair touching edge to edge", _four_pairs),
-    AchievementSpec("connect-lj", (8, 5, 2), "4 or more L/J tetrominoes in one edge-connected group", _connected(frozenset({Shape.L, Shape.J}))),
-    AchievementSpec("connect-sz", (8, 5, 2), "4 or more S/Z tetrominoes in one edge-connected group", _connected(frozenset({Shape.S, Shape.Z}))),
-    AchievementSpec("connect-io", (7, 4, 1), "4 or more I/O tetrominoes in one edge-connected group", _connected(frozenset({Shape.I, Shape.O}))),
+    AchievementSpec("tetris", (8, 5, 2), N_("this round an I piece completed 4 rows, all containing a cell of that I"), _tetris, name=N_("Tetris line clear")),
+    AchievementSpec("six-lines", (7, 4, 1), N_("6 or more complete rows anywhere"), _six_lines, name=N_("6 complete lines")),
+    AchievementSpec("three-rows", (8, 5, 2), N_("this round an L or J completed 3 rows, all containing a cell of it"), _three_rows, name=N_("3 rows with an L or J")),
+    AchievementSpec("two-rows", (8, 5, 2), N_("this round an O completed 2 rows, both containing a cell of it"), _two_rows, name=N_("2 rows with an O")),
+    AchievementSpec("seven-on-a-side", (7, 4, 1), N_("a cell of each of the seven tetrominoes touches the same side wall (minos do not count)"), _seven_on_a_side, name=N_("Every tetromino on one side")),
+    AchievementSpec("full-column", (7, 4, 1), N_("a column with every cell filled"), _full_column, name=N_("1 complete column")),
+    AchievementSpec("five-bonus", (7, 4, 1), N_("5 bonus icons covered by tetrominoes of their own shape"), _five_bonus, name=N_("5 bonus icons")),
+    AchievementSpec("four-diamonds", (7, 4, 1), N_("4 diamond icons covered by any pieces, minos included"), _four_diamonds, name=N_("4 diamond icons")),
+    AchievementSpec("four-pairs", (8, 5, 2), N_("4 disjoint pairs of same-shape tetrominoes, each pair touching edge to edge"), _four_pairs, name=N_("4 matching pairs")),
+    AchievementSpec("connect-lj", (8, 5, 2), N_("4 or more L/J tetrominoes in one edge-connected group"), _connected(frozenset({Shape.L, Shape.J})), name=N_("Connect 4 L/J")),
+    AchievementSpec("connect-sz", (8, 5, 2), N_("4 or more S/Z tetrominoes in one edge-connected group"), _connected(frozenset({Shape.S, Shape.Z})), name=N_("Connect 4 S/Z")),
+    AchievementSpec("connect-io", (7, 4, 1), N_("4 or more I/O tetrominoes in one edge-connected group"), _connected(frozenset({Shape.I, Shape.O})), name=N_("Connect 4 I/O")),
 )
 
 ACHIEVEMENTS: dict[str, AchievementSpec] = {s.id: s for s in _SPECS}
@@ -259,6 +265,7 @@ class AchievementCard:
         return {
             "id": self.id,
             "points": list(self.points),
+            "name": self.spec.name,
             "text": self.spec.text,
             "holders": [list(h) for h in self.holders],
             "next_space": self.next_space,

@@ -31,6 +31,7 @@ from tabletris.engine.shapes import (
     Shape,
     find_orientation,
 )
+from tabletris.engine.texts import N_, Message
 
 Access = Literal["drop", "slide", "free"]
 ACCESS_MODES: tuple[Access, ...] = ("drop", "slide", "free")
@@ -95,7 +96,7 @@ def engine_name() -> str:
     return f"pure Python ({_WHY_NOT or 'switched off with use_native(False)'})"
 
 
-CELLS_EXPECTED = "expected a list of [x, y] cells with integer x and y"
+CELLS_EXPECTED = Message(N_("expected a list of [x, y] cells with integer x and y"))
 
 
 def parse_cells(value: Any, where: str | None = None) -> tuple[Cell, ...]:
@@ -115,8 +116,8 @@ def parse_cells(value: Any, where: str | None = None) -> tuple[Cell, ...]:
         return tuple((operator.index(c[0]), operator.index(c[1])) for c in value)
     except (TypeError, ValueError):
         if where is not None:
-            raise MalformedMove(f"{where}: {CELLS_EXPECTED}", where, CELLS_EXPECTED) from None
-        raise ValueError(f"cells are [x, y] pairs of integers, got {value!r}") from None
+            raise MalformedMove(Message(N_("{where}: {error}"), where=where, error=CELLS_EXPECTED), where, CELLS_EXPECTED) from None
+        raise ValueError(Message(N_("cells are [x, y] pairs of integers, got {value!r}"), value=value)) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -585,22 +586,22 @@ class Board:
         try:
             pts = list(parse_cells(cells))
         except ValueError:
-            raise IllegalPlacement(shape, [], f"needs cells as [x, y] pairs, got {cells!r}") from None
+            raise IllegalPlacement(shape, [], Message(N_("needs cells as [x, y] pairs, got {value!r}"), value=cells)) from None
         if len(set(pts)) != shape.size or len(pts) != shape.size:
-            raise IllegalPlacement(shape, pts, f"needs {shape.size} distinct cells")
+            raise IllegalPlacement(shape, pts, Message(N_("needs {count} distinct cells"), count=shape.size))
         found = find_orientation(shape, pts, orientation)
         if found is None:
             if orientation == "rotate" and find_orientation(shape, pts, "free") is not None:
-                raise IllegalPlacement(shape, pts, "would have to be mirrored (orientation rotate)")
-            raise IllegalPlacement(shape, pts, f"is not the shape of {shape.with_article}")
+                raise IllegalPlacement(shape, pts, Message(N_("would have to be mirrored (orientation rotate)")))
+            raise IllegalPlacement(shape, pts, Message(N_("is not the shape of {shape}"), shape=shape.with_article))
         for c in pts:
             if not self.in_bounds(c):
-                raise IllegalPlacement(shape, pts, "is out of bounds")
+                raise IllegalPlacement(shape, pts, Message(N_("is out of bounds")))
         for c in pts:
             stone = self.stone_at(c)
             if stone is not None:
                 raise IllegalPlacement(
-                    shape, pts, f"overlaps stone {stone.number} ({stone.shape.value})"
+                    shape, pts, Message(N_("overlaps stone {number} ({shape})"), number=stone.number, shape=stone.shape.value)
                 )
         x = min(c[0] for c in pts)
         y = min(c[1] for c in pts)
@@ -610,14 +611,14 @@ class Board:
                 yy == 0 or self.is_filled((xx, yy - 1)) for xx, yy in pts
             )
             if not resting:
-                raise IllegalPlacement(shape, pts, "does not rest")
+                raise IllegalPlacement(shape, pts, Message(N_("does not rest")))
             if access == "free":
                 return placement
         bit = 1 << (y * self.geometry.stride + x)
         if not self.positions(found, access) & bit:
             if access == "slide":
-                raise IllegalPlacement(shape, pts, "cannot be reached from the top (access slide)")
-            raise IllegalPlacement(shape, pts, "is not where a straight drop lands (access drop)")
+                raise IllegalPlacement(shape, pts, Message(N_("cannot be reached from the top (access slide)")))
+            raise IllegalPlacement(shape, pts, Message(N_("is not where a straight drop lands (access drop)")))
         return placement
 
     def _validate_fast(
@@ -674,7 +675,7 @@ class Board:
         for x, y in stone.cells:
             i = y * stride + x
             if self._grid[i] is not None:
-                raise IllegalPlacement(stone.shape, stone.cells, f"overlaps at ({x},{y})")
+                raise IllegalPlacement(stone.shape, stone.cells, Message(N_("overlaps at ({x},{y})"), x=x, y=y))
         for x, y in stone.cells:
             i = y * stride + x
             self._grid[i] = stone.number

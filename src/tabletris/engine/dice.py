@@ -37,6 +37,7 @@ from tabletris.engine.board import (
     parse_cells,
 )
 from tabletris.engine.errors import IllegalMove, IllegalPlacement, MalformedMove, RulesError
+from tabletris.engine.errors import error_text as _text
 from tabletris.engine.options import build_options, options_to_dict, options_to_spec
 from tabletris.engine.shapes import (
     ORIENTATION_MODES,
@@ -45,6 +46,7 @@ from tabletris.engine.shapes import (
     Shape,
     find_orientation,
 )
+from tabletris.engine.texts import N_, Message
 
 CHOICE = "*"
 DEFAULT_DIE: tuple[str, ...] = ("I", "O", "T", "S", "L", CHOICE)
@@ -75,30 +77,30 @@ options into its record's ``rules`` whatever their value (``DiceGame.rules_spec`
 CLEAR_MODES = ("cells", "stones")
 
 RULE_HELP: dict[str, str] = {
-    "width": "Board width in cells.",
-    "height": "Board height in cells (the 'long board' house rule: e.g. 30).",
-    "die": "The die's faces; '*' lets the player name any shape on the die.",
-    "supply": "Stones of each shape per player in the shared supply.",
-    "orientation": "'free': pieces may be turned over (S=Z, J=L); 'rotate': rotations only.",
-    "access": "'slide': a piece must slide in from the top; 'drop': straight down; 'free': anywhere it rests.",
-    "stuck_penalty": "The player who cannot place loses 1 point.",
-    "rescore_reopened": "A row reopened by a removal scores again when completed again.",
-    "clear_rows": (
+    "width": N_("Board width in cells."),
+    "height": N_("Board height in cells (the 'long board' house rule: e.g. 30)."),
+    "die": N_("The die's faces; '*' lets the player name any shape on the die."),
+    "supply": N_("Stones of each shape per player in the shared supply."),
+    "orientation": N_("'free': pieces may be turned over (S=Z, J=L); 'rotate': rotations only."),
+    "access": N_("'slide': a piece must slide in from the top; 'drop': straight down; 'free': anywhere it rests."),
+    "stuck_penalty": N_("The player who cannot place loses 1 point."),
+    "rescore_reopened": N_("A row reopened by a removal scores again when completed again."),
+    "clear_rows": N_(
         "Completed rows leave the board; first to the target wins. 'cells' (or true): the rows' cells "
         "vanish and everything above falls (computer Tetris); 'stones': every stone with a cell in a "
         "completed row goes back to the supply whole and nothing moves (at a table)."
     ),
-    "target": "Points that end the game when clear_rows is on.",
-    "row_reward": "'point': each completed row scores 1; 'choose': a point or remove an opponent's stone.",
-    "garbage": "Stones placed at random (a number) or at listed cells before the game.",
-    "take": "With an empty supply, take a stone of the shape from the lowest rows ('lowest') or anywhere ('any').",
-    "unlimited_supply": "Never run out of stones (null: only when clear_rows is on).",
-    "first_player": "The seat that starts (a match's later games start with the previous loser).",
-    "tokens_from_supply": (
+    "target": N_("Points that end the game when clear_rows is on."),
+    "row_reward": N_("'point': each completed row scores 1; 'choose': a point or remove an opponent's stone."),
+    "garbage": N_("Stones placed at random (a number) or at listed cells before the game."),
+    "take": N_("With an empty supply, take a stone of the shape from the lowest rows ('lowest') or anywhere ('any')."),
+    "unlimited_supply": N_("Never run out of stones (null: only when clear_rows is on)."),
+    "first_player": N_("The seat that starts (a match's later games start with the previous loser)."),
+    "tokens_from_supply": N_(
         "Each point takes a stone out of the supply as its token (the scorer names the shape; "
         "default: most stones left). A record that does not name it replays with it off."
     ),
-    "must_close": "If a placement of the rolled piece completes a row, the player must choose one that does.",
+    "must_close": N_("If a placement of the rolled piece completes a row, the player must choose one that does."),
 }
 
 
@@ -133,35 +135,35 @@ class DiceRules:
         if not (self.clear_rows is False or self.clear_rows in CLEAR_MODES):
             shown = json.dumps(self.clear_rows) if isinstance(self.clear_rows, str | int | None) else repr(self.clear_rows)
             raise RulesError(
-                f'rules.clear_rows: {shown}: expected false, "cells" or "stones" (true means "cells")'
+                Message(N_('rules.clear_rows: {value}: expected false, "cells" or "stones" (true means "cells")'), value=shown)
             )
         if not (4 <= self.width <= 40):
-            raise RulesError(f"rules.width: {self.width} is out of range (4-40)")
+            raise RulesError(Message(N_("rules.width: {value} is out of range ({low}-{high})"), value=self.width, low=4, high=40))
         if not (4 <= self.height <= 100):
-            raise RulesError(f"rules.height: {self.height} is out of range (4-100)")
+            raise RulesError(Message(N_("rules.height: {value} is out of range ({low}-{high})"), value=self.height, low=4, high=100))
         if not self.die:
-            raise RulesError("rules.die: the die needs at least one face")
+            raise RulesError(Message(N_("rules.die: the die needs at least one face")))
         for face in self.die:
             if face != CHOICE and (face not in Shape.__members__ or face == "M"):
-                raise RulesError(f"rules.die: unknown face {face!r}: expected a tetromino letter or '*'")
+                raise RulesError(Message(N_("rules.die: unknown face {face!r}: expected a tetromino letter or '*'"), face=face))
         if not self.shapes:
-            raise RulesError("rules.die: the die needs at least one shape face besides '*'")
+            raise RulesError(Message(N_("rules.die: the die needs at least one shape face besides '*'")))
         if self.supply < 0:
-            raise RulesError(f"rules.supply: {self.supply} is negative")
+            raise RulesError(Message(N_("rules.{option}: {value} is negative"), option="supply", value=self.supply))
         if self.orientation not in ORIENTATION_MODES:
-            raise RulesError(f"rules.orientation: {self.orientation!r}: expected 'free' or 'rotate'")
+            raise RulesError(Message(N_("rules.orientation: {value!r}: expected 'free' or 'rotate'"), value=self.orientation))
         if self.access not in ACCESS_MODES:
-            raise RulesError(f"rules.access: {self.access!r}: expected 'slide', 'drop' or 'free'")
+            raise RulesError(Message(N_("rules.access: {value!r}: expected 'slide', 'drop' or 'free'"), value=self.access))
         if self.row_reward not in ("point", "choose"):
-            raise RulesError(f"rules.row_reward: {self.row_reward!r}: expected 'point' or 'choose'")
+            raise RulesError(Message(N_("rules.row_reward: {value!r}: expected 'point' or 'choose'"), value=self.row_reward))
         if self.take not in ("lowest", "any"):
-            raise RulesError(f"rules.take: {self.take!r}: expected 'lowest' or 'any'")
+            raise RulesError(Message(N_("rules.take: {value!r}: expected 'lowest' or 'any'"), value=self.take))
         if self.target < 1:
-            raise RulesError(f"rules.target: {self.target} must be at least 1")
+            raise RulesError(Message(N_("rules.target: {value} must be at least 1"), value=self.target))
         if isinstance(self.garbage, int) and self.garbage < 0:
-            raise RulesError(f"rules.garbage: {self.garbage} is negative")
+            raise RulesError(Message(N_("rules.{option}: {value} is negative"), option="garbage", value=self.garbage))
         if self.first_player < 0:
-            raise RulesError(f"rules.first_player: {self.first_player} is negative")
+            raise RulesError(Message(N_("rules.{option}: {value} is negative"), option="first_player", value=self.first_player))
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any] | None = None) -> DiceRules:
@@ -248,19 +250,19 @@ class DiceMove:
         """
 
         def fail(key: str, why: str) -> MalformedMove:
-            return MalformedMove(f"key '{key}': {why}", key, why)
+            return MalformedMove(Message(N_("key '{key}': {why}"), key=key, why=why), key, why)
 
         if not isinstance(raw, dict):
-            raise fail(where, "expected an object")
+            raise fail(where, Message(N_("expected an object")))
         for key in raw:
             if key not in DiceMove.KEYS:
-                raise fail(f"{where}.{key}", "unknown key in a turn")
+                raise fail(f"{where}.{key}", Message(N_("unknown key in a turn")))
         if "player" in raw and not _is_int(raw["player"]):
-            raise fail(f"{where}.player", "expected a seat number")
+            raise fail(f"{where}.player", Message(N_("expected a seat number")))
         if not isinstance(raw.get("roll"), str):
-            raise fail(f"{where}.roll", "expected the die face as a string")
+            raise fail(f"{where}.roll", Message(N_("expected the die face as a string")))
         if "shape" in raw and not isinstance(raw["shape"], str):
-            raise fail(f"{where}.shape", "expected a shape letter")
+            raise fail(f"{where}.shape", Message(N_("expected a shape letter")))
         try:
             for key in ("take", "place"):
                 if key in raw:
@@ -268,19 +270,19 @@ class DiceMove:
             if "rewards" in raw:
                 rewards = raw["rewards"]
                 if not isinstance(rewards, list):
-                    raise fail(f"{where}.rewards", "expected a list")
+                    raise fail(f"{where}.rewards", Message(N_("expected a list")))
                 for j, r in enumerate(rewards):
                     if r == "point":
                         continue
                     if not isinstance(r, dict) or set(r) != {"remove"}:
-                        raise fail(f"{where}.rewards[{j}]", 'expected "point" or {"remove": cells}')
+                        raise fail(f"{where}.rewards[{j}]", Message(N_('expected "point" or {remove}'), remove='{"remove": cells}'))
                     parse_cells(r["remove"], f"{where}.rewards[{j}].remove")
         except MalformedMove as e:
             raise fail(e.key or where, e.why) from None
         if "tokens" in raw:
             tokens = raw["tokens"]
             if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
-                raise fail(f"{where}.tokens", "expected a list of shape letters")
+                raise fail(f"{where}.tokens", Message(N_("expected a list of shape letters")))
 
 
 def _is_int(v: Any) -> bool:
@@ -364,10 +366,10 @@ class DiceGame:
         its value from before the option existed (``RECORD_DEFAULTS``), and the record's rules are
         kept as they were written."""
         if not (1 <= len(players) <= MAX_PLAYERS):
-            raise RulesError(f"players: the dice game takes 1 to {MAX_PLAYERS} players, got {len(players)}")
+            raise RulesError(Message(N_("players: the dice game takes 1 to {most} players, got {count}"), most=MAX_PLAYERS, count=len(players)))
         for name in players:
             if not isinstance(name, str) or not name.strip():
-                raise RulesError(f"players: every player needs a name, got {name!r}")
+                raise RulesError(Message(N_("players: every player needs a name, got {name!r}"), name=name))
         self.players = list(players)
         if isinstance(rules, DiceRules):
             self.rules = rules
@@ -382,9 +384,10 @@ class DiceGame:
             for key in RECORD_DEFAULTS:  # a new game's record names them, whatever their value
                 self.rules_spec.setdefault(key, getattr(self.rules, key))
         if self.rules.first_player >= len(players):
-            raise RulesError(
-                f"rules.first_player: seat {self.rules.first_player} does not exist with {len(players)} players"
-            )
+            raise RulesError(Message(
+                N_("rules.first_player: seat {seat} does not exist with {count} players"),
+                seat=self.rules.first_player, count=len(players),
+            ))
         self.seed = seed if seed is not None else secrets.randbits(32)
         self.rng = random.Random(self.seed)
         self.board = Board(self.rules.width, self.rules.height)
@@ -438,23 +441,23 @@ class DiceGame:
             for i, item in enumerate(spec):
                 where = f"rules.garbage[{i}]"
                 if not isinstance(item, dict) or set(item) != {"shape", "cells"}:
-                    raise RulesError(f"{where}: expected {{\"shape\": S, \"cells\": [[x, y], ...]}}")
+                    raise RulesError(Message(N_("{where}: expected {form}"), where=where, form='{"shape": S, "cells": [[x, y], ...]}'))
                 try:
                     shape = Shape.parse(item["shape"])
                     cells = _cells(item["cells"])
                 except (ValueError, TypeError, IndexError, AttributeError) as e:
-                    raise RulesError(f"{where}: {e}") from None
+                    raise RulesError(Message(N_("{where}: {error}"), where=where, error=_text(e))) from None
                 if shape not in self.supply:
-                    raise RulesError(f"{where}: {shape.value} is not a shape of this game's die")
+                    raise RulesError(Message(N_("{where}: {shape} is not a shape of this game's die"), where=where, shape=shape.value))
                 if len(cells) != 4 or find_orientation(shape, cells, mode) is None:
-                    raise RulesError(f"{where}: {format_cells(cells)} is not the shape of {shape.with_article}")
+                    raise RulesError(Message(N_("{where}: {cells} is not the shape of {shape}"), where=where, cells=format_cells(cells), shape=shape.with_article))
                 for c in cells:
                     if not self.board.in_bounds(c):
-                        raise RulesError(f"{where}: {format_cells(cells)} is out of bounds")
+                        raise RulesError(Message(N_("{where}: {cells} is out of bounds"), where=where, cells=format_cells(cells)))
                     if self.board.is_filled(c):
-                        raise RulesError(f"{where}: {format_cells(cells)} overlaps another garbage stone")
+                        raise RulesError(Message(N_("{where}: {cells} overlaps another garbage stone"), where=where, cells=format_cells(cells)))
                 if not self._in_supply(shape):
-                    raise RulesError(f"{where}: the supply has no {shape.value} left")
+                    raise RulesError(Message(N_("{where}: the supply has no {shape} left"), where=where, shape=shape.value))
                 self._add_garbage(shape, cells)
         # Rows the garbage completes belong to nobody and never score.
         self.scored_rows = self.board.complete_rows_mask()
@@ -631,7 +634,7 @@ class DiceGame:
         try:
             placement = board.validate(shape, cells, self.rules.orientation_mode, self.rules.access_mode)
         except IllegalPlacement as e:
-            return str(e)
+            return _text(e)
         finally:
             if take is not None:
                 board.add(take)
@@ -664,7 +667,7 @@ class DiceGame:
         """A take must be a stone on this board now: lifting a stale or foreign stone (from an
         older view, say) would clear another stone's cells and corrupt the game."""
         if self.board.stones.get(take.number) != take:
-            raise IllegalMove(f"cannot take {format_cells(take.cells)}: no such stone on the board")
+            raise IllegalMove(Message(N_("cannot take {cells}: no such stone on the board"), cells=format_cells(take.cells)))
 
     def _scoring(self, new_rows: int) -> int:
         if self.rules.rescore_reopened or self.rules.clear_rows:
@@ -689,12 +692,12 @@ class DiceGame:
     def roll(self, face: str | None = None) -> str:
         """Roll the die (or take ``face`` from a record). Ends the game if nothing can be placed."""
         if self.over:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(Message(N_("the game is over")))
         if self.roll_face is not None:
-            raise IllegalMove(f"the die already shows {self.roll_face}: place a piece first")
+            raise IllegalMove(Message(N_("the die already shows {face}: place a piece first"), face=self.roll_face))
         if face is not None and face not in self.rules.die:
             # Checked before drawing: a rejected roll must not move the generator either.
-            raise IllegalMove(f"{face!r} is not a face of the die ({' '.join(self.rules.die)})")
+            raise IllegalMove(Message(N_("{face!r} is not a face of the die ({faces})"), face=face, faces=" ".join(self.rules.die)))
         drawn = self.rng.choice(self.rules.die)
         if face is None:
             face = drawn
@@ -726,10 +729,10 @@ class DiceGame:
         ``tokens`` names the shape of each point's token (``tokens_from_supply``), one per point
         that has a stone left to take; None lets the default rule pick them."""
         if self.over:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(Message(N_("the game is over")))
         face = self.roll_face
         if face is None:
-            raise IllegalMove("roll the die first")
+            raise IllegalMove(Message(N_("roll the die first")))
         chosen = self._chosen_shape(face, shape)
         snapshot = self._snapshot()
         try:
@@ -739,7 +742,7 @@ class DiceGame:
             raise
         except (TypeError, ValueError, IndexError) as e:
             self._restore(snapshot)
-            raise MalformedMove(f"malformed move: {e}") from None
+            raise MalformedMove(Message(N_("malformed move: {error}"), error=_text(e))) from None
         self.moves.append(move)
         return move
 
@@ -747,18 +750,18 @@ class DiceGame:
         if face == CHOICE:
             if shape is None:
                 names = " ".join(s.value for s in self.rules.shapes)
-                raise IllegalMove(f"the die shows *: name one of {names}")
+                raise IllegalMove(Message(N_("the die shows *: name one of {shapes}"), shapes=names))
             try:
                 chosen = Shape.parse(str(shape))
             except ValueError as e:
-                raise IllegalMove(str(e)) from None
+                raise IllegalMove(_text(e)) from None
             if chosen not in self.rules.shapes:
                 names = " ".join(s.value for s in self.rules.shapes)
-                raise IllegalMove(f"* names one of {names}, not {chosen.value}")
+                raise IllegalMove(Message(N_("* names one of {shapes}, not {shape}"), shapes=names, shape=chosen.value))
             return chosen
         rolled = Shape(face)
         if shape is not None and str(shape).upper() != rolled.value:
-            raise IllegalMove(f"the die shows {rolled.value}, not {shape}")
+            raise IllegalMove(Message(N_("the die shows {face}, not {shape}"), face=rolled.value, shape=str(shape)))
         return rolled
 
     def _apply(
@@ -779,23 +782,25 @@ class DiceGame:
         candidates = self.take_candidates(shape)
         if self._in_supply(shape):
             if take is not None:
-                raise IllegalMove(f"the supply still has {shape.value}: there is nothing to take")
+                raise IllegalMove(Message(N_("the supply still has {shape}: there is nothing to take"), shape=shape.value))
         else:
             if take is None:
-                options = ", ".join(format_cells(s.cells) for s in candidates) or "none on the board"
-                raise IllegalMove(
-                    f"the supply has no {shape.value} left: take one from the lowest rows ({options})"
-                )
+                options = ", ".join(format_cells(s.cells) for s in candidates) or Message(N_("none on the board"))
+                raise IllegalMove(Message(
+                    N_("the supply has no {shape} left: take one from the lowest rows ({options})"),
+                    shape=shape.value, options=options,
+                ))
             wanted = set(_cells(take))
             taken = next((s for s in candidates if set(s.cells) == wanted), None)
             if taken is None:
-                raise IllegalMove(
-                    f"cannot take {format_cells(_cells(take))}: not one of the lowest {shape.value} stones"
-                )
+                raise IllegalMove(Message(
+                    N_("cannot take {cells}: not one of the lowest {shape} stones"),
+                    cells=format_cells(_cells(take)), shape=shape.value,
+                ))
             board.remove(taken)
         if isinstance(place, Placement):
             if place.shape is not shape:
-                raise IllegalMove(f"the die shows {shape.value}, not {place.shape.value}")
+                raise IllegalMove(Message(N_("the die shows {face}, not {shape}"), face=shape.value, shape=place.shape.value))
             cells: Sequence[Sequence[int]] = place.cells
         else:
             cells = place
@@ -840,18 +845,18 @@ class DiceGame:
         if tokens is None:
             return None
         if isinstance(tokens, str | bytes) or not isinstance(tokens, Sequence):
-            raise IllegalMove(f"tokens: expected a list of shape letters, got {tokens!r}")
+            raise IllegalMove(Message(N_("tokens: expected a list of shape letters, got {tokens!r}"), tokens=tokens))
         if tokens and not self.rules.tokens_from_supply:
-            raise IllegalMove("tokens are only taken with tokens_from_supply")
+            raise IllegalMove(Message(N_("tokens are only taken with tokens_from_supply")))
         shapes = []
         for t in tokens:
             try:
                 shape = Shape.parse(str(t.value if isinstance(t, Shape) else t))
             except ValueError as e:
-                raise IllegalMove(f"tokens: {e}") from None
+                raise IllegalMove(Message(N_("tokens: {error}"), error=_text(e))) from None
             if shape not in self.rules.shapes:
                 names = " ".join(s.value for s in self.rules.shapes)
-                raise IllegalMove(f"tokens: {shape.value} is not a shape of the supply ({names})")
+                raise IllegalMove(Message(N_("tokens: {shape} is not a shape of the supply ({shapes})"), shape=shape.value, shapes=names))
             shapes.append(shape)
         return shapes
 
@@ -868,10 +873,12 @@ class DiceGame:
                 if token is not None:
                     taken.append(token)
         if named is not None and len(named) != len(taken):
-            raise IllegalMove(
-                f"tokens: {len(taken)} point token{'s' if len(taken) != 1 else ''} to take "
-                f"(one per point while the supply has stones), got {len(named)}"
-            )
+            raise IllegalMove(Message(
+                N_("tokens: {count} point token to take (one per point while the supply has stones), got {got}")
+                if len(taken) == 1
+                else N_("tokens: {count} point tokens to take (one per point while the supply has stones), got {got}"),
+                count=len(taken), got=len(named),
+            ))
         return given, taken
 
     def _take_token(self, named: list[Shape] | None, index: int) -> Shape | None:
@@ -882,7 +889,7 @@ class DiceGame:
             shape = named[index]
             if self.supply.get(shape, 0) <= 0:
                 left = " ".join(s.value for s in self.token_choices())
-                raise IllegalMove(f"tokens: the supply has no {shape.value} left for a token (left: {left})")
+                raise IllegalMove(Message(N_("tokens: the supply has no {shape} left for a token (left: {left})"), shape=shape.value, left=left))
         else:
             default = self.default_token()
             assert default is not None
@@ -924,14 +931,16 @@ class DiceGame:
         the rows that will be cleared after (for the first release's records, below)."""
         if self.rules.row_reward == "point":
             if rewards is not None:
-                raise IllegalMove("rewards are only chosen with row_reward: choose")
+                raise IllegalMove(Message(N_("rewards are only chosen with row_reward: choose")))
             return None
         rewards = list(rewards or [])
         if len(rewards) != count:
-            raise IllegalMove(
-                f"{count} row{'s' if count != 1 else ''} scored: rewards needs {count} "
-                f"entr{'ies' if count != 1 else 'y'} (point or remove), got {len(rewards)}"
-            )
+            raise IllegalMove(Message(
+                N_("{count} row scored: rewards needs {count} entry (point or remove), got {got}")
+                if count == 1
+                else N_("{count} rows scored: rewards needs {count} entries (point or remove), got {got}"),
+                count=count, got=len(rewards),
+            ))
         result: list[Reward] = []
         for reward in rewards:
             if reward == "point":
@@ -946,7 +955,7 @@ class DiceGame:
             try:
                 cells = _cells(target)
             except (TypeError, ValueError, IndexError):
-                raise IllegalMove(f"a reward is 'point' or {{'remove': cells}}, got {reward!r}") from None
+                raise IllegalMove(Message(N_("a reward is 'point' or {remove}, got {reward!r}"), remove="{'remove': cells}", reward=reward)) from None
             stone = self.board.stone_at(cells[0]) if cells and self.board.in_bounds(cells[0]) else None
             exact = stone is not None and set(stone.cells) == set(cells)
             others = stone is not None and stone.owner is not None and stone.owner != self.to_move
@@ -958,10 +967,10 @@ class DiceGame:
             if fallen is not None:
                 stone = fallen
             elif stone is None or not exact:
-                raise IllegalMove(f"cannot remove {format_cells(cells)}: no stone has exactly those cells")
+                raise IllegalMove(Message(N_("cannot remove {cells}: no stone has exactly those cells"), cells=format_cells(cells)))
             elif not others:
                 raise IllegalMove(
-                    f"cannot remove {format_cells(cells)}: only a stone another player placed"
+                    Message(N_("cannot remove {cells}: only a stone another player placed"), cells=format_cells(cells))
                 )
             self.board.remove(stone)
             if self.rules.limited_supply and stone.shape in self.supply:
@@ -1026,7 +1035,7 @@ class DiceGame:
         """
         placed = [i for i, m in enumerate(self.moves) if m.place is not None]
         if not placed:
-            raise IllegalMove("there is no move to undo")
+            raise IllegalMove(Message(N_("there is no move to undo")))
         move = self.moves[placed[-1]]
         keep = self.moves[: placed[-1]]
         self._restore(self._start.copy())
@@ -1126,9 +1135,9 @@ def _json_plain(value: Any) -> Any:
 
 
 def _must_close_error(shape: Shape, cells: Sequence[Cell]) -> str:
-    return (
-        f"must_close: {shape.value} at {format_cells(cells)} completes no row, "
-        "and a placement of the roll that completes one exists"
+    return Message(
+        N_("must_close: {shape} at {cells} completes no row, and a placement of the roll that completes one exists"),
+        shape=shape.value, cells=format_cells(cells),
     )
 
 
@@ -1151,7 +1160,7 @@ def next_starter(last: DiceGame, loser_starts: bool = True) -> int:
     (terminal, browser) asks this, so the rule lives here only.
     """
     if not last.over:
-        raise IllegalMove("the game is not over: nobody has lost yet")
+        raise IllegalMove(Message(N_("the game is not over: nobody has lost yet")))
     n = len(last.players)
     previous = last.rules.first_player
     if not loser_starts:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from tabletris.engine.texts import N_, Message
+
 
 class TabletrisError(ValueError):
     """Anything the engine refuses: bad rules, an illegal or malformed move, a broken record."""
@@ -44,6 +46,14 @@ class MalformedMove(IllegalMove):
         self.why = message if why is None else why
 
 
+def error_text(error: BaseException) -> str:
+    """The text of ``error`` for a message that quotes it: its :class:`Message` when it carries one
+    (so the quote is translated too), else ``str(error)`` as before."""
+    if error.args and isinstance(error.args[0], Message):
+        return error.args[0]
+    return str(error)
+
+
 def format_cells(cells: Iterable[Sequence[int]]) -> str:
     """Cells the way records write them: ``[[4,7],[5,7]]``."""
     return "[" + ",".join(f"[{c[0]},{c[1]}]" for c in cells) + "]"
@@ -56,8 +66,11 @@ class IllegalPlacement(IllegalMove):
         self.shape = str(shape)
         self.cells = [list(c) for c in cells]
         # Malformed input has no cells to show: "T needs cells as [x, y] pairs, got 5", no "at []".
-        where = f" at {format_cells(cells)}" if cells else ""
-        super().__init__(f"{self.shape} {reason}{where}", reason)
+        if cells:
+            text = Message(N_("{shape} {reason} at {cells}"), shape=self.shape, reason=reason, cells=format_cells(cells))
+        else:
+            text = Message(N_("{shape} {reason}"), shape=self.shape, reason=reason)
+        super().__init__(text, reason)
 
 
 class RecordError(TabletrisError):

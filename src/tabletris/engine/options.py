@@ -13,7 +13,8 @@ import types
 from collections.abc import Mapping
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from tabletris.engine.errors import RulesError
+from tabletris.engine.errors import RulesError, error_text
+from tabletris.engine.texts import N_, Message
 
 T = TypeVar("T")
 
@@ -30,38 +31,38 @@ def _check(name: str, value: Any, hint: Any) -> Any:
     """``value`` converted to ``hint`` (lists to tuples), or a RulesError naming the option."""
     origin = get_origin(hint)
     if origin in (Union, types.UnionType):
-        errors = []
+        errors: list[str] = []
         for arm in get_args(hint):
             try:
                 return _check(name, value, arm)
             except RulesError as e:
-                errors.append(str(e))
+                errors.append(error_text(e))
         raise RulesError(errors[-1])
     if hint is type(None):
         if value is None:
             return None
-        raise RulesError(f"rules.{name}: expected null, got {_show(value)}")
+        raise RulesError(Message(N_("rules.{option}: expected null, got {value}"), option=name, value=_show(value)))
     if hint is bool:
         if isinstance(value, bool):
             return value
-        raise RulesError(f"rules.{name}: expected true or false, got {_show(value)}")
+        raise RulesError(Message(N_("rules.{option}: expected true or false, got {value}"), option=name, value=_show(value)))
     if hint is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-        raise RulesError(f"rules.{name}: expected an integer, got {_show(value)}")
+        raise RulesError(Message(N_("rules.{option}: expected an integer, got {value}"), option=name, value=_show(value)))
     if hint is str:
         if isinstance(value, str):
             return value
-        raise RulesError(f"rules.{name}: expected a string, got {_show(value)}")
+        raise RulesError(Message(N_("rules.{option}: expected a string, got {value}"), option=name, value=_show(value)))
     if origin is tuple:
         if not isinstance(value, list | tuple):
-            raise RulesError(f"rules.{name}: expected a list, got {_show(value)}")
+            raise RulesError(Message(N_("rules.{option}: expected a list, got {value}"), option=name, value=_show(value)))
         (item, *_rest) = get_args(hint)
         return tuple(_check(name, v, item) for v in value)
     if origin is dict or hint is dict or origin is Mapping:
         if isinstance(value, dict):
             return value
-        raise RulesError(f"rules.{name}: expected an object, got {_show(value)}")
+        raise RulesError(Message(N_("rules.{option}: expected an object, got {value}"), option=name, value=_show(value)))
     return value  # Any and value types validated by the game itself
 
 
@@ -70,15 +71,15 @@ def build_options(cls: type[T], presets: Mapping[str, Mapping[str, Any]], raw: M
     raw = dict(raw or {})
     preset = raw.pop("preset", "standard")
     if not isinstance(preset, str) or preset not in presets:
-        raise RulesError(
-            f"rules.preset: unknown preset {json.dumps(preset)}: expected one of {', '.join(presets)}"
-        )
+        raise RulesError(Message(
+            N_("rules.preset: unknown preset {name}: expected one of {presets}"), name=json.dumps(preset), presets=", ".join(presets)
+        ))
     values: dict[str, Any] = dict(presets[preset])
     hints = get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     for key, value in raw.items():
         if key not in names:
-            raise RulesError(f"rules.{key}: unknown option (known: {', '.join(sorted(names))})")
+            raise RulesError(Message(N_("rules.{option}: unknown option (known: {options})"), option=key, options=", ".join(sorted(names))))
         values[key] = _check(key, value, hints[key])
     values["preset"] = preset
     return cls(**values)

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from tabletris.engine.dice import DiceGame, DiceMove
-from tabletris.engine.errors import IllegalMove, MalformedMove, RecordError, RulesError
+from tabletris.engine.errors import IllegalMove, MalformedMove, RecordError, RulesError, error_text
 from tabletris.engine.games import GAMES, spec_of
+from tabletris.engine.texts import N_, Message
 from tabletris.engine.tower import LAYOUT_NAMES, LEGACY_SUFFIX, TowerAction, TowerGame
 
 FORMAT = "tabletris/1"
@@ -101,7 +102,7 @@ def _check_dice_moves(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
         try:
             DiceMove.check_dict(move, f"moves[{i}]")
         except MalformedMove as e:
-            raise RecordError(str(e), e.key) from None
+            raise RecordError(error_text(e), e.key) from None
     return moves
 
 
@@ -125,7 +126,7 @@ def _new_dice_game(doc: Mapping[str, Any]) -> DiceGame:
     try:
         game = DiceGame(doc["players"], doc.get("rules"), seed=doc.get("seed"), recorded=True)
     except RulesError as e:
-        raise RecordError(str(e)) from None
+        raise RecordError(error_text(e)) from None
     return game
 
 
@@ -139,30 +140,32 @@ def replay_dice(doc: Mapping[str, Any], step: Callable[[DiceGame], None] | None 
     for number, move in enumerate(moves, 1):
         seat = move.get("player", game.to_move) if game.over else game.to_move
         name = game.players[seat] if 0 <= seat < len(game.players) else f"seat {seat}"
-        where = f"move {number} ({name})"
+        where = Message(N_("move {number} ({player})"), number=number, player=name)
         if game.over:
-            raise RecordError(f"{where}: the game is already over")
+            raise RecordError(Message(N_("{where}: the game is already over"), where=where))
         if "player" in move and move["player"] != game.to_move:
-            raise RecordError(f"{where}: it is seat {game.to_move}'s turn, not seat {move['player']}'s")
+            raise RecordError(Message(
+                N_("{where}: it is seat {seat}'s turn, not seat {other}'s"), where=where, seat=game.to_move, other=move["player"]
+            ))
         try:
             game.roll(move["roll"])
         except IllegalMove as e:
-            raise RecordError(f"{where}: {e}") from None
+            raise RecordError(Message(N_("{where}: {error}"), where=where, error=error_text(e))) from None
         if game.over:
             if "place" in move or "take" in move or "rewards" in move or "tokens" in move:
                 shapes = " ".join(s.value for s in game.shapes_for_roll(move["roll"]))
-                raise RecordError(f"{where}: {shapes} cannot be placed anywhere: the game ends here")
+                raise RecordError(Message(N_("{where}: {shapes} cannot be placed anywhere: the game ends here"), where=where, shapes=shapes))
             if step is not None:
                 step(game)
             continue
         if "place" not in move:
-            raise RecordError(
-                f"{where}: the roll {move['roll']} can be placed, so the turn needs 'place'"
-            )
+            raise RecordError(Message(
+                N_("{where}: the roll {face} can be placed, so the turn needs 'place'"), where=where, face=move["roll"]
+            ))
         try:
             game.play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens"))
         except IllegalMove as e:
-            raise RecordError(f"{where}: {e}") from None
+            raise RecordError(Message(N_("{where}: {error}"), where=where, error=error_text(e))) from None
         if step is not None:
             step(game)
     return game
@@ -231,38 +234,39 @@ def replay_tower(doc: Mapping[str, Any]) -> TowerGame:
             doc["players"], doc.get("rules"), seed=doc.get("seed"), towers=recorded_towers(doc), deck=doc.get("deck")
         )
     except RulesError as e:
-        raise RecordError(str(e)) from None
+        raise RecordError(error_text(e)) from None
     for number, actions in enumerate(rounds, 1):
         if len(game.rounds) >= number:
             # Nobody had a choice (forced holds, seats out): the engine played this round itself.
             _check_automatic_round(game, number, actions)
             continue
         if game.over:
-            raise RecordError(f"round {number}: the game is already over")
+            raise RecordError(Message(N_("{where}: the game is already over"), where=Message(N_("round {number}"), number=number)))
         card = game.play_card.value if game.play_card is not None else "-"
         waiting = game.waiting_for()
         for seat, action in enumerate(actions):  # the engine's decisions first: known at round start
             if seat in waiting:
                 continue
-            where = f"round {number} ({game.players[seat]})"
+            where = Message(N_("round {number} ({player})"), number=number, player=game.players[seat])
             if game.towers[seat].out:
                 if action is not None:
-                    raise RecordError(f"{where}: the player is out, so the entry must be null")
+                    raise RecordError(Message(N_("{where}: the player is out, so the entry must be null"), where=where))
             elif action is None or not action.hold:
-                raise RecordError(
-                    f"{where}: no legal drop for {card}, so the player must hold ({{\"hold\": true}})"
-                )
+                raise RecordError(Message(
+                    N_("{where}: no legal drop for {shape}, so the player must hold ({hold})"),
+                    where=where, shape=card, hold='{"hold": true}',
+                ))
         for seat in waiting:
             action = actions[seat]
-            where = f"round {number} ({game.players[seat]})"
+            where = Message(N_("round {number} ({player})"), number=number, player=game.players[seat])
             if action is None:
-                raise RecordError(f"{where}: the player is not out, so the entry needs an action")
+                raise RecordError(Message(N_("{where}: the player is not out, so the entry needs an action"), where=where))
             try:
                 game.submit(seat, action)
             except IllegalMove as e:
-                raise RecordError(f"{where}: {e.reason}") from None
+                raise RecordError(Message(N_("{where}: {error}"), where=where, error=e.reason)) from None
         if len(game.rounds) < number:
-            raise RecordError(f"round {number}: the round did not complete")
+            raise RecordError(Message(N_("round {number}: the round did not complete"), number=number))
     return game
 
 

@@ -12,6 +12,8 @@ from enum import StrEnum
 from functools import cache
 from typing import Literal
 
+from tabletris.engine.texts import N_, Message
+
 Cell = tuple[int, int]
 """A board cell ``(x, y)``: x is the column from the left, y the row from the bottom."""
 
@@ -43,7 +45,7 @@ class Shape(StrEnum):
     @property
     def with_article(self) -> str:
         """``an S``, ``a T``: the article goes by the letter's spoken name (ess, tee)."""
-        return ("an " if self.value in "IOSLM" else "a ") + self.value
+        return Message(N_("an {shape}") if self.value in "IOSLM" else N_("a {shape}"), shape=self.value)
 
     @property
     def is_tetromino(self) -> bool:
@@ -60,7 +62,7 @@ class Shape(StrEnum):
             return cls(text.strip().upper())
         except ValueError:
             raise ValueError(
-                f"unknown shape {text!r}: expected one of {' '.join(s.value for s in cls)}"
+                Message(N_("unknown shape {text!r}: expected one of {shapes}"), text=text, shapes=" ".join(s.value for s in cls))
             ) from None
 
 

@@ -46,8 +46,10 @@ from tabletris.engine.board import (
     parse_cells,
 )
 from tabletris.engine.errors import IllegalMove, MalformedMove, RulesError
+from tabletris.engine.errors import error_text as _text
 from tabletris.engine.options import build_options, options_to_dict, options_to_spec
 from tabletris.engine.shapes import TETROMINOES, Cell, Orientation, Shape
+from tabletris.engine.texts import N_, Message
 
 MAX_PLAYERS = 4
 CARDS_PER_SHAPE = 4
@@ -69,15 +71,15 @@ TOWER_PRESETS: dict[str, dict[str, Any]] = {
 """Named rule sets: ``standard`` plays only ``six-lines``; ``advanced`` draws two cards."""
 
 RULE_HELP: dict[str, str] = {
-    "width": "Tower width in cells (the product: 8).",
-    "height": "Tower height in cells; the top edge is the skyline (the product: 15).",
-    "minos_in_box": "Minos in the box; each player takes start_minos of them at setup.",
-    "start_minos": "Minos each player starts with.",
-    "achievements": "Achievement card ids in play; null draws draw_achievements cards from the seed.",
-    "draw_achievements": "How many achievement cards are drawn when achievements is null.",
-    "seven_on_a_side": "'one-wall': all seven shapes touch the same wall; 'both-walls': each shape touches either wall.",
-    "four_pairs": "'matching': 4 disjoint touching same-shape pairs; 'pairs': any 4 touching same-shape pairs.",
-    "towers": (
+    "width": N_("Tower width in cells (the product: 8)."),
+    "height": N_("Tower height in cells; the top edge is the skyline (the product: 15)."),
+    "minos_in_box": N_("Minos in the box; each player takes start_minos of them at setup."),
+    "start_minos": N_("Minos each player starts with."),
+    "achievements": N_("Achievement card ids in play; null draws draw_achievements cards from the seed."),
+    "draw_achievements": N_("How many achievement cards are drawn when achievements is null."),
+    "seven_on_a_side": N_("'one-wall': all seven shapes touch the same wall; 'both-walls': each shape touches either wall."),
+    "four_pairs": N_("'matching': 4 disjoint touching same-shape pairs; 'pairs': any 4 touching same-shape pairs."),
+    "towers": N_(
         "A layout per seat: a name (tower 1-4, end a or b at the bottom: 1a ... 4b), null for a free "
         "tower drawn at random, or {bonus: [{cell, shape}], diamonds: [cells]}."
     ),
@@ -101,31 +103,33 @@ class TowerRules:
 
     def __post_init__(self) -> None:
         if not (4 <= self.width <= 20):
-            raise RulesError(f"rules.width: {self.width} is out of range (4-20)")
+            raise RulesError(Message(N_("rules.width: {value} is out of range ({low}-{high})"), value=self.width, low=4, high=20))
         if not (4 <= self.height <= 40):
-            raise RulesError(f"rules.height: {self.height} is out of range (4-40)")
+            raise RulesError(Message(N_("rules.height: {value} is out of range ({low}-{high})"), value=self.height, low=4, high=40))
         if self.minos_in_box < 0:
-            raise RulesError(f"rules.minos_in_box: {self.minos_in_box} is negative")
+            raise RulesError(Message(N_("rules.{option}: {value} is negative"), option="minos_in_box", value=self.minos_in_box))
         if self.start_minos < 0:
-            raise RulesError(f"rules.start_minos: {self.start_minos} is negative")
+            raise RulesError(Message(N_("rules.{option}: {value} is negative"), option="start_minos", value=self.start_minos))
         if self.achievements is not None:
             for card in self.achievements:
                 if card not in ACHIEVEMENTS:
-                    raise RulesError(
-                        f"rules.achievements: unknown card {card!r}: expected one of {', '.join(ACHIEVEMENTS)}"
-                    )
+                    raise RulesError(Message(
+                        N_("rules.achievements: unknown card {card!r}: expected one of {cards}"),
+                        card=card, cards=", ".join(ACHIEVEMENTS),
+                    ))
             if len(set(self.achievements)) != len(self.achievements):
-                raise RulesError("rules.achievements: a card is named twice")
+                raise RulesError(Message(N_("rules.achievements: a card is named twice")))
         if not (0 <= self.draw_achievements <= len(ACHIEVEMENTS)):
-            raise RulesError(
-                f"rules.draw_achievements: {self.draw_achievements} is out of range (0-{len(ACHIEVEMENTS)})"
-            )
+            raise RulesError(Message(
+                N_("rules.draw_achievements: {value} is out of range ({low}-{high})"),
+                value=self.draw_achievements, low=0, high=len(ACHIEVEMENTS),
+            ))
         if self.seven_on_a_side not in ("one-wall", "both-walls"):
             raise RulesError(
-                f"rules.seven_on_a_side: {self.seven_on_a_side!r}: expected 'one-wall' or 'both-walls'"
+                Message(N_("rules.seven_on_a_side: {value!r}: expected 'one-wall' or 'both-walls'"), value=self.seven_on_a_side)
             )
         if self.four_pairs not in ("matching", "pairs"):
-            raise RulesError(f"rules.four_pairs: {self.four_pairs!r}: expected 'matching' or 'pairs'")
+            raise RulesError(Message(N_("rules.four_pairs: {value!r}: expected 'matching' or 'pairs'"), value=self.four_pairs))
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any] | None = None) -> TowerRules:
@@ -192,7 +196,7 @@ def library_layout(name: str) -> Layout:
     """One of the eight shipped layouts, read from ``engine/layouts/NAME.json`` (a first-release
     layout ``NAME@v1`` from ``engine/layouts/v1/NAME.json``)."""
     if name not in LAYOUT_NAMES and name not in LEGACY_LAYOUT_NAMES:
-        raise RulesError(f"unknown layout {name!r}: expected one of {' '.join(LAYOUT_NAMES)}")
+        raise RulesError(Message(N_("unknown layout {name!r}: expected one of {names}"), name=name, names=" ".join(LAYOUT_NAMES)))
     folder = resources.files("tabletris.engine").joinpath("layouts")
     if name in LEGACY_LAYOUT_NAMES:
         folder = folder.joinpath("v1")
@@ -207,48 +211,51 @@ def parse_layout(spec: Any, where: str, width: int, height: int) -> Layout:
     if isinstance(spec, str):
         layout = library_layout(spec) if spec in LAYOUT_NAMES or spec in LEGACY_LAYOUT_NAMES else None
         if layout is None:
-            raise RulesError(f"{where}: unknown layout {spec!r}: expected one of {' '.join(LAYOUT_NAMES)} or an object")
+            raise RulesError(Message(
+                N_("{where}: unknown layout {name!r}: expected one of {names} or an object"),
+                where=where, name=spec, names=" ".join(LAYOUT_NAMES),
+            ))
         _check_fits(layout, where, width, height)
         return layout
     if not isinstance(spec, Mapping):
-        raise RulesError(f"{where}: expected a layout name or {{\"bonus\": [...], \"diamonds\": [...]}}")
+        raise RulesError(Message(N_("{where}: expected a layout name or {form}"), where=where, form='{"bonus": [...], "diamonds": [...]}'))
     unknown = set(spec) - {"bonus", "diamonds", "name"}
     if unknown:
-        raise RulesError(f"{where}.{sorted(unknown)[0]}: unknown key in a layout (known: bonus, diamonds, name)")
+        raise RulesError(Message(N_("{where}: unknown key in a layout (known: bonus, diamonds, name)"), where=f"{where}.{sorted(unknown)[0]}"))
     name = spec.get("name")
     if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise RulesError(f"{where}.name: expected the layout's name as a string")
+        raise RulesError(Message(N_("{where}: expected the layout's name as a string"), where=f"{where}.name"))
     bonus: dict[Cell, Shape] = {}
     raw_bonus = spec.get("bonus", [])
     if not isinstance(raw_bonus, list):
-        raise RulesError(f"{where}.bonus: expected a list of {{\"cell\": [x, y], \"shape\": S}}")
+        raise RulesError(Message(N_("{where}: expected a list of {form}"), where=f"{where}.bonus", form='{"cell": [x, y], "shape": S}'))
     for i, item in enumerate(raw_bonus):
         at = f"{where}.bonus[{i}]"
         if not isinstance(item, Mapping) or set(item) != {"cell", "shape"}:
-            raise RulesError(f"{at}: expected {{\"cell\": [x, y], \"shape\": S}}")
+            raise RulesError(Message(N_("{where}: expected {form}"), where=at, form='{"cell": [x, y], "shape": S}'))
         cell = _cell(item["cell"], f"{at}.cell", width, height)
         shape_text = item["shape"]
         if not isinstance(shape_text, str):
-            raise RulesError(f"{at}.shape: expected a tetromino letter")
+            raise RulesError(Message(N_("{where}: expected a tetromino letter"), where=f"{at}.shape"))
         try:
             shape = Shape.parse(shape_text)
         except ValueError as e:
-            raise RulesError(f"{at}.shape: {e}") from None
+            raise RulesError(Message(N_("{where}: {error}"), where=f"{at}.shape", error=_text(e))) from None
         if not shape.is_tetromino:
-            raise RulesError(f"{at}.shape: a bonus icon shows a tetromino, not M")
+            raise RulesError(Message(N_("{where}: a bonus icon shows a tetromino, not M"), where=f"{at}.shape"))
         if cell in bonus:
-            raise RulesError(f"{at}: two bonus icons at {list(cell)}")
+            raise RulesError(Message(N_("{where}: two bonus icons at {cell}"), where=at, cell=str(list(cell))))
         bonus[cell] = shape
     raw_diamonds = spec.get("diamonds", [])
     if not isinstance(raw_diamonds, list):
-        raise RulesError(f"{where}.diamonds: expected a list of [x, y] cells")
+        raise RulesError(Message(N_("{where}: expected a list of [x, y] cells"), where=f"{where}.diamonds"))
     diamonds: set[Cell] = set()
     for i, item in enumerate(raw_diamonds):
         cell = _cell(item, f"{where}.diamonds[{i}]", width, height)
         if cell in diamonds:
-            raise RulesError(f"{where}.diamonds[{i}]: two diamonds at {list(cell)}")
+            raise RulesError(Message(N_("{where}: two diamonds at {cell}"), where=f"{where}.diamonds[{i}]", cell=str(list(cell))))
         if cell in bonus:
-            raise RulesError(f"{where}.diamonds[{i}]: {list(cell)} already has a bonus icon")
+            raise RulesError(Message(N_("{where}: {cell} already has a bonus icon"), where=f"{where}.diamonds[{i}]", cell=str(list(cell))))
         diamonds.add(cell)
     return Layout(bonus, frozenset(diamonds), name)
 
@@ -259,17 +266,20 @@ def _cell(value: Any, where: str, width: int, height: int) -> Cell:
         or len(value) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
-        raise RulesError(f"{where}: expected a cell [x, y] with integer x and y")
+        raise RulesError(Message(N_("{where}: expected a cell [x, y] with integer x and y"), where=where))
     x, y = int(value[0]), int(value[1])
     if not (0 <= x < width and 0 <= y < height):
-        raise RulesError(f"{where}: [{x}, {y}] is outside the {width}x{height} tower")
+        raise RulesError(Message(N_("{where}: [{x}, {y}] is outside the {width}x{height} tower"), where=where, x=x, y=y, width=width, height=height))
     return (x, y)
 
 
 def _check_fits(layout: Layout, where: str, width: int, height: int) -> None:
     for x, y in [*layout.bonus, *layout.diamonds]:
         if not (0 <= x < width and 0 <= y < height):
-            raise RulesError(f"{where}: layout {layout.name} has an icon at [{x}, {y}], outside the {width}x{height} tower")
+            raise RulesError(Message(
+                N_("{where}: layout {name} has an icon at [{x}, {y}], outside the {width}x{height} tower"),
+                where=where, name=layout.name, x=x, y=y, width=width, height=height,
+            ))
 
 
 # ------------------------------------------------------------------- actions
@@ -313,27 +323,27 @@ class TowerAction:
         """An action from its record form; ``MalformedMove`` naming the key at fault."""
 
         def fail(key: str, why: str) -> MalformedMove:
-            return MalformedMove(f"{key}: {why}", key, why)
+            return MalformedMove(Message(N_("{where}: {error}"), where=key, error=why), key, why)
 
         if not isinstance(raw, Mapping):
-            raise fail(f"{where}", "expected an object like {\"place\": [[x, y], ...]} or {\"hold\": true}")
+            raise fail(f"{where}", Message(N_("expected an object like {place} or {hold}"), place='{"place": [[x, y], ...]}', hold='{"hold": true}'))
         for key in raw:
             if key not in ("minos", "place", "hold"):
-                raise fail(f"{where}.{key}", "unknown key in an action (known: minos, place, hold)")
+                raise fail(f"{where}.{key}", Message(N_("unknown key in an action (known: minos, place, hold)")))
         hold = raw.get("hold", False)
         if not isinstance(hold, bool):
-            raise fail(f"{where}.hold", "expected true or false")
+            raise fail(f"{where}.hold", Message(N_("expected true or false")))
         minos = raw.get("minos", [])
         if not isinstance(minos, list) or not all(isinstance(m, int) and not isinstance(m, bool) for m in minos):
-            raise fail(f"{where}.minos", "expected a list of column numbers")
+            raise fail(f"{where}.minos", Message(N_("expected a list of column numbers")))
         place = raw.get("place")
         cells: tuple[Cell, ...] | None = None
         if place is not None:
             cells = parse_cells(place, f"{where}.place")
         if hold and (minos or cells is not None):
-            raise fail(f"{where}", "a hold has no minos and no place")
+            raise fail(f"{where}", Message(N_("a hold has no minos and no place")))
         if not hold and cells is None:
-            raise fail(f"{where}", "expected 'place' (the piece's cells) or \"hold\": true")
+            raise fail(f"{where}", Message(N_("expected 'place' (the piece's cells) or {hold}"), hold='"hold": true'))
         return cls(tuple(minos), cells, hold)
 
 
@@ -478,28 +488,31 @@ class Tower:
     def mino_placement(self, column: int) -> Placement:
         """Where a mino dropped in ``column`` lands; IllegalMove if it cannot be dropped there."""
         if not 0 <= column < self.board.width:
-            raise IllegalMove(f"column {column} is outside the tower (0-{self.board.width - 1})")
+            raise IllegalMove(Message(N_("column {column} is outside the tower (0-{last})"), column=column, last=self.board.width - 1))
         y = self.column_height(column)
         if y >= self.board.height:
-            raise IllegalMove(f"column {column} is full: a mino there would end above the skyline")
+            raise IllegalMove(Message(N_("column {column} is full: a mino there would end above the skyline"), column=column))
         return Placement(MINO, _MINO_FORM, column, y)
 
     def prepare(self, shape: Shape, action: TowerAction) -> _Prepared:
         """``action`` checked against this tower for PLAY piece ``shape``; the tower is unchanged."""
         if self.out:
-            raise IllegalMove("is out: the tower is frozen")
+            raise IllegalMove(Message(N_("is out: the tower is frozen")))
         if action.hold:
             if action.minos or action.place is not None:
-                raise IllegalMove("a hold has no minos and no piece (no minos in a round you hold)")
+                raise IllegalMove(Message(N_("a hold has no minos and no piece (no minos in a round you hold)")))
             if self.hold_used:
-                raise IllegalMove(f"has used the hold already ({self.held.value if self.held else ''}): once per game")
+                raise IllegalMove(Message(
+                    N_("has used the hold already ({shape}): once per game"), shape=self.held.value if self.held else ""
+                ))
             return _Prepared(action, (), None)
         if action.place is None:
-            raise IllegalMove("an action drops the piece ('place') or holds")
+            raise IllegalMove(Message(N_("an action drops the piece ('place') or holds")))
         if len(action.minos) > self.minos:
-            raise IllegalMove(
-                f"drops {len(action.minos)} mino{'s' if len(action.minos) != 1 else ''} but has {self.minos}"
-            )
+            raise IllegalMove(Message(
+                N_("drops {count} mino but has {minos}") if len(action.minos) == 1 else N_("drops {count} minos but has {minos}"),
+                count=len(action.minos), minos=self.minos,
+            ))
         board = self.board
         pushed = 0
         minos: list[Placement] = []
@@ -508,7 +521,7 @@ class Tower:
                 try:
                     p = self.mino_placement(column)
                 except IllegalMove as e:
-                    raise IllegalMove(f"mino {i + 1}: {e}") from None
+                    raise IllegalMove(Message(N_("mino {number}: {error}"), number=i + 1, error=_text(e))) from None
                 board.push(p)
                 pushed += 1
                 minos.append(p)
@@ -518,7 +531,7 @@ class Tower:
             except (TypeError, ValueError, IndexError):
                 above = False
             if above:
-                raise IllegalMove(f"{shape.value} would end above the skyline at {format_cells(cells)}")
+                raise IllegalMove(Message(N_("{shape} would end above the skyline at {cells}"), shape=shape.value, cells=format_cells(cells)))
             piece = board.validate(shape, cells, "rotate", "drop")
         finally:
             for _ in range(pushed):
@@ -596,19 +609,20 @@ class TowerGame:
         deck: Sequence[Shape | str] | None = None,
     ) -> None:
         if not (1 <= len(players) <= MAX_PLAYERS):
-            raise RulesError(f"players: the tower game takes 1 to {MAX_PLAYERS} players, got {len(players)}")
+            raise RulesError(Message(N_("players: the tower game takes 1 to {most} players, got {count}"), most=MAX_PLAYERS, count=len(players)))
         for name in players:
             if not isinstance(name, str) or not name.strip():
-                raise RulesError(f"players: every player needs a name, got {name!r}")
+                raise RulesError(Message(N_("players: every player needs a name, got {name!r}"), name=name))
         self.players = list(players)
         n = len(players)
         base = rules if isinstance(rules, TowerRules) else TowerRules.from_dict(rules)
         self.seed = seed if seed is not None else secrets.randbits(32)
         self.rng = random.Random(self.seed)
         if base.start_minos * n > base.minos_in_box:
-            raise RulesError(
-                f"rules.minos_in_box: {base.minos_in_box} minos cannot give {n} players {base.start_minos} each"
-            )
+            raise RulesError(Message(
+                N_("rules.minos_in_box: {box} minos cannot give {count} players {each} each"),
+                box=base.minos_in_box, count=n, each=base.start_minos,
+            ))
         layouts = self._setup_layouts(base, towers if towers is not None else base.towers)
         self._cards: list[Shape] = self._setup_deck(deck)
         self._deck_size = len(self._cards)
@@ -642,9 +656,9 @@ class TowerGame:
         if towers is None:
             towers = [None] * n
         if isinstance(towers, str | bytes) or not isinstance(towers, Sequence):
-            raise RulesError("towers: expected a list with one layout per player")
+            raise RulesError(Message(N_("towers: expected a list with one layout per player")))
         if len(towers) != n:
-            raise RulesError(f"towers: expected one layout per player ({n}), got {len(towers)}")
+            raise RulesError(Message(N_("towers: expected one layout per player ({count}), got {got}"), count=n, got=len(towers)))
         chosen: list[Layout | None] = [
             None if spec is None else parse_layout(spec, f"towers[{i}]", w, h) for i, spec in enumerate(towers)
         ]
@@ -656,12 +670,15 @@ class TowerGame:
         free = [t for t in range(1, 5) if t not in seats_of]
         for number, seats in seats_of.items():
             if len(seats) > 1:
-                raise RulesError(
-                    f"towers: seats {', '.join(map(str, seats[:-1]))} and {seats[-1]} {'both' if len(seats) == 2 else 'all'} chose tower {number} (each player "
-                    f"has a tower of their own; free towers: {' '.join(map(str, free)) or 'none'})"
-                )
+                raise RulesError(Message(
+                    N_("towers: seats {seats} and {last} both chose tower {tower} (each player has a tower of their own; free towers: {free})")
+                    if len(seats) == 2
+                    else N_("towers: seats {seats} and {last} all chose tower {tower} (each player has a tower of their own; free towers: {free})"),
+                    seats=", ".join(map(str, seats[:-1])), last=seats[-1], tower=number,
+                    free=" ".join(map(str, free)) or Message(N_("none")),
+                ))
         if chosen.count(None) > len(free):
-            raise RulesError(f"towers: {chosen.count(None)} seats without a tower, but only {len(free)} free")
+            raise RulesError(Message(N_("towers: {count} seats without a tower, but only {free} free"), count=chosen.count(None), free=len(free)))
         # The draw without any choice is the one the first release made, so seeds keep their towers.
         order = self.rng.sample(free, len(free)) if None in chosen else []
         result = []
@@ -680,26 +697,28 @@ class TowerGame:
             cards.pop()  # removed unseen
             return cards
         if isinstance(deck, str | bytes) or not isinstance(deck, Sequence):
-            raise RulesError("deck: expected a list of 27 shape letters")
+            raise RulesError(Message(N_("deck: expected a list of 27 shape letters")))
         if len(deck) != DECK_SIZE:
-            raise RulesError(f"deck: expected {DECK_SIZE} cards (28 minus the one removed unseen), got {len(deck)}")
+            raise RulesError(Message(N_("deck: expected {count} cards (28 minus the one removed unseen), got {got}"), count=DECK_SIZE, got=len(deck)))
         cards = []
         for i, card in enumerate(deck):
             if isinstance(card, Shape):
                 shape = card
             else:
                 if not isinstance(card, str):
-                    raise RulesError(f"deck[{i}]: expected a shape letter, got {json.dumps(card)}")
+                    raise RulesError(Message(N_("{where}: expected a shape letter, got {value}"), where=f"deck[{i}]", value=json.dumps(card)))
                 try:
                     shape = Shape.parse(card)
                 except ValueError as e:
-                    raise RulesError(f"deck[{i}]: {e}") from None
+                    raise RulesError(Message(N_("{where}: {error}"), where=f"deck[{i}]", error=_text(e))) from None
             if not shape.is_tetromino:
-                raise RulesError(f"deck[{i}]: the cards show tetrominoes, not M")
+                raise RulesError(Message(N_("{where}: the cards show tetrominoes, not M"), where=f"deck[{i}]"))
             cards.append(shape)
         for shape in TETROMINOES:
             if cards.count(shape) > CARDS_PER_SHAPE:
-                raise RulesError(f"deck: {cards.count(shape)} {shape.value} cards, the deck has {CARDS_PER_SHAPE}")
+                raise RulesError(Message(
+                    N_("deck: {count} {shape} cards, the deck has {most}"), count=cards.count(shape), shape=shape.value, most=CARDS_PER_SHAPE
+                ))
         return cards
 
     # ---------------------------------------------------------------- queries
@@ -777,9 +796,10 @@ class TowerGame:
         if self.over or self.play_card is None or t.out:
             return []
         if len(minos) > t.minos:
-            raise IllegalMove(
-                f"{self.players[seat]} has {t.minos} mino{'s' if t.minos != 1 else ''}, not {len(minos)}"
-            )
+            raise IllegalMove(Message(
+                N_("{player} has {minos} mino, not {count}") if t.minos == 1 else N_("{player} has {minos} minos, not {count}"),
+                player=self.players[seat], minos=t.minos, count=len(minos),
+            ))
         board = t.board
         pushed = 0
         try:
@@ -787,7 +807,7 @@ class TowerGame:
                 try:
                     board.push(t.mino_placement(column))
                 except IllegalMove as e:
-                    raise IllegalMove(f"mino {i + 1}: {e}") from None
+                    raise IllegalMove(Message(N_("mino {number}: {error}"), number=i + 1, error=_text(e))) from None
                 pushed += 1
             return t.legal_drops(self.play_card)
         finally:
@@ -797,11 +817,11 @@ class TowerGame:
     def preview(self, seat: int, action: TowerAction) -> Tower:
         """``seat``'s tower after ``action`` on a copy (IllegalMove if illegal); the game is unchanged."""
         if self.over or self.play_card is None:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(Message(N_("the game is over")))
         try:
             return self.towers[self._seat(seat)].after(self.play_card, action)
         except IllegalMove as e:
-            raise IllegalMove(f"{self.players[seat]}: {e}") from None
+            raise IllegalMove(Message(N_("{player}: {error}"), player=self.players[seat], error=_text(e))) from None
 
     def score(self, seat: int) -> dict[str, Any]:
         """``seat``'s score: complete rows, their points, bonus, each achievement, total."""
@@ -830,7 +850,7 @@ class TowerGame:
 
     def _seat(self, seat: int) -> int:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(self.players):
-            raise IllegalMove(f"seat {seat!r} does not exist (0-{len(self.players) - 1})")
+            raise IllegalMove(Message(N_("seat {seat!r} does not exist (0-{last})"), seat=seat, last=len(self.players) - 1))
         return seat
 
     # ---------------------------------------------------------------- actions
@@ -844,22 +864,24 @@ class TowerGame:
         self._seat(seat)
         name = self.players[seat]
         if self.over or self.play_card is None:
-            raise IllegalMove(f"{name}: the game is over")
+            raise IllegalMove(Message(N_("{player}: {error}"), player=name, error=Message(N_("the game is over"))))
         tower = self.towers[seat]
         if tower.out:
-            raise IllegalMove(f"{name} is out: the tower is frozen")
+            raise IllegalMove(Message(N_("{player} is out: the tower is frozen"), player=name))
         current = self._pending[seat]
         if current is not None and current.forced:
-            raise IllegalMove(f"{name} has no legal drop for {self.play_card.value}: the engine holds for them")
+            raise IllegalMove(Message(
+                N_("{player} has no legal drop for {shape}: the engine holds for them"), player=name, shape=self.play_card.value
+            ))
         if not isinstance(action, TowerAction):
             try:
                 action = TowerAction.from_dict(action)
             except MalformedMove as e:
-                raise MalformedMove(f"{name}: {e}", e.key, e.why) from None
+                raise MalformedMove(Message(N_("{player}: {error}"), player=name, error=_text(e)), e.key, e.why) from None
         try:
             prepared = tower.prepare(self.play_card, action)
         except IllegalMove as e:
-            raise IllegalMove(f"{name}: {e}", str(e)) from None
+            raise IllegalMove(Message(N_("{player}: {error}"), player=name, error=_text(e)), _text(e)) from None
         self._pending[seat] = prepared
         self._submitted[seat] = True
         if not self.waiting_for():
@@ -990,28 +1012,32 @@ class TowerGame:
         instead of wording the skyline rule themselves."""
         t = self.towers[self._seat(seat)]
         if self.over or self.play_card is None:
-            return "the game is over"
+            return Message(N_("the game is over"))
         if t.out:
-            return f"{self.players[seat]} is out: the tower is frozen"
+            return Message(N_("{player} is out: the tower is frozen"), player=self.players[seat])
         if orientation.shape is not self.play_card:
-            return f"the card in PLAY is {self.play_card.value}, not {orientation.shape.value}"
+            return Message(
+                N_("the card in PLAY is {card}, not {shape}"), card=self.play_card.value, shape=orientation.shape.value
+            )
         if orientation not in self.play_card.orientations("rotate"):
-            return f"{self.play_card.value} would have to be mirrored (orientation rotate)"
+            return Message(
+                N_("{shape} {reason}"), shape=self.play_card.value, reason=Message(N_("would have to be mirrored (orientation rotate)"))
+            )
         width = t.board.width
         if not 0 <= column <= width - orientation.width:
-            return (
-                f"{self.play_card.value} this way up is {orientation.width} wide: its left edge goes in "
-                f"column 0-{width - orientation.width}, not {column}"
+            return Message(
+                N_("{shape} this way up is {width} wide: its left edge goes in column 0-{last}, not {column}"),
+                shape=self.play_card.value, width=orientation.width, last=width - orientation.width, column=column,
             )
         try:
             drops = self.legal_drops(seat, minos)
         except IllegalMove as e:
-            return str(e)
+            return _text(e)
         if any(p.orientation == orientation and p.x == column for p in drops):
             return None
-        return (
-            f"{self.play_card.value} cannot be dropped in column {column} this way up: "
-            "it would end above the skyline"
+        return Message(
+            N_("{shape} cannot be dropped in column {column} this way up: it would end above the skyline"),
+            shape=self.play_card.value, column=column,
         )
 
     def __repr__(self) -> str:

@@ -21,6 +21,7 @@ from tabletris.bots.base import Bot
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.games import GameSpec, spec_of
+from tabletris.engine.texts import N_, Message
 from tabletris.engine.tower import TowerAction, TowerGame
 
 Action = DiceAction | TowerAction
@@ -118,7 +119,7 @@ class Table:
             if not isinstance(action, DiceAction):
                 raise TypeError(f"a dice action is a DiceAction, got {type(action).__name__}")
             if game.over:
-                raise IllegalMove("the game is over")
+                raise IllegalMove(Message(N_("the game is over")))
             if seat != game.to_move:
                 raise IllegalMove(self._not_your_turn(seat))
             self.advance()
@@ -168,7 +169,9 @@ class Table:
     def _not_your_turn(self, seat: int) -> str:
         game = self.game
         assert isinstance(game, DiceGame)
-        return f"it is {game.players[game.to_move]}'s turn (seat {game.to_move}), not seat {seat}'s"
+        return Message(
+            N_("it is {player}'s turn (seat {seat}), not seat {other}'s"), player=game.players[game.to_move], seat=game.to_move, other=seat
+        )
 
     def _record(self, moves: Sequence[Any]) -> list[Event]:
         events = [m.to_dict() for m in moves]
