@@ -16,8 +16,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
-from tabletris.tui.texts import N_, TranslatedBindings, _, engine_paragraphs, engine_text
+from tabletris.engine.rules_text import rules_text
+from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text
 
 DICE_KEYS: tuple[tuple[str, str], ...] = (
     ("← → ↑ ↓", N_("move the ghost piece")),
@@ -101,14 +101,14 @@ class HelpScreen(TranslatedBindings, ModalScreen[None]):
         self.help_texts = help_texts or {}
 
     def compose(self) -> ComposeResult:
-        rules_text = engine_paragraphs(DICE_RULES if self.game_name == "dice" else TOWER_RULES)
+        rules = rules_text("dice" if self.game_name == "dice" else "tower", engine_text)
         if self.replay:
             keys = keys_table(_("Replay keys"), REPLAY_KEYS)
         elif self.game_name == "dice":
             keys = keys_table(_("Keys"), DICE_KEYS, DICE_NOTE)
         else:
             keys = keys_table(_("Keys"), TOWER_KEYS)
-        parts = [rules_text + "\n" + keys]
+        parts = [rules + "\n" + keys]
         if self.rules is not None:
             parts.append(rules_table(self.rules, self.help_texts))
         parts.append("*" + _("escape closes this help") + "*")

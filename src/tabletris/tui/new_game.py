@@ -26,6 +26,7 @@ from tabletris.bots.registry import bot_names, make_bot
 from tabletris.engine.games import spec as spec_of_game
 from tabletris.engine.options import RulesError, options_to_dict
 from tabletris.engine.tower import LAYOUT_NAMES
+from tabletris.i18n import DEFAULT, current_language
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import (
     GAMES,
@@ -268,9 +269,12 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
         self.border_title = _("rules")
 
     def _label(self, name: str) -> str:
-        """An option's label: the engine's name for it in the player's language, if it has one."""
-        labels = getattr(spec_of_game(self.setup.game), "option_labels", {})
-        return engine_text(labels[name]) if name in labels else option_label(name)
+        """An option's label: the engine's name for it in the player's language. English keeps the
+        words of the option's key, as the form always showed them."""
+        labels = spec_of_game(self.setup.game).option_labels
+        if current_language() == DEFAULT or name not in labels:
+            return option_label(name)
+        return engine_text(labels[name])
 
     def on_mount(self) -> None:
         self.query_one("#setup-rules").border_title = _("{game} rules").format(game=game_label(self.setup.game))

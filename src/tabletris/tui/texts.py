@@ -7,7 +7,8 @@ Every screen takes ``_``/``ngettext``/``N_`` from here (they are ``tabletris.i18
   descriptions are marked ``N_`` and :class:`TranslatedBindings` translates them where the footer
   (and the keys panel) reads them: ``Screen.active_bindings``.
 - Engine texts (rule help, rules in brief, achievement conditions, rule violations) stay English in
-  the engine; :func:`engine_text` and :func:`engine_paragraphs` show them translated.
+  the engine; :func:`engine_text` shows them translated (the rules in brief, paragraph by
+  paragraph, through ``engine.rules_text.rules_text(game, engine_text)``).
 - Chinese glyphs take two terminal cells: :func:`pad` fills and crops by cells, never by ``len``.
 """
 
@@ -40,13 +41,6 @@ def pgettext(context: str, message: str) -> str:
 def engine_text(text: object) -> str:
     """An engine text (a ``Message``, an error, a marked constant) in the player's language."""
     return translate(text, current_language())
-
-
-def engine_paragraphs(text: str) -> str:
-    """A long engine text (the rules in brief) translated paragraph by paragraph: the engine marks
-    each paragraph as its own message, so translators work on short pieces."""
-    parts = text.strip("\n").split("\n\n")
-    return "\n\n".join(engine_text(part) for part in parts) + "\n"
 
 
 def styled(template: str, style: StyleType = "", **values: object) -> Text:
@@ -98,4 +92,4 @@ def _translated(item: ActiveBinding) -> ActiveBinding:
     return item._replace(binding=binding, tooltip=_(item.tooltip) if item.tooltip else item.tooltip)
 
 
-__all__ = ["N_", "TranslatedBindings", "_", "engine_paragraphs", "engine_text", "ngettext", "pad", "pgettext", "styled"]
+__all__ = ["N_", "TranslatedBindings", "_", "engine_text", "ngettext", "pad", "pgettext", "styled"]

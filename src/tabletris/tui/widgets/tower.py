@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
+from tabletris.i18n import DEFAULT, current_language
 from tabletris.tui import palette
 from tabletris.tui.texts import _, engine_text, ngettext
 from tabletris.tui.widgets.board import BoardView, Overlay
@@ -146,10 +147,11 @@ def achievements_text(game: TowerGame) -> Text:
 
 
 def card_name(card: Any) -> str:
-    """An achievement card's name as a player reads it: the engine's name in the player's
-    language where the engine gives one, else its id."""
-    name = getattr(card.spec, "name", None)
-    return engine_text(name) if name else str(card.id)
+    """An achievement card's name as a player reads it: the engine's name (after the rulebook) in
+    the player's language. English keeps the card's id, as the app always showed it."""
+    if current_language() == DEFAULT or not card.spec.name:
+        return str(card.id)
+    return engine_text(card.spec.name)
 
 
 def card_face(title: str, shape: Shape | None) -> Group:
