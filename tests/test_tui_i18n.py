@@ -250,3 +250,35 @@ def test_every_footer_description_is_translated(lang: str) -> None:
         and not ((message := catalog.get(b.description)) is not None and message.string)
     ]
     assert untranslated == []
+
+
+@pytest.mark.asyncio
+async def test_the_palette_switches_language_by_starting_the_app_again() -> None:
+    """The command palette offers the other languages while no game is in play; choosing one ends the
+    app and ``relaunch`` gives the next, in that language, with default seat names in it too."""
+    app = TabletrisApp(Setup(seed=7), show_setup=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Čeština (language)" in titles and "简体中文 (language)" in titles
+        app.action_switch_language("cs")
+        await pilot.pause()
+    following = app.relaunch()
+    assert following is not None and following.language == "cs"
+    assert [seat.name for seat in following.initial_setup.seats] == ["Hráč 1", "Náhodný 2"]
+    async with following.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert "Nová hra" in "\n".join(screen_lines(following))
+        titles = [command.title for command in following.get_system_commands(following.screen)]
+        assert "English (jazyk)" in titles and not any(t.startswith("Čeština") for t in titles)
+
+
+@pytest.mark.asyncio
+async def test_no_language_switch_over_a_game_in_play() -> None:
+    app = make_app("dice", [("human", "Ann"), ("random", "Robo")], seed=7)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, lambda: dice_ready(app))
+        assert not any("(language)" in command.title for command in app.get_system_commands(app.screen))
+        app.action_switch_language("cs")
+        await pilot.pause()
+        assert app.is_running and app.relaunch() is None

@@ -19,10 +19,17 @@ from tabletris.engine.errors import IllegalMove, RecordError, RulesError
 from tabletris.engine.games import spec_of
 from tabletris.engine.options import options_to_dict
 from tabletris.engine.records import record_of
-from tabletris.i18n import current_language, language, parse_language
+from tabletris.i18n import LANGUAGE_NAMES, LANGUAGES, current_language, language, parse_language
 from tabletris.table.saving import save_record
 from tabletris.tui import palette
-from tabletris.tui.setup import Setup, load_last_setup, new_table, rules_model, save_last_setup
+from tabletris.tui.setup import (
+    Setup,
+    default_seat_name,
+    load_last_setup,
+    new_table,
+    rules_model,
+    save_last_setup,
+)
 from tabletris.tui.texts import N_, _, engine_text
 
 KEY_WORDS = (N_("space"), N_("backspace"), N_("enter"))
@@ -64,6 +71,7 @@ class TabletrisApp(App[None]):
         super().__init__()
         self.language = parse_language(lang) if lang else current_language()
         """The player's language (``en``, ``cs``, ``zh_CN``) for every screen of this app."""
+        self.monochrome = no_color
         if no_color and not self.no_color:
             self.no_color = True
             self._filters.append(Monochrome())
@@ -76,6 +84,8 @@ class TabletrisApp(App[None]):
         self.setup: Setup | None = setup
         self.too_small: str | None = None
         """The warning shown while the terminal is smaller than the game's board needs."""
+        self.switch_to: str | None = None
+        """A language the player chose in the palette: the app ends and ``relaunch`` starts it again in it."""
         self.saved: dict[int, tuple[dict[str, Any], Path]] = {}
         """Per game (by id): the record last written and where, so one state is written once."""
 
@@ -314,7 +324,47 @@ class TabletrisApp(App[None]):
             yield SystemCommand(_("Save record"), _("Write this game's record (never over another file)"), self.action_save)
         yield SystemCommand(_("Rules and keys"), _("The rules of this game, its options and the keys"), self.action_help)
         yield SystemCommand(_("Replay a record"), _("Open the last record saved in the replay viewer"), self.action_replay_last)
+        if not self.in_progress:  # the app starts again in the language: never over a game in play
+            word = _("language")
+            for lang in LANGUAGES:
+                if lang != self.language:
+                    yield SystemCommand(
+                        f"{LANGUAGE_NAMES[lang]} ({word})",
+                        _("Show the app in this language (it starts again on the new-game screen)"),
+                        lambda lang=lang: self.action_switch_language(lang),
+                    )
         yield from super().get_system_commands(screen)  # Textual's own, its theme picker among them
+
+    def action_switch_language(self, lang: str) -> None:
+        """Every text of a running app was drawn, and every task started, in its language: the clean
+        way to another is a new app, so this one ends and ``launch.run_app`` starts the next."""
+        if self.in_progress:
+            return
+        self.switch_to = parse_language(lang)
+        self.exit()
+
+    def relaunch(self) -> TabletrisApp | None:
+        """The app to run next in the language the player switched to, on the new-game screen with
+        this setup (seat names still the old language's defaults take the new language's); None
+        when the player did not switch."""
+        if self.switch_to is None:
+            return None
+        setup = self.setup or load_last_setup() or Setup()
+        with language(self.language):
+            old = [default_seat_name(seat.kind, i + 1) for i, seat in enumerate(setup.seats)]
+        with language(self.switch_to):
+            seats = [
+                dataclasses.replace(seat, name=default_seat_name(seat.kind, i + 1)) if seat.name == old[i] else seat
+                for i, seat in enumerate(setup.seats)
+            ]
+        return TabletrisApp(
+            dataclasses.replace(setup, seats=seats),
+            show_setup=True,
+            roll_frames=self.roll_frames,
+            bot_pause=self.bot_pause,
+            no_color=self.monochrome,
+            lang=self.switch_to,
+        )
 
     def action_save(self) -> None:
         try:
