@@ -6,6 +6,8 @@ command a new user can paste as it is.
 
 from __future__ import annotations
 
+from tabletris.i18n import N_
+
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "play": (
         "tabletris play dice",
@@ -41,7 +43,8 @@ def epilog(command: str) -> str | None:
     lines = EXAMPLES.get(command)
     if not lines:
         return None
-    return "[bold]Examples[/bold]\n\n" + "\n\n".join(f"  [cyan]$ {line}[/cyan]" for line in lines)
+    # One paragraph per line: ``--help`` translates an epilog paragraph by paragraph.
+    return "\n\n".join([N_("[bold]Examples[/bold]"), *(f"  [cyan]$ {line}[/cyan]" for line in lines)])
 
 
 def preset_list() -> str:

@@ -14,20 +14,23 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from tabletris.cli.render import decimal, percent
+from tabletris.i18n import _, format_number, translate
 from tabletris.lab.leaderboard import DEFAULT_BOTS, Leaderboard, run_leaderboard, write_chart
 
 
 def print_board(board: Leaderboard, console: Console) -> None:
-    table = Table(title=f"{board.game} leaderboard (openskill, ranked by mu - 3 sigma)")
-    for name, justify in [("rank", "right"), ("bot", "left"), ("ordinal", "right"), ("mu", "right"),
-                          ("sigma", "right"), ("games", "right"), ("win rate", "right"), ("95% CI", "right")]:
+    table = Table(title=_("{game} leaderboard (openskill, ranked by mu - 3 sigma)").format(game=board.game))
+    for name, justify in [(_("rank"), "right"), (_("bot"), "left"), (_("ordinal"), "right"), ("mu", "right"),
+                          ("sigma", "right"), (_("games"), "right"), (_("win rate"), "right"), (_("95% CI"), "right")]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for i, e in enumerate(board.entries, 1):
-        table.add_row(str(i), e.bot, f"{e.ordinal:.2f}", f"{e.mu:.2f}", f"{e.sigma:.2f}", str(e.games),
-                      f"{e.win_rate:.1%}", f"{e.ci95[0]:.1%} - {e.ci95[1]:.1%}")
+        table.add_row(str(i), e.bot, decimal(e.ordinal), decimal(e.mu), decimal(e.sigma), format_number(e.games),
+                      percent(e.win_rate), f"{percent(e.ci95[0])} - {percent(e.ci95[1])}")
     console.print(table)
     for bot, reason in board.left_out.items():
-        console.print(f"left out: {bot}: {reason}")
+        console.print(_("left out: {bot}: {reason}").format(bot=bot, reason=translate(reason)))
+
 
 
 def register(app: typer.Typer) -> None:
@@ -50,7 +53,7 @@ def register(app: typer.Typer) -> None:
         try:
             board = run_leaderboard(game, [b for b in bots.split(",") if b.strip()], games, seed, preset, jobs)
         except ValueError as e:
-            typer.echo(f"error: {e}", err=True)
+            typer.echo(_("error: {error}").format(error=translate(e)), err=True)
             raise typer.Exit(2) from None
         print_board(board, Console())
         if out is not None:
@@ -58,4 +61,4 @@ def register(app: typer.Typer) -> None:
             (out / "leaderboard.json").write_text(json.dumps(board.to_dict(), indent=2) + "\n", encoding="utf-8")
             (out / "leaderboard.md").write_text(board.markdown() + "\n", encoding="utf-8")
             write_chart(board, out / "leaderboard.png")
-            typer.echo(f"wrote {out / 'leaderboard.json'}, leaderboard.md, leaderboard.png")
+            typer.echo(_("wrote {path}, leaderboard.md, leaderboard.png").format(path=out / "leaderboard.json"))

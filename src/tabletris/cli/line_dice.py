@@ -22,9 +22,10 @@ from tabletris.engine.board import Placement, Stone, format_cells
 from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
+from tabletris.i18n import N_, _, ngettext, translate
 from tabletris.table.seats import SeatSpec
 
-HELP = """\
+HELP = N_("""\
 Place the rolled piece:
   O C        orientation number O (see the pictures) with its left edge in column C
   O C Y      the same, with its bottom row at Y (when the piece fits at several heights)
@@ -33,7 +34,7 @@ Other commands:
   list       show the board and the legal places again
   undo       take back your last move (and the bots' moves after it)
   help       this text
-  quit       stop the game (the record is saved with --save)"""
+  quit       stop the game (the record is saved with --save)""")
 
 
 class LineDiceGame(LineGame[DiceGame]):
@@ -42,15 +43,15 @@ class LineDiceGame(LineGame[DiceGame]):
     def show(self, marks: dict[tuple[int, int], str] | None = None) -> None:
         g = self.game
         self.console.print(board_text(g.board.rows(), color=self.color, marks=marks))
-        supply = "unlimited" if not g.rules.limited_supply else "  ".join(
+        supply = _("unlimited") if not g.rules.limited_supply else "  ".join(
             f"{s.value}:{n}" for s, n in g.supply.items()
         )
-        self.console.print(Text(f"supply {supply}", style="dim"))
+        self.console.print(Text(_("supply {supply}").format(supply=supply), style="dim"))
         if any(g.tokens):
             held = "; ".join(
                 f"{name} {' '.join(t.value for t in mine)}" for name, mine in zip(g.players, g.tokens, strict=True) if mine
             )
-            self.console.print(Text(f"point tokens (out of the supply): {held}", style="dim"))
+            self.console.print(Text(_("point tokens (out of the supply): {held}").format(held=held), style="dim"))
         self.console.print(scoreboard(g.players, g.scores, to_move=None if g.over else g.to_move))
 
     # ------------------------------------------------------------------ loop
@@ -63,17 +64,19 @@ class LineDiceGame(LineGame[DiceGame]):
             name = g.players[player]
             if not self.table.to_act():  # the roll (made by the driver) cannot be placed: the end
                 face = g.moves[-1].roll
-                self.say(f"\n{name} rolls {face}", style="bold")
+                self.say("\n" + _("{name} rolls {face}").format(name=name, face=face), style="bold")
                 shapes = " ".join(s.value for s in g.shapes_for_roll(face))
-                self.say(f"{shapes} cannot be placed anywhere: the game ends.", style="bold red")
+                self.say(_("{shapes} cannot be placed anywhere: the game ends.").format(shapes=shapes), style="bold red")
                 break
             face = g.roll_face or ""
-            self.say(f"\n{name} rolls {face}", style="bold")
+            self.say("\n" + _("{name} rolls {face}").format(name=name, face=face), style="bold")
             score_before = g.scores[player]
             if self.table.is_bot(player):
                 self.table.play_bot(player)
                 move = g.moves[-1]
-                self.say(f"{name} places {move.shape or face} at {format_cells(move.place or ())}")
+                self.say(
+                    _("{name} places {shape} at {cells}").format(name=name, shape=move.shape or face, cells=format_cells(move.place or ()))
+                )
                 self._report_move(player, score_before)
                 self.show()
             elif self.human_turn(player):
@@ -86,20 +89,26 @@ class LineDiceGame(LineGame[DiceGame]):
         name = self.game.players[player]
         gained = self.game.scores[player] - score_before
         if gained:
-            self.say(f"{name} scores {gained} point{'s' if gained != 1 else ''}!", style="bold green")
+            self.say(ngettext("{name} scores {count} point!", "{name} scores {count} points!", gained).format(name=name, count=gained), style="bold green")
         for reward in move.rewards or ():
             if not isinstance(reward, str):
-                self.say(f"{name} removes the stone at {format_cells(reward)}")
+                self.say(_("{name} removes the stone at {cells}").format(name=name, cells=format_cells(reward)))
         if move.tokens:
             shown = " ".join(t.value for t in move.tokens)
-            self.say(f"{name} takes {shown} out of the supply as point token{'s' if len(move.tokens) > 1 else ''}")
+            self.say(
+                ngettext(
+                    "{name} takes {shapes} out of the supply as point token",
+                    "{name} takes {shapes} out of the supply as point tokens",
+                    len(move.tokens),
+                ).format(name=name, shapes=shown)
+            )
 
     def finish(self) -> None:
         g = self.game
-        self.say("\nGame over.", style="bold")
+        self.say("\n" + _("Game over."), style="bold")
         self.show()
         winners = [g.players[i] for i in g.winners()]
-        self.say(("Winners: " if len(winners) > 1 else "Winner: ") + ", ".join(winners), style="bold green")
+        self.say(ngettext("Winner: {names}", "Winners: {names}", len(winners)).format(names=", ".join(winners)), style="bold green")
 
     # ---------------------------------------------------------- human turns
 
@@ -115,15 +124,15 @@ class LineDiceGame(LineGame[DiceGame]):
                 continue
             placements = g.legal_placements(shape, take if isinstance(take, Stone) else None)
             if g.must_close_applies(shape):
-                self.say("must_close: a placement completes a row, so only those are offered.", style="yellow")
+                self.say(_("must_close: a placement completes a row, so only those are offered."), style="yellow")
             self.show_orientations(shape, placements)
             while True:
-                line = self.ask(f"{g.players[player]}, place {shape.value} (O C, cells, list, undo, help): ")
+                line = self.ask(_("{name}, place {shape} (O C, cells, list, undo, help): ").format(name=g.players[player], shape=shape.value))
                 if not line:
                     continue
                 cmd = line.lower()
                 if cmd == "help":
-                    self.say(HELP)
+                    self.say(_(HELP))
                     continue
                 if cmd == "list":
                     self.show()
@@ -136,7 +145,7 @@ class LineDiceGame(LineGame[DiceGame]):
                 try:
                     placement = self.parse_placement(line, shape, placements, take if isinstance(take, Stone) else None)
                 except ValueError as e:
-                    self.say(f"✗ {e}", style="red")
+                    self.say(f"✗ {translate(e)}", style="red")
                     continue
                 rewards = self.ask_rewards(placement, take if isinstance(take, Stone) else None)
                 tokens = self.ask_tokens(placement, shape, take if isinstance(take, Stone) else None, rewards)
@@ -147,7 +156,7 @@ class LineDiceGame(LineGame[DiceGame]):
                 try:
                     self.table.act(player, action)
                 except IllegalMove as e:
-                    self.say(f"✗ {e}", style="red")
+                    self.say(f"✗ {translate(e)}", style="red")
                     continue
                 return True
 
@@ -158,21 +167,21 @@ class LineDiceGame(LineGame[DiceGame]):
         options = [s for s in g.shapes_for_roll() if g.can_place(s)]
         names = " ".join(s.value for s in options)
         while True:
-            line = self.ask(f"The die shows *: name a shape ({names}): ")
+            line = self.ask(_("The die shows *: name a shape ({shapes}): ").format(shapes=names))
             if line.lower() == "undo":
                 if self.undo(g.to_move):
                     return None
                 continue
             if line.lower() == "help":
-                self.say("Name any shape on the die; only shapes that can be placed are offered.")
+                self.say(_("Name any shape on the die; only shapes that can be placed are offered."))
                 continue
             try:
                 shape = Shape.parse(line)
             except ValueError:  # the choice is among the offered shapes, not all the game's
-                self.say(f"✗ {line!r} is not one of {names}", style="red")
+                self.say("✗ " + _("{text!r} is not one of {shapes}").format(text=line, shapes=names), style="red")
                 continue
             if shape not in options:
-                self.say(f"✗ {shape.value} is not one of {names}", style="red")
+                self.say("✗ " + _("{shape} is not one of {shapes}").format(shape=shape.value, shapes=names), style="red")
                 continue
             return shape
 
@@ -183,19 +192,19 @@ class LineDiceGame(LineGame[DiceGame]):
         if not g.take_candidates(shape) and g.take_options(shape) == [None]:
             return None
         if not options:
-            self.say(f"✗ no {shape.value} can be taken so that it fits again", style="red")
+            self.say("✗ " + _("no {shape} can be taken so that it fits again").format(shape=shape.value), style="red")
             return False
-        self.say(f"The supply has no {shape.value} left: take one from the lowest rows.")
+        self.say(_("The supply has no {shape} left: take one from the lowest rows.").format(shape=shape.value))
         if len(options) == 1:
-            self.say(f"Taking the {shape.value} at {format_cells(options[0].cells)}.")
+            self.say(_("Taking the {shape} at {cells}.").format(shape=shape.value, cells=format_cells(options[0].cells)))
             return options[0]
         for i, stone in enumerate(options, 1):
             self.say(f"  {i}: {format_cells(stone.cells)}")
         while True:
-            line = self.ask(f"Which {shape.value} do you take (1-{len(options)})? ")
+            line = self.ask(_("Which {shape} do you take (1-{last})? ").format(shape=shape.value, last=len(options)))
             if line.isdigit() and 1 <= int(line) <= len(options):
                 return options[int(line) - 1]
-            self.say(f"✗ type a number from 1 to {len(options)}", style="red")
+            self.say("✗ " + _("type a number from 1 to {last}").format(last=len(options)), style="red")
 
     def ask_rewards(self, placement: Placement, take: Stone | None) -> list[Any] | None:
         g = self.game
@@ -211,11 +220,13 @@ class LineDiceGame(LineGame[DiceGame]):
             if not stones:
                 rewards.append("point")
                 continue
-            self.say(f"Row {row} is complete: take the point, or remove another player's stone:")
+            self.say(_("Row {row} is complete: take the point, or remove another player's stone:").format(row=row))
             for i, stone in enumerate(stones, 1):
-                self.say(f"  {i}: {g.players[stone.owner or 0]}'s {stone.shape.value} at {format_cells(stone.cells)}")
+                self.say(f"  {i}: " + _("{name}'s {shape} at {cells}").format(
+                    name=g.players[stone.owner or 0], shape=stone.shape.value, cells=format_cells(stone.cells)
+                ))
             while True:
-                line = self.ask("point or a stone number: ").lower()
+                line = self.ask(_("point or a stone number: ")).lower()
                 if line in ("p", "point", ""):
                     rewards.append("point")
                     break
@@ -224,7 +235,7 @@ class LineDiceGame(LineGame[DiceGame]):
                     removed.add(stone.number)
                     rewards.append({"remove": [list(c) for c in stone.cells]})
                     break
-                self.say(f"✗ type point or a number from 1 to {len(stones)}", style="red")
+                self.say("✗ " + _("type point or a number from 1 to {last}").format(last=len(stones)), style="red")
         return rewards
 
     def ask_tokens(
@@ -240,21 +251,27 @@ class LineDiceGame(LineGame[DiceGame]):
             return None
         shown = " ".join(t.value for t in default)
         names = " ".join(s.value for s in g.token_choices())
-        count = f"{len(default)} point token{'s' if len(default) > 1 else ''}"
+        prompt = ngettext(
+            "{count} point token out of the supply ({shapes}) [Enter: {default}]: ",
+            "{count} point tokens out of the supply ({shapes}) [Enter: {default}]: ",
+            len(default),
+        ).format(count=len(default), shapes=names, default=shown)
         while True:
-            line = self.ask(f"{count} out of the supply ({names}) [Enter: {shown}]: ").upper()
+            line = self.ask(prompt).upper()
             if not line:
                 return default
             picked = line.replace(",", " ").split()
             if len(picked) == 1 and len(default) > 1 and len(picked[0]) == len(default):
                 picked = list(picked[0])  # "IO" for two tokens
             if len(picked) != len(default):
-                self.say(f"✗ name {len(default)} shape{'s' if len(default) > 1 else ''}, e.g. {shown}", style="red")
+                self.say("✗ " + ngettext("name {count} shape, e.g. {example}", "name {count} shapes, e.g. {example}", len(default)).format(
+                    count=len(default), example=shown
+                ), style="red")
                 continue
             try:
                 return tuple(Shape.parse(t) for t in picked)
             except ValueError as e:
-                self.say(f"✗ {e}", style="red")
+                self.say(f"✗ {translate(e)}", style="red")
 
     def show_orientations(self, shape: Shape, placements: Sequence[Placement]) -> None:
         orientations = list(shape.orientations(self.game.rules.orientation_mode))
@@ -264,7 +281,7 @@ class LineDiceGame(LineGame[DiceGame]):
         pictures = [orientation_picture(o) for o in orientations]
         height = max(len(p) for p in pictures)
         text = Text()
-        for i, _ in enumerate(orientations):
+        for i in range(len(orientations)):
             text.append(f"{i:<7}", style="bold")
         text.append("\n")
         for line in range(height):
@@ -275,10 +292,10 @@ class LineDiceGame(LineGame[DiceGame]):
                 text.append(" " * (7 - len(row)))
             text.append("\n")
         self.console.print(text)
-        for i, _ in enumerate(orientations):
+        for i in range(len(orientations)):
             cols = sorted(columns.get(i, ()))
-            where = " ".join(str(c) for c in cols) if cols else "none"
-            self.say(f"  orientation {i}: columns {where}")
+            where = " ".join(str(c) for c in cols) if cols else _("none")
+            self.say("  " + _("orientation {number}: columns {columns}").format(number=i, columns=where))
 
     def parse_placement(
         self, line: str, shape: Shape, placements: Sequence[Placement], take: Stone | None = None
@@ -289,7 +306,7 @@ class LineDiceGame(LineGame[DiceGame]):
         if all(p.lstrip("-").isdigit() for p in parts) and len(parts) in (2, 3):
             o_index, x = int(parts[0]), int(parts[1])
             if not 0 <= o_index < len(orientations):
-                raise ValueError(f"orientation {o_index} does not exist: 0 to {len(orientations) - 1}")
+                raise ValueError(_("orientation {number} does not exist: 0 to {last}").format(number=o_index, last=len(orientations) - 1))
             o = orientations[o_index]
             fits = [p for p in placements if p.orientation is o and p.x == x]
             if len(parts) == 3:
@@ -298,29 +315,32 @@ class LineDiceGame(LineGame[DiceGame]):
                 if fits and not at_height:  # the column is right: the height is what is wrong
                     heights = " ".join(str(p.y) for p in fits)
                     raise ValueError(
-                        f"orientation {o_index} in column {x} has no legal place at height {y} (heights: {heights})"
+                        _("orientation {number} in column {column} has no legal place at height {height} (heights: {heights})").format(
+                            number=o_index, column=x, height=y, heights=heights
+                        )
                     )
                 fits = at_height
             if not fits:
                 legal = sorted({p.x for p in placements if p.orientation is o})
-                raise ValueError(
-                    f"orientation {o_index} has no legal place in column {x}"
-                    + (f" (columns: {' '.join(map(str, legal))})" if legal else "")
-                )
+                if legal:
+                    raise ValueError(_("orientation {number} has no legal place in column {column} (columns: {columns})").format(
+                        number=o_index, column=x, columns=" ".join(map(str, legal))
+                    ))
+                raise ValueError(_("orientation {number} has no legal place in column {column}").format(number=o_index, column=x))
             if len(fits) > 1:
                 heights = " ".join(str(p.y) for p in fits)
-                raise ValueError(f"it fits at several heights in column {x}: add one of {heights}")
+                raise ValueError(_("it fits at several heights in column {column}: add one of {heights}").format(column=x, heights=heights))
             return fits[0]
         cells = _parse_cells(line)
         if cells is None:
-            raise ValueError(f"cannot read {line!r}: type help for the syntax")
+            raise ValueError(_("cannot read {text!r}: type help for the syntax").format(text=line))
         wanted = {(x, y) for x, y in cells}
         for p in placements:
             if set(p.cells) == wanted:
                 return p
         reason = self.game.placement_error(shape, cells, take)  # the engine words the rule
         if reason is None:  # pragma: no cover - legal cells are one of the legal placements
-            reason = f"{shape.value} at {format_cells(cells)} is not among this turn's places"
+            reason = _("{shape} at {cells} is not among this turn's places").format(shape=shape.value, cells=format_cells(cells))
         raise ValueError(reason)
 
     def undo(self, player: int) -> bool:
@@ -334,20 +354,21 @@ class LineDiceGame(LineGame[DiceGame]):
         placed = [i for i, m in enumerate(g.moves) if m.place is not None]
         mine = [i for i in placed if g.moves[i].player == player]
         if not mine:
-            self.say(f"✗ {name} has no move to undo", style="red")
+            self.say("✗ " + _("{name} has no move to undo").format(name=name), style="red")
             return False
         humans = {i for i, s in enumerate(self.seats) if s.is_human}
         since = [g.moves[i].player for i in placed if i > mine[-1] and g.moves[i].player in humans]
         if since:
             self.say(
-                f"✗ {name} can undo only their own move: {g.players[since[-1]]} has moved since", style="red"
+                "✗ " + _("{name} can undo only their own move: {other} has moved since").format(name=name, other=g.players[since[-1]]),
+                style="red",
             )
             return False
         while True:
             move = g.undo()
             if move.player == player:
                 break
-        self.say(f"Undone: {name} plays the {move.roll} again.", style="yellow")
+        self.say(_("Undone: {name} plays the {face} again.").format(name=name, face=move.roll), style="yellow")
         self.show()
         return True
 
@@ -381,7 +402,7 @@ def play_dice(
 ) -> int:
     """Play one dice game; the exit code (0 played or stopped, 2 bad options)."""
     return play_line_game(
-        "Dice Tetris",
+        _("Dice Tetris"),
         lambda names, rules, seed: DiceGame(names, rules, seed=seed),
         LineDiceGame,
         seats, rules, seed, save, color, ask, console,

@@ -20,6 +20,7 @@ from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of
 from tabletris.engine.shapes import Orientation
 from tabletris.engine.tower import TowerGame
+from tabletris.i18n import N_, _, translate
 from tabletris.table.driver import Table
 from tabletris.table.saving import save_record
 from tabletris.table.seats import SeatSpec, make_seat_bots
@@ -68,14 +69,15 @@ class LineGame(Generic[G]):
         try:
             line = self._ask(prompt)
         except EOFError:
-            raise QuitGame("input ended", EXIT_INPUT_ENDED) from None
+            raise QuitGame(N_("input ended"), EXIT_INPUT_ENDED) from None
         line = line.strip()
         if line.lower() in ("quit", "exit", "q"):
-            raise QuitGame("quit")
+            raise QuitGame(N_("quit"))
         return line
 
-    def say(self, message: str, style: str = "") -> None:
-        self.console.print(Text(message, style=style if self.color else ""))
+    def say(self, message: str, style: str = "", soft_wrap: bool = False) -> None:
+        """Print a line; ``soft_wrap`` leaves a long one to the terminal (Rich would break it)."""
+        self.console.print(Text(message, style=style if self.color else ""), soft_wrap=soft_wrap)
 
     def run(self) -> None:
         raise NotImplementedError
@@ -110,28 +112,30 @@ def play_line_game(
         game = new_game([s.name for s in seats], rules or None, seed)
         bots = make_seat_bots(seats, game.seed)
     except (RulesError, ValueError) as e:
-        console.print(Text(f"error: {e}", style=style("red")))
+        console.print(Text(_("error: {error}").format(error=translate(e)), style=style("red")))
         return 2
     names = ", ".join(f"{s.name} ({s.kind})" for s in seats)
-    console.print(Text(f"{title} — {names} — seed {game.seed}", style=style("bold")))
+    console.print(Text(_("{title} — {players} — seed {seed}").format(title=title, players=names, seed=game.seed), style=style("bold")))
     for line in intro(game):
         console.print(Text(line, style=style("dim")))
     status = 0
     try:
         line_class(game, seats, bots, console, color=color, ask=ask).run()
     except QuitGame as e:
-        console.print(Text(f"\nStopped ({e}).", style=style("yellow")))
+        console.print(Text("\n" + _("Stopped ({reason}).").format(reason=_(str(e))), style=style("yellow")))
         status = e.status
     except KeyboardInterrupt:
-        console.print(Text("\nStopped.", style=style("yellow")))
+        console.print(Text("\n" + _("Stopped."), style=style("yellow")))
         status = EXIT_INTERRUPTED
     if save is not None:
         try:
             saved = save_record(record_of(game), save)
         except OSError as e:
             # The path was checked before the game; if it broke since, the record still goes out.
-            console.print(Text(f"error: cannot save the record to {save}: {e}", style=style("red")), soft_wrap=True)
+            console.print(
+                Text(_("error: cannot save the record to {path}: {error}").format(path=save, error=e), style=style("red")), soft_wrap=True
+            )
             console.print(records.dumps(record_of(game)), markup=False, highlight=False, soft_wrap=True)
             return status or 1
-        console.print(Text(f"Record saved to {saved}", style=style("dim")))
+        console.print(Text(_("Record saved to {path}").format(path=saved), style=style("dim")))
     return status

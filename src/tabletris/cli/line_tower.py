@@ -24,9 +24,10 @@ from tabletris.engine.board import Placement, format_cells
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
+from tabletris.i18n import N_, _, ngettext, translate
 from tabletris.table.seats import SeatSpec
 
-HELP = """\
+HELP = N_("""\
 Your move this round (everybody moves at the same time, in private):
   N          drop the PLAY piece as legal drop number N from the list
   O C        drop it in orientation O (see the pictures) with its left edge in column C
@@ -35,9 +36,12 @@ Your move this round (everybody moves at the same time, in private):
   hold       skip this piece (once per game, no minos that round)
   list       show your tower and the legal drops again
   help       this text
-  quit       stop the game (the record is saved with --save)"""
+  quit       stop the game (the record is saved with --save)""")
 
-LEGEND = "icons on empty cells: lowercase letter = bonus icon of that shape (+1 when a piece of that shape covers it), * = diamond (a tetromino on it earns a mino)"
+LEGEND = N_(
+    "icons on empty cells: lowercase letter = bonus icon of that shape (+1 when a piece of that shape covers it), "
+    "* = diamond (a tetromino on it earns a mino)"
+)
 
 
 def tower_marks(tower: Tower) -> dict[tuple[int, int], str]:
@@ -96,11 +100,12 @@ class LineTowerGame(LineGame[TowerGame]):
         g = self.game
         play = g.play_card.value if g.play_card else "-"
         nxt = g.next_card.value if g.next_card else "-"
-        text = Text(f"\nRound {g.round}/27   PLAY ", style="bold")
+        # TRANSLATORS: PLAY and NEXT are the two card spaces printed on the game's board.
+        text = Text("\n" + _("Round {number}/27").format(number=g.round) + "   " + _("PLAY") + " ", style="bold")
         text.append(play, style=shape_style(play) if self.color else "")
-        text.append("   NEXT ")
+        text.append("   " + _("NEXT") + " ")
         text.append(nxt, style=shape_style(nxt) if self.color else "")
-        text.append(f"   cards left {g.deck_left}   minos in the box {g.supply}", style="")
+        text.append("   " + _("cards left {cards}   minos in the box {minos}").format(cards=g.deck_left, minos=g.supply), style="")
         self.console.print(text)
         self.show_achievements()
 
@@ -110,30 +115,37 @@ class LineTowerGame(LineGame[TowerGame]):
             spaces = []
             for i, (points, holders) in enumerate(zip(card.points, card.holders, strict=True)):
                 if g.player_count == 2 and i == 0:
-                    spaces.append(f"[{points}: not used with 2 players]")
+                    spaces.append("[" + _("{points}: not used with 2 players").format(points=points) + "]")
                     continue
-                names = ", ".join(g.players[s] for s in holders) or "free"
+                names = ", ".join(g.players[s] for s in holders) or _("free")
                 spaces.append(f"[{points}: {names}]")
-            self.say(f"  {card.id} — {card.spec.text}: {' '.join(spaces)}", style="cyan")
+            self.say(
+                f"  {translate(card.spec.name)} ({card.id}) — {translate(card.spec.text)}: {' '.join(spaces)}", style="cyan", soft_wrap=True
+            )
 
     def show_all(self) -> None:
         """Every tower side by side, with minos, hold, and score."""
         g = self.game
         table = Table.grid(padding=(0, 3))
-        for _ in g.towers:
+        for _tower in g.towers:
             table.add_column()
         heads = []
         for seat, tower in enumerate(g.towers):
-            status = " (out)" if tower.out else ""
-            head = Text(f"{g.players[seat]}{status}\n", style="bold")
+            name = _("{name} (out)").format(name=g.players[seat]) if tower.out else g.players[seat]
+            head = Text(f"{name}\n", style="bold")
             s = g.score(seat)
-            held = tower.held.value if tower.held else "unused"
-            head.append(f"score {s['total']}  rows {s['lines']}\nbonus {s['bonus']}  minos {tower.minos}\nhold {held}", style="")
+            held = tower.held.value if tower.held else _("unused")
+            head.append(
+                _("score {score}  rows {rows}\nbonus {bonus}  minos {minos}\nhold {hold}").format(
+                    score=s["total"], rows=s["lines"], bonus=s["bonus"], minos=tower.minos, hold=held
+                ),
+                style="",
+            )
             heads.append(head)
         table.add_row(*heads)
         table.add_row(*[compact_tower(t, self.color) for t in g.towers])
         self.console.print(table)
-        self.say(LEGEND, style="dim")
+        self.say(_(LEGEND), style="dim")
 
     def show_own(self, seat: int, minos: Sequence[int], drops: Sequence[Placement]) -> None:
         """The seat's tower (icons, queued minos as ``m``), its minos and hold, and the legal drops."""
@@ -145,10 +157,14 @@ class LineTowerGame(LineGame[TowerGame]):
             marks[(column, heights[column])] = "m"
             heights[column] += 1
         self.console.print(board_text(tower.rows(), color=self.color, marks=marks))
-        self.say(LEGEND, style="dim")
-        held = f"used ({tower.held.value})" if tower.held else "unused"
-        queued = f", queued: columns {' '.join(map(str, minos))}" if minos else ""
-        self.say(f"minos {tower.minos}{queued}   hold {held}")
+        self.say(_(LEGEND), style="dim")
+        held = _("used ({shape})").format(shape=tower.held.value) if tower.held else _("unused")
+        if minos:
+            self.say(_("minos {minos}, queued: columns {columns}   hold {hold}").format(
+                minos=tower.minos, columns=" ".join(map(str, minos)), hold=held
+            ))
+        else:
+            self.say(_("minos {minos}   hold {hold}").format(minos=tower.minos, hold=held))
         self.show_drops(drops)
 
     def show_drops(self, drops: Sequence[Placement]) -> None:
@@ -172,11 +188,11 @@ class LineTowerGame(LineGame[TowerGame]):
             text.append("\n")
         self.console.print(text)
         if not drops:
-            self.say("No legal drop with these minos: type clear, or hold.", style="yellow")
+            self.say(_("No legal drop with these minos: type clear, or hold."), style="yellow")
             return
         for i, o in enumerate(orientations):
             items = [f"{n}:c{p.x}" for n, p in enumerate(drops, 1) if p.orientation is o]
-            self.say(f"  orientation {i}: " + ("  ".join(items) if items else "none"))
+            self.say("  " + _("orientation {number}: {drops}").format(number=i, drops="  ".join(items) if items else _("none")))
 
     # ------------------------------------------------------------------ loop
 
@@ -188,12 +204,15 @@ class LineTowerGame(LineGame[TowerGame]):
             waiting = self.table.to_act()
             for seat in range(g.player_count):
                 if g.forced(seat) and not g.towers[seat].out:
-                    self.say(f"{g.players[seat]} has no legal drop for {g.play_card}: the engine holds for them.", style="yellow")
+                    self.say(
+                        _("{name} has no legal drop for {shape}: the engine holds for them.").format(name=g.players[seat], shape=g.play_card),
+                        style="yellow",
+                    )
             humans_waiting = [s for s in waiting if s in self.humans]
             for seat in waiting:
                 if self.table.is_bot(seat):
                     self.table.play_bot(seat)
-                    self.say(f"{g.players[seat]} has decided.", style="dim")
+                    self.say(_("{name} has decided.").format(name=g.players[seat]), style="dim")
                 else:
                     if len(self.humans) > 1:
                         self.pass_to(seat)
@@ -206,7 +225,7 @@ class LineTowerGame(LineGame[TowerGame]):
     def pass_to(self, seat: int) -> None:
         """Hot-seat: clear the screen and wait until the next person has the keyboard."""
         self.console.clear()
-        self.ask(f"Pass to {self.game.players[seat]} — press Enter ")
+        self.ask(_("Pass to {name} — press Enter ").format(name=self.game.players[seat]))
         self.console.clear()
 
     def human_turn(self, seat: int) -> None:
@@ -214,16 +233,16 @@ class LineTowerGame(LineGame[TowerGame]):
         name = g.players[seat]
         minos: list[int] = []
         drops = self.drops(seat, minos)
-        self.say(f"\n{name}: your tower — PLAY {g.play_card}, NEXT {g.next_card or '-'}", style="bold")
+        self.say("\n" + _("{name}: your tower — PLAY {play}, NEXT {next}").format(name=name, play=g.play_card, next=g.next_card or "-"), style="bold")
         self.show_own(seat, minos, drops)
         while True:
-            line = self.ask(f"{name}, drop {g.play_card} (N, O C, m C, hold, help): ")
+            line = self.ask(_("{name}, drop {shape} (N, O C, m C, hold, help): ").format(name=name, shape=g.play_card))
             if not line:
                 continue
             cmd = line.lower()
             parts = cmd.split()
             if cmd == "help":
-                self.say(HELP)
+                self.say(_(HELP))
                 continue
             if cmd == "list":
                 self.show_own(seat, minos, drops)
@@ -237,17 +256,17 @@ class LineTowerGame(LineGame[TowerGame]):
                 try:
                     self.table.act(seat, TowerAction.holding())
                 except IllegalMove as e:
-                    self.say(f"✗ {e}", style="red")
+                    self.say(f"✗ {translate(e)}", style="red")
                     continue
                 return
             if parts[0] in ("m", "mino"):
                 if len(parts) != 2 or not parts[1].lstrip("-").isdigit():
-                    self.say("✗ type m and a column number, e.g. m 3", style="red")
+                    self.say("✗ " + _("type m and a column number, e.g. m 3"), style="red")
                     continue
                 try:
                     new_drops = self.drops(seat, [*minos, int(parts[1])])
                 except IllegalMove as e:
-                    self.say(f"✗ {e}", style="red")
+                    self.say(f"✗ {translate(e)}", style="red")
                     continue
                 minos.append(int(parts[1]))
                 drops = new_drops
@@ -256,12 +275,12 @@ class LineTowerGame(LineGame[TowerGame]):
             try:
                 placement = self.parse_drop(seat, parts, drops, minos)
             except ValueError as e:
-                self.say(f"✗ {e}", style="red")
+                self.say(f"✗ {translate(e)}", style="red")
                 continue
             try:
                 self.table.act(seat, TowerAction.drop(placement, minos))
             except IllegalMove as e:
-                self.say(f"✗ {e}", style="red")
+                self.say(f"✗ {translate(e)}", style="red")
                 continue
             return
 
@@ -278,59 +297,78 @@ class LineTowerGame(LineGame[TowerGame]):
         g = self.game
         assert g.play_card is not None
         if not parts or not all(p.lstrip("-").isdigit() for p in parts) or len(parts) > 2:
-            raise ValueError(f"cannot read {' '.join(parts)!r}: type help for the syntax")
+            raise ValueError(_("cannot read {text!r}: type help for the syntax").format(text=" ".join(parts)))
         if len(parts) == 1:
             n = int(parts[0])
             if not 1 <= n <= len(drops):
-                raise ValueError(f"there is no drop number {n}: choose 1 to {len(drops)}" if drops else "there is no legal drop: hold or clear your minos")
+                if drops:
+                    raise ValueError(_("there is no drop number {number}: choose 1 to {last}").format(number=n, last=len(drops)))
+                raise ValueError(_("there is no legal drop: hold or clear your minos"))
             return drops[n - 1]
         orientations = list(g.play_card.orientations("rotate"))
         o_index, column = int(parts[0]), int(parts[1])
         if not 0 <= o_index < len(orientations):
-            raise ValueError(f"orientation {o_index} does not exist: 0 to {len(orientations) - 1}")
+            raise ValueError(_("orientation {number} does not exist: 0 to {last}").format(number=o_index, last=len(orientations) - 1))
         o = orientations[o_index]
         for p in drops:
             if p.orientation is o and p.x == column:
                 return p
-        reason = g.drop_error(seat, o, column, minos) or "it is not among the legal drops"
+        error = g.drop_error(seat, o, column, minos)
+        reason = translate(error) if error is not None else _("it is not among the legal drops")
         legal = sorted(p.x for p in drops if p.orientation is o)
-        where = f" (columns: {' '.join(map(str, legal))})" if legal else ""
-        raise ValueError(f"orientation {o_index} in column {column} is not a legal drop: {reason}{where}")
+        if legal:
+            raise ValueError(
+                _("orientation {number} in column {column} is not a legal drop: {reason} (columns: {columns})").format(
+                    number=o_index, column=column, reason=reason, columns=" ".join(map(str, legal))
+                )
+            )
+        raise ValueError(
+            _("orientation {number} in column {column} is not a legal drop: {reason}").format(number=o_index, column=column, reason=reason)
+        )
 
     def reveal(self, played_before: int) -> None:
         """Say what every seat did in the rounds just resolved, then show all towers."""
         g = self.game
         for number in range(played_before, len(g.rounds)):
-            self.say(f"\nRound {number + 1} revealed:", style="bold")
+            self.say("\n" + _("Round {number} revealed:").format(number=number + 1), style="bold")
             for seat, action in enumerate(g.rounds[number]):
                 name = g.players[seat]
                 if action is None:
-                    self.say(f"  {name} is out.")
+                    self.say("  " + _("{name} is out.").format(name=name))
                 elif action.hold:
-                    self.say(f"  {name} holds.")
+                    self.say("  " + _("{name} holds.").format(name=name))
+                elif action.minos:
+                    self.say("  " + _("{name} drops at {cells} after minos in columns {columns}").format(
+                        name=name, cells=format_cells(action.place or ()), columns=" ".join(map(str, action.minos))
+                    ))
                 else:
-                    minos = f" after minos in columns {' '.join(map(str, action.minos))}" if action.minos else ""
-                    self.say(f"  {name} drops at {format_cells(action.place or ())}{minos}")
+                    self.say("  " + _("{name} drops at {cells}").format(name=name, cells=format_cells(action.place or ())))
         for card in g.achievements:
             for seat, met_round in card.met_round.items():
                 if played_before < met_round <= len(g.rounds):
                     points = card.points_for(seat)
-                    got = f"{points} points" if card.space_of(seat) is not None else "no space left: 0 points"
-                    self.say(f"  {g.players[seat]} achieves {card.id}: {got}", style="bold green")
+                    if card.space_of(seat) is not None:
+                        got = ngettext("{count} point", "{count} points", points).format(count=points)
+                    else:
+                        got = _("no space left: 0 points")
+                    self.say(
+                        "  " + _("{name} achieves {card}: {points}").format(name=g.players[seat], card=translate(card.spec.name), points=got),
+                        style="bold green",
+                    )
         self.show_all()
 
     def finish(self) -> None:
         g = self.game
-        self.say("\nGame over.", style="bold")
+        self.say("\n" + _("Game over."), style="bold")
         self.show_achievements()
-        table = Table(title="Final scores", header_style="bold")
-        table.add_column("player")
-        table.add_column("rows", justify="right")
-        table.add_column("row points", justify="right")
-        table.add_column("bonus", justify="right")
+        table = Table(title=_("Final scores"), header_style="bold")
+        table.add_column(_("player"))
+        table.add_column(_("rows"), justify="right")
+        table.add_column(_("row points"), justify="right")
+        table.add_column(_("bonus"), justify="right")
         for card in g.achievements:
-            table.add_column(card.id, justify="right")
-        table.add_column("total", justify="right")
+            table.add_column(translate(card.spec.name), justify="right")
+        table.add_column(_("total"), justify="right")
         winners = g.winners()
         for seat, name in enumerate(g.players):
             s = g.score(seat)
@@ -344,11 +382,25 @@ class LineTowerGame(LineGame[TowerGame]):
         tied = [i for i, t in enumerate(totals) if t == best]
         names = ", ".join(g.players[i] for i in winners)
         if len(tied) > 1 and len(winners) < len(tied):
-            self.say(f"Tie on {best} points broken by complete rows: {names} wins.", style="bold green")
+            self.say(
+                ngettext(
+                    "Tie on {count} point broken by complete rows: {names} wins.",
+                    "Tie on {count} points broken by complete rows: {names} wins.",
+                    best,
+                ).format(count=best, names=names),
+                style="bold green",
+            )
         elif len(winners) > 1:
-            self.say(f"Tie on {best} points and on complete rows: shared win for {names}.", style="bold green")
+            self.say(
+                ngettext(
+                    "Tie on {count} point and on complete rows: shared win for {names}.",
+                    "Tie on {count} points and on complete rows: shared win for {names}.",
+                    best,
+                ).format(count=best, names=names),
+                style="bold green",
+            )
         else:
-            self.say(f"Winner: {names}", style="bold green")
+            self.say(ngettext("Winner: {names}", "Winners: {names}", 1).format(names=names), style="bold green")
 
 
 def play_tower(
@@ -366,10 +418,12 @@ def play_tower(
 
     def intro(game: TowerGame) -> list[str]:
         specs = zip(game.players, game.layout_specs, strict=True)
-        return ["Towers: " + ", ".join(f"{n}: {spec if isinstance(spec, str) else 'custom'}" for n, spec in specs)]
+        custom = _("custom")
+        shown = ", ".join(f"{n}: {spec if isinstance(spec, str) else custom}" for n, spec in specs)
+        return [_("Towers: {towers}").format(towers=shown)]
 
     return play_line_game(
-        "Tower Tetris",
+        _("Tower Tetris"),
         lambda names, rules, seed: TowerGame(names, rules, seed=seed, towers=towers),
         LineTowerGame,
         seats, rules, seed, save, color, ask, console,

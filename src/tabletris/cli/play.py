@@ -11,38 +11,39 @@ import typer
 from tabletris.cli.examples import preset_list
 from tabletris.cli.render import color_wanted
 from tabletris.engine.games import GAMES
+from tabletris.i18n import N_, _, translate
 from tabletris.table.saving import check_writable
 from tabletris.table.seats import check_game, parse_rules, parse_seats
 
 
 def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(_("error: {error}").format(error=translate(message)), err=True)
     raise typer.Exit(2)
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
+    @app.command(help=N_("Play a game at this terminal against people (hot-seat) and bots."))
     def play(
         game: Annotated[
-            str | None, typer.Argument(help="dice or tower; without it the app opens on the new-game screen")
+            str | None, typer.Argument(help=N_("dice or tower; without it the app opens on the new-game screen"))
         ] = None,
         seats: Annotated[
             str,
-            typer.Option(help="Comma-separated seats: human, human=Ann, random, expert@0.8=Robo ..."),
+            typer.Option(help=N_("Comma-separated seats: human, human=Ann, random, expert@0.8=Robo ...")),
         ] = "human,random",
-        seed: Annotated[int | None, typer.Option(help="Seed for the die or the deck.")] = None,
+        seed: Annotated[int | None, typer.Option(help=N_("Seed for the die or the deck."))] = None,
         preset: Annotated[str | None, typer.Option(help=f"Named rule set ({preset_list()}).")] = None,
         rules: Annotated[
-            list[str] | None, typer.Option("--rules", help="Rule option as key=value or a JSON object; repeatable.")
+            list[str] | None, typer.Option("--rules", help=N_("Rule option as key=value or a JSON object; repeatable."))
         ] = None,
-        save: Annotated[Path | None, typer.Option(help="Write the game record here when the game ends.")] = None,
-        plain: Annotated[bool, typer.Option("--plain", help="Line-based mode instead of the full-screen app.")] = False,
+        save: Annotated[Path | None, typer.Option(help=N_("Write the game record here when the game ends."))] = None,
+        plain: Annotated[bool, typer.Option("--plain", help=N_("Line-based mode instead of the full-screen app."))] = False,
         color: Annotated[
-            bool, typer.Option("--color/--no-color", help="Colour the board (NO_COLOR=1 also turns colour off).")
+            bool, typer.Option("--color/--no-color", help=N_("Colour the board (NO_COLOR=1 also turns colour off)."))
         ] = True,
         towers: Annotated[
             str | None,
-            typer.Option(help="Tower game: each seat's tower and bottom end, e.g. 2b,1a,- (- or nothing: a free one at random)."),
+            typer.Option(help=N_("Tower game: each seat's tower and bottom end, e.g. 2b,1a,- (- or nothing: a free one at random).")),
         ] = None,
     ) -> None:
         """Play a game at this terminal against people (hot-seat) and bots."""
@@ -54,17 +55,18 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(launch_setup(color=color))
         game = game or "dice"
         if game not in GAMES:
-            _fail(f"unknown game {game!r}: expected {' or '.join(GAMES)}")
+            names = list(GAMES)
+            _fail(_("unknown game {name!r}: expected {games} or {last}").format(name=game, games=", ".join(names[:-1]), last=names[-1]))
         try:
-            seat_specs = parse_seats(seats, max_seats=GAMES[game].max_players)
+            seat_specs = parse_seats(seats, max_seats=GAMES[game].max_players, person=_("Player {number}"))
             check_game([s.kind for s in seat_specs], game)
             rules_obj = parse_rules(rules, preset)
         except ValueError as e:
-            _fail(str(e))
+            _fail(translate(e))
             return
         chosen = _parse_towers(towers)
         if chosen is not None and game != "tower":
-            _fail("--towers is for the tower game")
+            _fail(_("--towers is for the tower game"))
         if save is not None:
             try:  # before the game, not after it: a bad path must not cost a played game
                 check_writable(save)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 
+from babel.numbers import format_decimal, format_percent
 from rich.table import Table
 from rich.text import Text
 
 from tabletris.engine.shapes import COLOURS, Shape
+from tabletris.i18n import _, locale_of
 
 # Rich colour names for the guideline colours (purple and orange are not ANSI basics).
 RICH_COLOURS: dict[str, str] = {
@@ -21,6 +24,27 @@ RICH_COLOURS: dict[str, str] = {
     "orange": "dark_orange",
     "grey": "grey62",
 }
+
+
+def decimal(value: float, digits: int = 2, sign: bool = False) -> str:
+    """``value`` with ``digits`` decimals in the player's locale (``1,25`` in Czech, ``1.25`` in
+    English); ``sign`` shows ``+`` on positive numbers as ``{:+.2f}`` does."""
+    pattern = "#,##0" + ("." + "0" * digits if digits else "")
+    if sign:
+        pattern = f"+{pattern};-{pattern}"
+    return format_decimal(value, format=pattern, locale=locale_of())
+
+
+def percent(value: float, digits: int = 1, sign: bool = False) -> str:
+    """A share as a percentage with ``digits`` decimals in the player's locale (``52,5 %`` in
+    Czech, ``52.5%`` in English and Chinese)."""
+    locale = locale_of()
+    pattern = locale.percent_formats[None].pattern
+    if digits:
+        pattern = re.sub(r"0(?=[^0-9#,.]*%)", "0." + "0" * digits, pattern, count=1)
+    if sign:
+        pattern = f"+{pattern};-{pattern}"
+    return format_percent(value, format=pattern, locale=locale)
 
 
 def color_wanted(flag: bool) -> bool:
@@ -69,8 +93,8 @@ def board_text(
 
 def scoreboard(names: Sequence[str], scores: Sequence[int], winners: Sequence[str] = (), to_move: int | None = None) -> Table:
     table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2))
-    table.add_column("player")
-    table.add_column("score", justify="right")
+    table.add_column(_("player"))
+    table.add_column(_("score"), justify="right")
     for i, (name, score) in enumerate(zip(names, scores, strict=True)):
         label = name
         if to_move == i:

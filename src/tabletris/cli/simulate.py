@@ -18,6 +18,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tabletris.cli.examples import preset_list
+from tabletris.cli.render import decimal, percent
+from tabletris.i18n import _, format_number, ngettext, translate
 from tabletris.lab.simulate import (
     BACKENDS,
     SimConfig,
@@ -31,7 +33,7 @@ from tabletris.table.saving import check_writable
 
 
 def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(_("error: {error}").format(error=translate(message)), err=True)
     raise typer.Exit(2)
 
 
@@ -41,69 +43,75 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     that compares them side by side."""
     swap = summary["config"]["swap"]
     for p in summary["presets"]:
-        table = Table(title=f"{summary['config']['game']} - preset {p['preset']} - {p['games']} games")
-        table.add_column("seat")
-        table.add_column("wins", justify="right")
-        table.add_column("win rate", justify="right")
-        table.add_column("95% CI", justify="right")
-        table.add_column("mean score", justify="right")
-        table.add_column("median", justify="right")
+        table = Table(title=ngettext(
+            "{game} - preset {preset} - {count} game", "{game} - preset {preset} - {count} games", p["games"]
+        ).format(game=summary["config"]["game"], preset=p["preset"], count=format_number(p["games"])))
+        table.add_column(_("seat"))
+        table.add_column(_("wins"), justify="right")
+        table.add_column(_("win rate"), justify="right")
+        table.add_column(_("95% CI"), justify="right")
+        table.add_column(_("mean score"), justify="right")
+        table.add_column(_("median"), justify="right")
         for s in p["seats"]:
             low, high = s["ci95"]
             table.add_row(
                 s["seat"],
-                f"{s['wins']:g}",
-                f"{s['win_rate']:.1%}",
-                f"{low:.1%} - {high:.1%}",
-                f"{s['mean_score']:.2f}",
-                f"{s['median_score']:g}",
+                format_number(s["wins"]),
+                percent(s["win_rate"]),
+                f"{percent(low)} - {percent(high)}",
+                decimal(s["mean_score"]),
+                format_number(s["median_score"]),
             )
         console.print(table)
         length = p["length"]
         lines = []
         if swap:
-            positions = ", ".join(f"{row['position']}: {row['win_rate']:.1%}" for row in p["positions"])
+            positions = ", ".join(f"{row['position']}: {percent(row['win_rate'])}" for row in p["positions"])
             low, high = p["first_seat_advantage_ci95"]
-            lines.append(f"  win rate by position: {positions}")
-            lines.append(f"  first-seat advantage: {p['first_seat_advantage']:+.1%} (95% CI {low:+.1%} to {high:+.1%})")
-        lines.append(
-            f"  game length: mean {length['mean']:.1f}, median {length['median']:g} "
-            f"(min {length['min']:g}, max {length['max']:g})"
-        )
+            lines.append("  " + _("win rate by position: {positions}").format(positions=positions))
+            lines.append("  " + _("first-seat advantage: {advantage} (95% CI {low} to {high})").format(
+                advantage=percent(p["first_seat_advantage"], sign=True), low=percent(low, sign=True), high=percent(high, sign=True)
+            ))
+        lines.append("  " + _("game length: mean {mean}, median {median} (min {min}, max {max})").format(
+            mean=decimal(length["mean"], 1), median=format_number(length["median"]),
+            min=format_number(length["min"]), max=format_number(length["max"]),
+        ))
         console.print("\n".join(lines))
     if len(summary["presets"]) > 1:
         console.print(comparison_table(summary))
     if not swap:
-        console.print("  (--swap rotates the seats: then the first-seat advantage is measured too)", style="dim")
+        console.print("  " + _("(--swap rotates the seats: then the first-seat advantage is measured too)"), style="dim")
 
 
 def comparison_table(summary: dict[str, Any]) -> Table:
     """One row per preset, one column per measure, each with its 95% confidence interval."""
     swap = summary["config"]["swap"]
     table = Table(
-        title=f"{summary['config']['game']} - presets side by side (under each figure its 95% CI)",
+        title=_("{game} - presets side by side (under each figure its 95% CI)").format(game=summary["config"]["game"]),
         show_lines=True,
     )
-    table.add_column("preset")
-    table.add_column("games", justify="right")
+    table.add_column(_("preset"))
+    table.add_column(_("games"), justify="right")
     for label in summary["config"]["seats"]:
-        table.add_column(f"{label}\nwin rate", justify="right")
-        table.add_column(f"{label}\nmean score", justify="right")
-    table.add_column("game length\nmean", justify="right")
+        table.add_column(_("{bot}\nwin rate").format(bot=label), justify="right")
+        table.add_column(_("{bot}\nmean score").format(bot=label), justify="right")
+    table.add_column(_("game length\nmean"), justify="right")
     if swap:
-        table.add_column("first-seat\nadvantage", justify="right")
+        table.add_column(_("first-seat\nadvantage"), justify="right")
     for p in summary["presets"]:
-        cells = [p["preset"], str(p["games"])]
+        cells = [p["preset"], format_number(p["games"])]
         for s in p["seats"]:
             low, high = s["ci95"]
-            cells.append(f"{s['win_rate']:.1%}\n{low:.1%} - {high:.1%}")
+            cells.append(f"{percent(s['win_rate'])}\n{percent(low)} - {percent(high)}")
             low, high = s["score_ci95"]
-            cells.append(f"{s['mean_score']:.2f}\n{low:.2f} - {high:.2f}")
+            cells.append(f"{decimal(s['mean_score'])}\n{decimal(low)} - {decimal(high)}")
         low, high = p["length"]["ci95"]
-        cells.append(f"{p['length']['mean']:.1f}\n{low:.1f} - {high:.1f}")
+        cells.append(f"{decimal(p['length']['mean'], 1)}\n{decimal(low, 1)} - {decimal(high, 1)}")
         if swap:
             low, high = p["first_seat_advantage_ci95"]
-            cells.append(f"{p['first_seat_advantage']:+.1%}\n{low:+.1%} - {high:+.1%}")
+            cells.append(
+                f"{percent(p['first_seat_advantage'], sign=True)}\n{percent(low, sign=True)} - {percent(high, sign=True)}"
+            )
         table.add_row(*cells)
     return table
 
@@ -225,11 +233,13 @@ def register(app: typer.Typer) -> None:
         summary = summarize(run)
         print_summary(summary, console)
         total = len(run.results)
-        console.print(f"{total} games in {seconds:.1f} s ({total / seconds:.1f} games/s, --jobs {jobs})")
+        console.print(ngettext(
+            "{count} game in {seconds} s ({rate} games/s, --jobs {jobs})", "{count} games in {seconds} s ({rate} games/s, --jobs {jobs})", total
+        ).format(count=format_number(total), seconds=decimal(seconds, 1), rate=decimal(total / seconds, 1), jobs=jobs))
         if out is not None:
             try:
                 paths = write_outputs(run, summary, out, seconds)
             except OSError as e:  # checked before the run; the tables above are still printed
                 _fail(f"--out: cannot write the results to {out}: {e}")
                 return
-            console.print(f"wrote {len(paths)} files to {out}")
+            console.print(ngettext("wrote {count} file to {path}", "wrote {count} files to {path}", len(paths)).format(count=len(paths), path=out))

@@ -8,6 +8,7 @@ callback, which the command line shows as a Rich progress bar.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from manifold3d import Manifold
 
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.shapes import Cell, Shape
+from tabletris.i18n import N_, _, format_number, ngettext
 from tabletris.kit.options import KitOptions
 from tabletris.kit.parts import (
     BoardSection,
@@ -39,17 +41,17 @@ from tabletris.kit.plates import Plate, check_fits, pack
 Progress = Callable[[int, int, str], None]
 
 SET_COLOURS: tuple[tuple[str, str], ...] = (
-    ("red", "#d64541"),
-    ("blue", "#3a7bd5"),
-    ("yellow", "#f2c230"),
-    ("green", "#3fa34d"),
-    ("orange", "#f08a24"),
-    ("purple", "#8e5bb5"),
-    ("white", "#f2f2f2"),
-    ("black", "#3a3a3a"),
+    (N_("red"), "#d64541"),
+    (N_("blue"), "#3a7bd5"),
+    (N_("yellow"), "#f2c230"),
+    (N_("green"), "#3fa34d"),
+    (N_("orange"), "#f08a24"),
+    (N_("purple"), "#8e5bb5"),
+    (N_("white"), "#f2f2f2"),
+    (N_("black"), "#3a3a3a"),
 )
 """Suggested filament colours for the colour sets, one per player, in this order."""
-BOARD_COLOUR = ("light grey", "#bfc4c9")
+BOARD_COLOUR = (N_("light grey"), "#bfc4c9")
 BOX_SLACK = 1.0
 """Free space (mm) around the box's contents on each side and above them."""
 
@@ -96,8 +98,8 @@ def box_inside(
     packer = rectpack.newPacker(rotation=True)
     items: list[Part] = []
     for part in set_parts:
-        for _ in range(part.count * opts.players):
-            w, d, _ = part.size
+        for _copy in range(part.count * opts.players):
+            w, d, _height = part.size
             packer.add_rect(int(round((w + 1) * 100)), int(round((d + 1) * 100)), rid=len(items))
             items.append(part)
     packer.add_bin(int(ix * 100), int(iy * 100), count=float("inf"))
@@ -172,7 +174,7 @@ def make_kit(opts: KitOptions, progress: Progress = _nothing) -> Kit:
         [(p, p.count) for p in boards + extras],
         opts.printer,
         "board-and-box",
-        "Board and box",
+        N_("Board and box"),
         1,
         BOARD_COLOUR[0],
     )
@@ -180,9 +182,9 @@ def make_kit(opts: KitOptions, progress: Progress = _nothing) -> Kit:
         [(p, p.count) for p in set_parts],
         opts.printer,
         "colour-set",
-        "Colour set",
+        N_("Colour set"),
         opts.players,
-        "one colour per copy",
+        N_("one colour per copy"),
     )
     progress(steps, steps, "geometry done")
     return Kit(opts, dims, sections, parts, inner, layers, plates)
@@ -196,7 +198,7 @@ def demo_stones(opts: KitOptions, turns: int = 16, seed: int = 3) -> list[tuple[
     assembled picture shows a position the rules allow."""
     game = DiceGame([f"P{i + 1}" for i in range(max(2, min(opts.players, 4)))], opts.rules, seed=seed)
     stones = []
-    for _ in range(turns):
+    for _turn in range(turns):
         if game.over:
             break
         game.roll()
@@ -385,75 +387,116 @@ def _write_previews(kit: Kit, folder: Path, step: Callable[[str], None]) -> list
 
 def _duration(seconds: int) -> str:
     h, m = divmod(seconds // 60, 60)
-    return f"{h} h {m:02d} min" if h else f"{m} min"
+    if h:
+        return _("{hours} h {minutes} min").format(hours=h, minutes=f"{m:02d}")
+    return _("{minutes} min").format(minutes=m)
+
+
+def _title(title: str) -> str:
+    """A plate's title in the reader's language: ``Colour set 2/3`` keeps its number."""
+    base, _sep, number = title.rpartition(" ")
+    if base and re.fullmatch(r"\d+/\d+", number):
+        return f"{_(base)} {number}"
+    return _(title)
 
 
 def maker_readme(kit: Kit, summary: dict[str, Any]) -> str:
     """The page for the person at the printer: what to print, how often, in which colour, and how
-    the parts go together."""
+    the parts go together; in the language ``tabletris --lang`` chose (``kit.json`` stays English)."""
     opts, dims = kit.options, kit.dims
     lines = [
-        f"# tabletris dice game: print kit ({opts.size_label}, {dims.cell:g} mm squares)",
+        "# " + _("tabletris dice game: print kit ({size}, {cell} mm squares)").format(size=opts.size_label, cell=format_number(dims.cell)),
         "",
-        f"A board of {opts.width} x {opts.rows} squares in {len(kit.sections)} parts, "
-        f"{opts.players} colour sets of pieces with a die each, and a box with a lid. "
-        f"Printer: {opts.printer.label}.",
+        ngettext(
+            "A board of {width} x {rows} squares in {parts} parts, {players} colour set of pieces with a die, "
+            "and a box with a lid. Printer: {printer}.",
+            "A board of {width} x {rows} squares in {parts} parts, {players} colour sets of pieces with a die each, "
+            "and a box with a lid. Printer: {printer}.",
+            opts.players,
+        ).format(width=opts.width, rows=opts.rows, parts=len(kit.sections), players=opts.players, printer=opts.printer.label),
         "",
-        "![The assembled game](previews/assembled.png)" if summary["previews"] else "",
+        "![" + _("The assembled game") + "](previews/assembled.png)" if summary["previews"] else "",
         "",
-        "## What to print",
+        "## " + _("What to print"),
         "",
-        "| plate | file | print | colour | holds |",
+        "| " + " | ".join([_("plate"), _("file"), _("print"), _("colour"), _("holds")]) + " |",
         "| --- | --- | --- | --- | --- |",
     ]
     for doc in summary["plates"]:
         holds = ", ".join(f"{n} x {k}" for k, n in doc["parts"].items())
-        times = "once" if doc["copies"] == 1 else f"{doc['copies']} times"
-        lines.append(f"| {doc['title']} | `{doc['file']}` | {times} | {doc['colour']} | {holds} |")
-    colours = ", ".join(name for name, _ in SET_COLOURS[: opts.players])
+        times = _("once") if doc["copies"] == 1 else ngettext("{count} time", "{count} times", doc["copies"]).format(count=doc["copies"])
+        lines.append(f"| {_title(doc['title'])} | `{doc['file']}` | {times} | {_(doc['colour'])} | {holds} |")
+    colours = ", ".join(_(name) for name, _hex in SET_COLOURS[: opts.players])
     lines += [
         "",
-        f"Print the colour set once in each of {opts.players} colours (for example {colours}). "
-        "No multi-material unit is needed: every plate is one colour.",
+        ngettext(
+            "Print the colour set once in each of {count} colour (for example {colours}). "
+            "No multi-material unit is needed: every plate is one colour.",
+            "Print the colour set once in each of {count} colours (for example {colours}). "
+            "No multi-material unit is needed: every plate is one colour.",
+            opts.players,
+        ).format(count=opts.players, colours=colours),
         "",
     ]
     if "filament_g" in summary["totals"]:
-        lines += ["PrusaSlicer's estimates (PLA, 0.4 mm nozzle, 0.2 mm layers, 15% infill):", ""]
-        lines += ["| plate | filament | time, each copy |", "| --- | --- | --- |"]
+        lines += [_("PrusaSlicer's estimates (PLA, 0.4 mm nozzle, 0.2 mm layers, 15% infill):"), ""]
+        lines += ["| " + " | ".join([_("plate"), _("filament"), _("time, each copy")]) + " |", "| --- | --- | --- |"]
         for doc in summary["plates"]:
             s = doc["slicer"]
-            lines.append(f"| {doc['title']} | {s['filament_g']:.0f} g ({s['filament_mm'] / 1000:.1f} m) | {s['time']} |")
+            lines.append(f"| {_title(doc['title'])} | {s['filament_g']:.0f} g ({s['filament_mm'] / 1000:.1f} m) | {s['time']} |")
         t = summary["totals"]
-        lines += ["", f"The whole kit: {t['filament_g']:.0f} g of filament, {_duration(t['print_time_s'])} of printing.", ""]
+        lines += [
+            "",
+            _("The whole kit: {grams} g of filament, {time} of printing.").format(
+                grams=f"{t['filament_g']:.0f}", time=_duration(t["print_time_s"])
+            ),
+            "",
+        ]
     lines += [
-        "Single parts are in `stl/` (one file per distinct part, flat side down) if you arrange your own plates.",
+        _("Single parts are in `stl/` (one file per distinct part, flat side down) if you arrange your own plates."),
         "",
-        "## Settings",
+        "## " + _("Settings"),
         "",
-        "- 0.2 mm layers, 2 perimeters, 15% infill, no supports: every part prints flat side down.",
-        "- Pieces print upside down (their feet point up); the die prints on any face.",
-        f"- The fit has {dims.clearance:g} mm of clearance per side. If pieces stick, rebuild with "
-        "`--clearance 0.35`; if they rattle, with `--clearance 0.15`.",
+        "- " + _("0.2 mm layers, 2 perimeters, 15% infill, no supports: every part prints flat side down."),
+        "- " + _("Pieces print upside down (their feet point up); the die prints on any face."),
+        "- " + _(
+            "The fit has {clearance} mm of clearance per side. If pieces stick, rebuild with "
+            "`--clearance 0.35`; if they rattle, with `--clearance 0.15`."
+        ).format(clearance=format_number(dims.clearance)),
         "",
-        "## Assembly",
+        "## " + _("Assembly"),
         "",
-        f"1. Lay the board parts in a row: {' - '.join(s.title.lower() for s in kit.sections)} "
-        "(the bottom part has the closed end without tabs at its front).",
-        "2. Each part but the top has two dovetail tabs at its upper edge, at table level. Lower "
-        "the next part onto them, so they sit in the slots under its lower edge; the frame and the "
-        "grid line up when the joint is home.",
-        "3. Each player takes the die of their colour. All pieces go in the box, which is the tray "
-        "during the game; a piece may be of any colour when it is played.",
-        f"4. After the game the board parts stack flat in the box (inside {kit.box_inner[0]:.0f} x "
-        f"{kit.box_inner[1]:.0f} x {kit.box_inner[2]:.0f} mm) under the pieces, and the lid closes it.",
+        "1. " + _(
+            "Lay the board parts in a row: {parts} (the bottom part has the closed end without tabs at its front)."
+        ).format(parts=" - ".join(_(s.title).lower() for s in kit.sections)),
+        "2. " + _(
+            "Each part but the top has two dovetail tabs at its upper edge, at table level. Lower "
+            "the next part onto them, so they sit in the slots under its lower edge; the frame and the "
+            "grid line up when the joint is home."
+        ),
+        "3. " + _(
+            "Each player takes the die of their colour. All pieces go in the box, which is the tray "
+            "during the game; a piece may be of any colour when it is played."
+        ),
+        "4. " + _(
+            "After the game the board parts stack flat in the box (inside {width} x {depth} x {height} mm) "
+            "under the pieces, and the lid closes it."
+        ).format(width=f"{kit.box_inner[0]:.0f}", depth=f"{kit.box_inner[1]:.0f}", height=f"{kit.box_inner[2]:.0f}"),
         "",
-        "## The game",
+        "## " + _("The game"),
         "",
-        "The digital table plays the same rules: `tabletris play dice` "
-        + ("" if opts.rows == 20 else f"with `--rules height={opts.rows}` ")
-        + "or `tabletris serve`.",
-        f"Die faces: {' '.join(opts.die_faces)} (`*`: name any shape). A J or Z is an L or S turned over. "
-        f"The supply is {opts.supply} pieces of each shape per player.",
+        (
+            _("The digital table plays the same rules: `tabletris play dice` or `tabletris serve`.")
+            if opts.rows == 20
+            else _(
+                "The digital table plays the same rules: `tabletris play dice` with `--rules height={rows}` "
+                "or `tabletris serve`."
+            ).format(rows=opts.rows)
+        ),
+        _(
+            "Die faces: {faces} (`*`: name any shape). A J or Z is an L or S turned over. "
+            "The supply is {supply} pieces of each shape per player."
+        ).format(faces=" ".join(opts.die_faces), supply=opts.supply),
         "",
     ]
     return "\n".join(lines)

@@ -25,6 +25,7 @@ from manifold3d import CrossSection, JoinType, Manifold, OpType
 
 from tabletris.engine.dice import CHOICE
 from tabletris.engine.shapes import Cell, Shape
+from tabletris.i18n import N_
 from tabletris.kit.options import KitOptions
 
 STANDARD_CENTRE_ROWS = 10
@@ -185,12 +186,12 @@ def board_sections(rows: int) -> list[BoardSection]:
     ends = rows - centres * STANDARD_CENTRE_ROWS
     bottom = (ends + 1) // 2
     top = ends - bottom
-    sections = [BoardSection("board-bottom", "Board bottom", 0, bottom, True, False)]
+    sections = [BoardSection("board-bottom", N_("Board bottom"), 0, bottom, True, False)]
     row = bottom
     for _ in range(centres):
-        sections.append(BoardSection("board-centre", "Board centre", row, STANDARD_CENTRE_ROWS, False, False))
+        sections.append(BoardSection("board-centre", N_("Board centre"), row, STANDARD_CENTRE_ROWS, False, False))
         row += STANDARD_CENTRE_ROWS
-    sections.append(BoardSection("board-top", "Board top", row, top, False, True))
+    sections.append(BoardSection("board-top", N_("Board top"), row, top, False, True))
     return sections
 
 

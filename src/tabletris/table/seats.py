@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
+from tabletris.engine.texts import N_, Message
 
 
 @dataclass(frozen=True)
@@ -22,13 +23,16 @@ class SeatSpec:
         return self.kind == "human"
 
 
-def parse_seats(text: str, max_seats: int = 8) -> list[SeatSpec]:
-    """Seats from ``KIND[@STRENGTH][=NAME]`` items; ValueError naming the item at fault."""
+def parse_seats(text: str, max_seats: int = 8, person: str = "Player {number}") -> list[SeatSpec]:
+    """Seats from ``KIND[@STRENGTH][=NAME]`` items; ValueError naming the item at fault.
+
+    ``person`` names an unnamed human seat from its number (a front end passes it in the
+    player's language: the name goes into the record as it is shown)."""
     items = [s.strip() for s in text.split(",")]
     if not items or any(not s for s in items):
-        raise ValueError(f"--seats: expected a comma-separated list like human,random, got {text!r}")
+        raise ValueError(Message(N_("--seats: expected a comma-separated list like human,random, got {text!r}"), text=text))
     if len(items) > max_seats:
-        raise ValueError(f"--seats: at most {max_seats} seats, got {len(items)}")
+        raise ValueError(Message(N_("--seats: at most {most} seats, got {count}"), most=max_seats, count=len(items)))
     seats: list[SeatSpec] = []
     counts: dict[str, int] = {}
     for item in items:
@@ -39,15 +43,17 @@ def parse_seats(text: str, max_seats: int = 8) -> list[SeatSpec]:
             strength = parse_strength(item, level)
         kind = kind.strip()
         if not kind:
-            raise ValueError(f"--seats: {item!r} names no player kind")
+            raise ValueError(Message(N_("--seats: {item!r} names no player kind"), item=item))
         counts[kind] = counts.get(kind, 0) + 1
         if not name:
-            base = "Player" if kind == "human" else kind.split(":")[0].capitalize()
-            name = f"{base} {len(seats) + 1}"
+            if kind == "human":
+                name = person.format(number=len(seats) + 1)
+            else:
+                name = f"{kind.split(':')[0].capitalize()} {len(seats) + 1}"
         seats.append(SeatSpec(kind, name.strip(), strength))
     names = [s.name for s in seats]
     if len(set(names)) != len(names):
-        raise ValueError(f"--seats: two seats have the same name ({', '.join(names)})")
+        raise ValueError(Message(N_("--seats: two seats have the same name ({names})"), names=", ".join(names)))
     return seats
 
 
@@ -56,9 +62,9 @@ def parse_strength(item: str, level: str) -> float:
     try:
         strength = float(level)
     except ValueError:
-        raise ValueError(f"--seats: {item!r}: strength {level!r} is not a number") from None
+        raise ValueError(Message(N_("--seats: {item!r}: strength {level!r} is not a number"), item=item, level=level)) from None
     if not 0 <= strength <= 1:  # also refuses nan
-        raise ValueError(f"--seats: {item!r}: strength {level} is outside 0 to 1")
+        raise ValueError(Message(N_("--seats: {item!r}: strength {level} is outside 0 to 1"), item=item, level=level))
     return strength
 
 
@@ -87,14 +93,14 @@ def parse_rules(items: list[str] | None, preset: str | None = None) -> dict[str,
             try:
                 extra = json.loads(item)
             except json.JSONDecodeError as e:
-                raise ValueError(f"--rules: {item!r} is not a JSON object: {e.msg}") from None
+                raise ValueError(Message(N_("--rules: {item!r} is not a JSON object: {error}"), item=item, error=e.msg)) from None
             if not isinstance(extra, dict):
-                raise ValueError(f"--rules: {item!r} is not a JSON object")
+                raise ValueError(Message(N_("--rules: {item!r} is not a JSON object"), item=item))
             rules.update(extra)
             continue
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"--rules: expected key=value, got {item!r}")
+            raise ValueError(Message(N_("--rules: expected key=value, got {item!r}"), item=item))
         try:
             parsed: object = json.loads(value)
         except json.JSONDecodeError:
