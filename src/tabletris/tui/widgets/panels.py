@@ -16,7 +16,7 @@ from tabletris.engine.tower import TowerGame
 from tabletris.tui import palette
 from tabletris.tui.texts import _, engine_text, ngettext, pad, styled
 from tabletris.tui.widgets.pieces import format_cells_short, shape_letter
-from tabletris.tui.widgets.tower import achievements_text
+from tabletris.tui.widgets.tower import achievement_name, achievements_text
 
 if TYPE_CHECKING:
     from tabletris.tui.ghost import DiceGhost
@@ -187,7 +187,7 @@ class TowerInfo(Static):
             score = _("score {total}: {rows} rows ×2, {bonus} bonus").format(total=s["total"], rows=s["lines"], bonus=s["bonus"])
             text.append("\n" + score, "dim")
             if s["achievements"]:
-                text.append(", " + ", ".join(f"{k} {v}" for k, v in s["achievements"].items()), "dim")
+                text.append(", " + ", ".join(f"{achievement_name(k)} {v}" for k, v in s["achievements"].items()), "dim")
         self.update(text)
 
 

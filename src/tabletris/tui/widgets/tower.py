@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.containers import HorizontalScroll
 from textual.widget import Widget
 
+from tabletris.engine.achievements import ACHIEVEMENTS
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
 from tabletris.i18n import DEFAULT, current_language
@@ -149,9 +150,14 @@ def achievements_text(game: TowerGame) -> Text:
 def card_name(card: Any) -> str:
     """An achievement card's name as a player reads it: the engine's name (after the rulebook) in
     the player's language. English keeps the card's id, as the app always showed it."""
-    if current_language() == DEFAULT or not card.spec.name:
-        return str(card.id)
-    return engine_text(card.spec.name)
+    return achievement_name(str(card.id))
+
+
+def achievement_name(card_id: str) -> str:
+    spec = ACHIEVEMENTS.get(card_id)
+    if current_language() == DEFAULT or spec is None or not spec.name:
+        return card_id
+    return engine_text(spec.name)
 
 
 def card_face(title: str, shape: Shape | None) -> Group:
