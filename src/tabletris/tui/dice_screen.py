@@ -45,7 +45,7 @@ class DiceScreen(TranslatedBindings, Screen[None]):
         Binding("space", "steer('drop')", N_("Drop")),
         Binding("enter", "place", N_("Place")),
         Binding("c", "steer('cycle_shape')", N_("Shape"), show=False),
-        Binding("t", "steer('cycle_take')", N_("Take"), show=False),
+        Binding("t", "steer('cycle_take')", N_("Take another"), show=False),
         Binding("right_square_bracket", "steer('cycle_legal', 1)", N_("Next fit"), show=False),
         Binding("left_square_bracket", "steer('cycle_legal', -1)", N_("Prev fit"), show=False),
         Binding("u", "undo", N_("Undo")),

@@ -178,7 +178,7 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
                                  compact=True)
                 if presets:
                     with Horizontal(classes="field-row"):
-                        yield Label(_("preset"), classes="field-label")
+                        yield Label(pgettext("form field", "preset"), classes="field-label")
                         yield Select([(value_label(p), p) for p in presets], value=preset, allow_blank=False, id="preset",
                                      compact=True)
                 with Horizontal(classes="field-row"):
@@ -199,7 +199,7 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
                         id="save",
                         compact=True,
                     )
-                yield Static(Content.assemble((_("Seats"), "bold"), "  ", (_("kind · name · strength"), "dim")))
+                yield Static(Content.assemble((pgettext("form section", "Seats"), "bold"), "  ", (_("kind · name · strength"), "dim")))
                 kinds = [("—", NO_SEAT), (kind_label("human"), "human")] + [(kind_label(b), b) for b in seat_bots(self.setup.game)]
                 known = {k for _, k in kinds}
                 for i in range(MAX_SEATS[self.setup.game]):
@@ -263,7 +263,7 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
                                 compact=True,
                             )
                         else:
-                            yield Input(show_value(value), placeholder=_("none"), id=widget_id, classes="rule-input",
+                            yield Input(show_value(value), placeholder=pgettext("rule input", "none"), id=widget_id, classes="rule-input",
                                         compact=True)
                 yield Static(engine_text(help_text) if help_text else "", classes="field-help", markup=False)
         self.border_title = _("rules")

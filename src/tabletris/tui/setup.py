@@ -18,13 +18,11 @@ from typing import Any
 from tabletris.engine.games import GAME_NAMES, spec
 from tabletris.table.driver import Table
 from tabletris.table.seats import SeatSpec, make_seat_bots
-from tabletris.tui.texts import N_, _, pgettext
+from tabletris.tui.texts import _, pgettext
 
 GAMES = GAME_NAMES
 MAX_SEATS = {name: spec(name).max_players for name in GAME_NAMES}
 
-GAME_LABELS: dict[str, str] = {"dice": N_("dice"), "tower": N_("tower")}
-"""Each game's name as a player reads it (the key stays the name records and commands use)."""
 
 def kind_labels() -> dict[str, str]:
     """Each seat kind (a person or a bot of the registry) as a player reads it; a bot missing here
@@ -40,7 +38,9 @@ def kind_labels() -> dict[str, str]:
 
 
 def game_label(game: str) -> str:
-    return _(GAME_LABELS[game]) if game in GAME_LABELS else game
+    """A game's name as a player reads it (the key stays the name records and commands use)."""
+    labels = {"dice": pgettext("game", "dice"), "tower": pgettext("game", "tower")}
+    return labels.get(game, game)
 
 
 def kind_label(kind: str) -> str:

@@ -25,7 +25,7 @@ from tabletris.table.driver import Table
 from tabletris.tui import palette
 from tabletris.tui.ghost import TowerGhost
 from tabletris.tui.setup import Setup
-from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text, styled
+from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text, pgettext, styled
 from tabletris.tui.widgets.board import BoardView
 from tabletris.tui.widgets.dialogs import CurtainScreen, RevealScreen
 from tabletris.tui.widgets.panels import (
@@ -80,7 +80,7 @@ class TowerScreen(TranslatedBindings, Screen[None]):
     def compose(self) -> ComposeResult:
         first = self.humans[0] if self.humans else 0
         with Horizontal(id="tower-main"):
-            yield tower_view(self.game.towers[first], _("tower"), id="board")
+            yield tower_view(self.game.towers[first], pgettext("game", "tower"), id="board")
             with Vertical(id="tower-side"):
                 with Horizontal(id="cards"):
                     yield Static(classes="card", id="play-card")

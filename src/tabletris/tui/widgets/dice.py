@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tabletris.tui import palette
-from tabletris.tui.texts import _, ngettext
+from tabletris.tui.texts import _, ngettext, pgettext
 
 
 def dice_breakdown_rows(game: Any) -> list[dict[str, Any]]:
@@ -30,7 +30,7 @@ def dice_breakdown(game: Any) -> Table:
     """Rows completed, the stuck penalty and the total per player of a dice game."""
     table = Table(title=_("Final score"), expand=False, header_style="bold", title_style="bold")
     table.add_column("", no_wrap=True)
-    table.add_column(_("player"), no_wrap=True)
+    table.add_column(pgettext("score table", "player"), no_wrap=True)
     table.add_column(_("rows"), justify="right")
     table.add_column(_("penalty"), justify="right")
     table.add_column(_("total"), justify="right", style="bold")

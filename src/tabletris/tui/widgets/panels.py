@@ -14,7 +14,7 @@ from tabletris.engine.dice import CHOICE, DiceGame
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import TowerGame
 from tabletris.tui import palette
-from tabletris.tui.texts import _, engine_text, ngettext, pad, styled
+from tabletris.tui.texts import _, engine_text, ngettext, pad, pgettext, styled
 from tabletris.tui.widgets.pieces import format_cells_short, shape_letter
 from tabletris.tui.widgets.tower import achievement_name, achievements_text
 
@@ -179,7 +179,7 @@ class TowerInfo(Static):
             text.append(_("minos {n}").format(n=t.minos - len(planned)), "bold")
             if planned:
                 text.append(" " + _("(planned: columns {columns})").format(columns=" ".join(map(str, planned))), palette.HIGHLIGHT)
-            text.append("   " + _("hold") + " ")
+            text.append("   " + pgettext("tower panel", "hold") + " ")
             if t.held is None:
                 text.append(_("free") if not t.out else "—", palette.GOOD)
             else:

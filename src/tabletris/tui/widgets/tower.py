@@ -19,7 +19,7 @@ from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
 from tabletris.i18n import DEFAULT, current_language
 from tabletris.tui import palette
-from tabletris.tui.texts import _, engine_text, ngettext
+from tabletris.tui.texts import _, engine_text, ngettext, pgettext
 from tabletris.tui.widgets.board import BoardView, Overlay
 from tabletris.tui.widgets.pieces import format_cells_short, piece_picture, shape_letter
 
@@ -79,7 +79,7 @@ def tower_breakdown(game: TowerGame) -> Table:
     """Rows (2 points each), bonus icons, each achievement card and the total, per player."""
     table = Table(title=_("Final score"), header_style="bold", title_style="bold")
     table.add_column("", no_wrap=True)
-    table.add_column(_("player"), no_wrap=True)
+    table.add_column(pgettext("score table", "player"), no_wrap=True)
     table.add_column(_("rows"), justify="right")
     table.add_column(_("row pts"), justify="right")
     table.add_column(_("bonus"), justify="right")
