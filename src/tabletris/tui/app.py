@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.filter import Monochrome
+from textual.pilot import Pilot
 from textual.screen import Screen
 
 from tabletris.engine.dice import DiceGame
@@ -17,9 +19,21 @@ from tabletris.engine.errors import IllegalMove, RecordError, RulesError
 from tabletris.engine.games import spec_of
 from tabletris.engine.options import options_to_dict
 from tabletris.engine.records import record_of
+from tabletris.i18n import LANGUAGE_NAMES, LANGUAGES, current_language, language, parse_language
 from tabletris.table.saving import save_record
 from tabletris.tui import palette
-from tabletris.tui.setup import Setup, load_last_setup, new_table, rules_model, save_last_setup
+from tabletris.tui.setup import (
+    Setup,
+    default_seat_name,
+    load_last_setup,
+    new_table,
+    rules_model,
+    save_last_setup,
+)
+from tabletris.tui.texts import N_, _, engine_text
+
+KEY_WORDS = (N_("space"), N_("backspace"), N_("enter"))
+"""Keys the footer names by a word (Textual's names), translated like the descriptions."""
 
 
 def default_record_path(game: Any) -> Path:
@@ -33,11 +47,15 @@ class TabletrisApp(App[None]):
     ``roll_frames`` and ``bot_pause`` set how long the die tumbles and how long a bot's piece is
     shown before it lands; tests set them low so whole games run in a fraction of a second.
     ``no_color`` draws in monochrome (``--no-color``; Textual already honours ``NO_COLOR``).
+
+    ``lang`` is the player's language (default: the one ``--lang``/``LANG`` chose for the process,
+    ``tabletris.i18n.current_language()``). ``_()`` reads a context variable: the app sets it for
+    its own run, and for callbacks from its bot threads (an executor thread starts with none).
     """
 
     CSS_PATH = "tabletris.tcss"
     TITLE = "tabletris"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False)]
+    BINDINGS = [Binding("ctrl+q", "quit", N_("Quit"), show=False)]
 
     def __init__(
         self,
@@ -48,8 +66,12 @@ class TabletrisApp(App[None]):
         roll_frames: int = 8,
         bot_pause: float = 0.5,
         no_color: bool = False,
+        lang: str | None = None,
     ) -> None:
         super().__init__()
+        self.language = parse_language(lang) if lang else current_language()
+        """The player's language (``en``, ``cs``, ``zh_CN``) for every screen of this app."""
+        self.monochrome = no_color
         if no_color and not self.no_color:
             self.no_color = True
             self._filters.append(Monochrome())
@@ -62,8 +84,35 @@ class TabletrisApp(App[None]):
         self.setup: Setup | None = setup
         self.too_small: str | None = None
         """The warning shown while the terminal is smaller than the game's board needs."""
+        self.switch_to: str | None = None
+        """A language the player chose in the palette: the app ends and ``relaunch`` starts it again in it."""
         self.saved: dict[int, tuple[dict[str, Any], Path]] = {}
         """Per game (by id): the record last written and where, so one state is written once."""
+
+    # ------------------------------------------------------------ the player's language
+
+    async def run_async(self, **kwargs: Any) -> None:
+        """Run in the app's language: every task the app starts copies the context set here."""
+        with language(self.language):
+            return await super().run_async(**kwargs)
+
+    @asynccontextmanager
+    async def run_test(self, **kwargs: Any) -> AsyncGenerator[Pilot[None], None]:
+        """Tests run the app in its language too (``TabletrisApp(lang="cs").run_test()``)."""
+        with language(self.language):
+            async with super().run_test(**kwargs) as pilot:
+                yield pilot
+
+    def call_from_thread(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """A bot thread's callback runs in the context the thread had, and an executor thread has
+        none of the app's: give it the app's language, or its drawing would be English."""
+        with language(self.language):
+            return super().call_from_thread(callback, *args, **kwargs)
+
+    def get_key_display(self, binding: Binding) -> str:
+        """A key's name in the footer in the player's language where it is a word ("space")."""
+        shown = super().get_key_display(binding)
+        return _(shown) if shown in KEY_WORDS else shown
 
     def on_mount(self) -> None:
         palette.follow_theme(self.theme_variables)
@@ -74,7 +123,7 @@ class TabletrisApp(App[None]):
             try:
                 screen: Screen[Any] = ReplayScreen.from_path(self.replay_path)
             except RecordError as e:
-                self.exit(message=f"error: {e}")
+                self.exit(message=_("error: {error}").format(error=engine_text(e)))
                 return
             self.push_screen(screen)
             return
@@ -113,7 +162,7 @@ class TabletrisApp(App[None]):
         try:
             table = new_table(setup)
         except (RulesError, IllegalMove, ValueError) as e:
-            self.notify(str(e), title="Cannot start this game", severity="error", timeout=8)
+            self.notify(engine_text(e), title=_("Cannot start this game"), severity="error", timeout=8)
             if not isinstance(self.screen, NewGameScreen):
                 self.action_new_game(setup)
             return False
@@ -168,13 +217,13 @@ class TabletrisApp(App[None]):
         if need is None or (have.width >= need[0] and have.height >= need[1]):
             self.too_small = None
             return
-        message = (
-            f"The terminal is {have.width}×{have.height}; this board needs at least {need[0]}×{need[1]}. "
+        message = _(
+            "The terminal is {have_w}×{have_h}; this board needs at least {need_w}×{need_h}. "
             "Enlarge the window or use a smaller font, or the board is cut."
-        )
+        ).format(have_w=have.width, have_h=have.height, need_w=need[0], need_h=need[1])
         if message != self.too_small:
             self.too_small = message
-            self.notify(message, title="Terminal too small", severity="warning", timeout=10)
+            self.notify(message, title=_("Terminal too small"), severity="warning", timeout=10)
 
     def on_resize(self) -> None:
         self.check_size()
@@ -216,7 +265,7 @@ class TabletrisApp(App[None]):
             return
         from tabletris.tui.widgets.dialogs import LeaveScreen
 
-        doing = "Quit tabletris" if then == "quit" else "Leave for a new game"
+        doing = _("Quit tabletris?") if then == "quit" else _("Leave for a new game?")
         save = self.setup.save if self.setup is not None else None
         self.push_screen(LeaveScreen(doing, save), lambda choice: self._leave(then, choice))
 
@@ -225,11 +274,11 @@ class TabletrisApp(App[None]):
             return
         if choice == "save" or (self.in_progress and self.setup is not None and self.setup.save is not None):
             try:
-                path, _ = self.save_game()
+                path, _written = self.save_game()
             except OSError as e:
-                self.notify(f"Could not save the record: {e}", severity="error", timeout=10)
+                self.notify(_("Could not save the record: {error}").format(error=e), severity="error", timeout=10)
                 return
-            self.notify(f"Record saved to {path}")
+            self.notify(_("Record saved to {path}").format(path=path))
         if then == "quit":
             self.exit()
         else:
@@ -270,26 +319,67 @@ class TabletrisApp(App[None]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette (ctrl+p): the app's own commands first, then Textual's."""
-        yield SystemCommand("New game", "Set up and start a new game", lambda: self.action_leave_game("new"))
+        yield SystemCommand(_("New game"), _("Set up and start a new game"), lambda: self.action_leave_game("new"))
         if self.game is not None:
-            yield SystemCommand("Save record", "Write this game's record (never over another file)", self.action_save)
-        yield SystemCommand("Rules and keys", "The rules of this game, its options and the keys", self.action_help)
-        yield SystemCommand("Replay a record", "Open the last record saved in the replay viewer", self.action_replay_last)
+            yield SystemCommand(_("Save record"), _("Write this game's record (never over another file)"), self.action_save)
+        yield SystemCommand(_("Rules and keys"), _("The rules of this game, its options and the keys"), self.action_help)
+        yield SystemCommand(_("Replay a record"), _("Open the last record saved in the replay viewer"), self.action_replay_last)
+        if not self.in_progress:  # the app starts again in the language: never over a game in play
+            word = _("language")
+            for lang in LANGUAGES:
+                if lang != self.language:
+                    yield SystemCommand(
+                        f"{LANGUAGE_NAMES[lang]} ({word})",
+                        _("Show the app in this language (it starts again on the new-game screen)"),
+                        lambda lang=lang: self.action_switch_language(lang),
+                    )
         yield from super().get_system_commands(screen)  # Textual's own, its theme picker among them
+
+    def action_switch_language(self, lang: str) -> None:
+        """Every text of a running app was drawn, and every task started, in its language: the clean
+        way to another is a new app, so this one ends and ``launch.run_app`` starts the next."""
+        if self.in_progress:
+            return
+        self.switch_to = parse_language(lang)
+        self.exit()
+
+    def relaunch(self) -> TabletrisApp | None:
+        """The app to run next in the language the player switched to, on the new-game screen with
+        this setup (seat names still the old language's defaults take the new language's); None
+        when the player did not switch."""
+        if self.switch_to is None:
+            return None
+        setup = self.setup or load_last_setup() or Setup()
+        with language(self.language):
+            old = [default_seat_name(seat.kind, i + 1) for i, seat in enumerate(setup.seats)]
+        with language(self.switch_to):
+            seats = [
+                dataclasses.replace(seat, name=default_seat_name(seat.kind, i + 1)) if seat.name == old[i] else seat
+                for i, seat in enumerate(setup.seats)
+            ]
+        return TabletrisApp(
+            dataclasses.replace(setup, seats=seats),
+            show_setup=True,
+            roll_frames=self.roll_frames,
+            bot_pause=self.bot_pause,
+            no_color=self.monochrome,
+            lang=self.switch_to,
+        )
 
     def action_save(self) -> None:
         try:
             path, written = self.save_game()
         except OSError as e:
-            self.notify(f"Could not save the record: {e}", severity="error", timeout=10)
+            self.notify(_("Could not save the record: {error}").format(error=e), severity="error", timeout=10)
             return
-        self.notify(f"Record saved to {path}" if written else f"Already saved to {path}")
+        saved = _("Record saved to {path}") if written else _("Already saved to {path}")
+        self.notify(saved.format(path=path))
 
     def action_replay_last(self) -> None:
         from tabletris.tui.replay_screen import ReplayScreen
 
         saved = list(self.saved.values())
         if not saved:
-            self.notify("No record saved in this session yet: save one first (s or the palette).", severity="warning")
+            self.notify(_("No record saved in this session yet: save one first (s or the palette)."), severity="warning")
             return
         self.push_screen(ReplayScreen.from_path(saved[-1][1]))

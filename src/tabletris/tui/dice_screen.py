@@ -24,13 +24,14 @@ from tabletris.engine.errors import IllegalMove
 from tabletris.table.driver import Table
 from tabletris.tui.ghost import DiceGhost
 from tabletris.tui.setup import Setup
+from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text
 from tabletris.tui.widgets.board import BoardView
 from tabletris.tui.widgets.dialogs import RewardScreen, TokenScreen
 from tabletris.tui.widgets.die import DieView
 from tabletris.tui.widgets.panels import DiceLog, DicePlayers, DiceStatus, DiceSupply, MessageLine
 
 
-class DiceScreen(Screen[None]):
+class DiceScreen(TranslatedBindings, Screen[None]):
     """One dice game: board, die, players and scores, supply, move log, and the ghost piece."""
 
     BINDINGS = [
@@ -38,19 +39,19 @@ class DiceScreen(Screen[None]):
         Binding("right", "move(1, 0)", "→", show=False),
         Binding("up", "move(0, 1)", "↑", show=False),
         Binding("down", "move(0, -1)", "↓", show=False),
-        Binding("r", "steer('rotate', 1)", "Rotate"),
-        Binding("e", "steer('rotate', -1)", "Rotate back", show=False),
-        Binding("f", "steer('flip')", "Flip"),
-        Binding("space", "steer('drop')", "Drop"),
-        Binding("enter", "place", "Place"),
-        Binding("c", "steer('cycle_shape')", "Shape", show=False),
-        Binding("t", "steer('cycle_take')", "Take", show=False),
-        Binding("right_square_bracket", "steer('cycle_legal', 1)", "Next fit", show=False),
-        Binding("left_square_bracket", "steer('cycle_legal', -1)", "Prev fit", show=False),
-        Binding("u", "undo", "Undo"),
-        Binding("question_mark", "app.help", "Help"),
-        Binding("n", "app.leave_game('new')", "New", show=False),
-        Binding("q", "app.leave_game('quit')", "Quit"),
+        Binding("r", "steer('rotate', 1)", N_("Rotate")),
+        Binding("e", "steer('rotate', -1)", N_("Rotate back"), show=False),
+        Binding("f", "steer('flip')", N_("Flip")),
+        Binding("space", "steer('drop')", N_("Drop")),
+        Binding("enter", "place", N_("Place")),
+        Binding("c", "steer('cycle_shape')", N_("Shape"), show=False),
+        Binding("t", "steer('cycle_take')", N_("Take another"), show=False),
+        Binding("right_square_bracket", "steer('cycle_legal', 1)", N_("Next fit"), show=False),
+        Binding("left_square_bracket", "steer('cycle_legal', -1)", N_("Prev fit"), show=False),
+        Binding("u", "undo", N_("Undo")),
+        Binding("question_mark", "app.help", N_("Help")),
+        Binding("n", "app.leave_game('new')", N_("New"), show=False),
+        Binding("q", "app.leave_game('quit')", N_("Quit")),
     ]
 
     def __init__(self, setup: Setup, table: Table) -> None:
@@ -82,7 +83,7 @@ class DiceScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#log-box").border_title = "moves"
+        self.query_one("#log-box").border_title = _("moves")
         self.refresh_all()
         self.call_after_refresh(self.next_turn)
 
@@ -157,7 +158,7 @@ class DiceScreen(Screen[None]):
             return
         name = self.game.player_name
         if isinstance(decision, Exception):
-            return self.stall(f"{name} (bot) failed: {decision}")
+            return self.stall(_("{name} (bot) failed: {error}").format(name=name, error=engine_text(decision)))
         lifted = decision.take.cells if decision.take else ()
         self.query_one("#board", BoardView).show(ghost=decision.placement.cells, ghost_ok=True, lifted=lifted)
 
@@ -167,7 +168,7 @@ class DiceScreen(Screen[None]):
             try:
                 self.commit(decision)
             except IllegalMove as e:
-                self.stall(f"{name} (bot) made an illegal move: {e}")
+                self.stall(_("{name} (bot) made an illegal move: {error}").format(name=name, error=engine_text(e)))
 
         pause = float(getattr(self.app, "bot_pause", 0.5))
         self.set_timer(pause, apply) if pause > 0 else apply()
@@ -191,7 +192,7 @@ class DiceScreen(Screen[None]):
             return
         reason = self.ghost.reason()
         if reason is not None:
-            self.say(reason, error=True)
+            self.say(engine_text(reason), error=True)
             return
         if self.game.rules.row_reward == "choose":
             rows = self.ghost.scoring_rows()
@@ -208,7 +209,8 @@ class DiceScreen(Screen[None]):
         def chosen(value: tuple[Any, ...] | None) -> None:
             self.phase = "place"
             if value is None:
-                self.say(f"{field.capitalize()} not chosen: the piece is not placed yet.")
+                missing = _("Rewards not chosen") if field == "rewards" else _("Tokens not chosen")
+                self.say(_("{missing}: the piece is not placed yet.").format(missing=missing))
                 return self.refresh_all()
             self.try_commit(replace(action, rewards=value) if field == "rewards" else replace(action, tokens=value))
 
@@ -221,7 +223,7 @@ class DiceScreen(Screen[None]):
         try:
             self.commit(action)
         except IllegalMove as e:
-            self.say(str(e), error=True)
+            self.say(engine_text(e), error=True)
             self.refresh_all()
 
     def action_undo(self) -> None:
@@ -229,7 +231,7 @@ class DiceScreen(Screen[None]):
         if self.phase in ("reward", "rolling"):
             return
         if not any(m.place is not None and m.player not in self.bots for m in game.moves):
-            self.say("Nothing to undo: no person has placed a piece yet.", error=True)
+            self.say(_("Nothing to undo: no person has placed a piece yet."), error=True)
             return
         self._token += 1  # forget any bot decision in flight
         self.workers.cancel_group(self, "bot")
@@ -238,7 +240,7 @@ class DiceScreen(Screen[None]):
             if move.player not in self.bots:
                 break
         del self.points[len(game.moves) :]
-        self.say(f"Took back {game.players[move.player]}'s {move.shape or move.roll}.")
+        self.say(_("Took back {name}'s {piece}.").format(name=game.players[move.player], piece=move.shape or move.roll))
         self.phase = "idle"
         self.next_turn()
         self.refresh_all()
@@ -254,7 +256,7 @@ class DiceScreen(Screen[None]):
         if complaint is None:
             self.message.clear()
         else:
-            self.say(complaint, error=True)
+            self.say(engine_text(complaint), error=True)
         self.refresh_all()
 
     def action_move(self, dx: int, dy: int) -> None:
@@ -276,8 +278,8 @@ class DiceScreen(Screen[None]):
             return
         game, ghost = self.game, self.ghost
         board = self.query_one("#board", BoardView)
-        board.border_title = f"dice {game.rules.width}×{game.rules.height}"
-        board.border_subtitle = f"seed {game.seed}"
+        board.border_title = _("dice {width}×{height}").format(width=game.rules.width, height=game.rules.height)
+        board.border_subtitle = _("seed {seed}").format(seed=game.seed)
         placing = self.phase == "place" and ghost.orient is not None and ghost.shape is not None
         reason = ghost.reason() if placing else None
         board.show(

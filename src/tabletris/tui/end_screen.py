@@ -17,21 +17,22 @@ from textual.widgets import Footer, Static
 
 from tabletris.engine.dice import DiceGame
 from tabletris.tui.setup import Setup
+from tabletris.tui.texts import N_, TranslatedBindings, _
 from tabletris.tui.widgets.board import BoardView
 from tabletris.tui.widgets.dice import dice_breakdown, dice_ending
 from tabletris.tui.widgets.panels import MessageLine
 from tabletris.tui.widgets.tower import tower_breakdown, tower_ending, tower_reveal
 
 
-class EndScreen(Screen[None]):
+class EndScreen(TranslatedBindings, Screen[None]):
     """Final position and breakdown; ``r`` rematch, ``s`` save the record, ``n`` new game."""
 
     BINDINGS = [
-        Binding("r", "rematch", "Rematch"),
-        Binding("s", "save", "Save record"),
-        Binding("n", "app.new_game", "New game"),
-        Binding("question_mark", "app.help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("r", "rematch", N_("Rematch")),
+        Binding("s", "save", N_("Save record")),
+        Binding("n", "app.new_game", N_("New game")),
+        Binding("question_mark", "app.help", N_("Help")),
+        Binding("q", "app.quit", N_("Quit")),
     ]
 
     def __init__(self, setup: Setup, game: Any) -> None:
@@ -60,7 +61,7 @@ class EndScreen(Screen[None]):
 
     def on_mount(self) -> None:
         for board in self.query(BoardView):
-            board.border_title = board.border_title or "final board"
+            board.border_title = board.border_title or _("final board")
         if self.setup.save is not None:
             self.action_save()
 
@@ -69,10 +70,11 @@ class EndScreen(Screen[None]):
         try:
             path, written = self.app.save_game()  # type: ignore[attr-defined]
         except OSError as e:
-            message.say(f"Could not save the record: {e}", error=True)
+            message.say(_("Could not save the record: {error}").format(error=e), error=True)
             return
         self.saved = path
-        message.say(f"Record saved to {path}" if written else f"Already saved to {path}")
+        saved = _("Record saved to {path}") if written else _("Already saved to {path}")
+        message.say(saved.format(path=path))
 
     def action_rematch(self) -> None:
         self.app.rematch(self.setup)  # type: ignore[attr-defined]

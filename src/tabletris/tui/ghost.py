@@ -16,6 +16,7 @@ from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Cell, Orientation, Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
+from tabletris.tui.texts import _
 
 
 def _centred(placements: list[Placement], width: int) -> Placement:
@@ -81,7 +82,7 @@ class DiceGhost:
     def reason(self) -> str | None:
         """Why the ghost's cells are not a legal placement (the engine's words), or None."""
         if self.shape is None or self.orient is None:
-            return "no piece to place"
+            return _("no piece to place")
         return self.game.placement_error(self.shape, self.cells, self.take)
 
     def scoring_rows(self) -> list[int]:
@@ -125,7 +126,7 @@ class DiceGhost:
         assert self.shape is not None
         same = [p for p in self.legal() if p.orientation is self.orient and p.x == self.gx]
         if not same:
-            return f"{self.shape.value} fits nowhere in this column in this form."
+            return _("{shape} fits nowhere in this column in this form.").format(shape=self.shape.value)
         below = [p for p in same if p.y <= self.gy]
         self.gy = max(below, key=lambda p: p.y).y if below else min(same, key=lambda p: p.y).y
         return None
@@ -135,7 +136,7 @@ class DiceGhost:
         assert self.shape is not None and self.orient is not None
         legal = sorted(self.legal(), key=lambda p: (p.orientation.index, p.y, p.x))
         if not legal:
-            return f"{self.shape.value} fits nowhere."
+            return _("{shape} fits nowhere.").format(shape=self.shape.value)
         here = (self.orient.index, self.gy, self.gx)
         keys = [(p.orientation.index, p.y, p.x) for p in legal]
         if step > 0:
@@ -149,7 +150,7 @@ class DiceGhost:
         assert self.shape is not None
         shapes = list(self.game.shapes_for_roll())
         if len(shapes) < 2:
-            return f"The die shows {self.game.roll_face}: there is no shape to choose."
+            return _("The die shows {face}: there is no shape to choose.").format(face=self.game.roll_face)
         self.choose_shape(shapes[(shapes.index(self.shape) + 1) % len(shapes)])
         return None
 
@@ -157,7 +158,7 @@ class DiceGhost:
         assert self.shape is not None
         takes = self.game.take_options(self.shape)
         if takes == [None]:
-            return f"The supply still has {self.shape.value}: nothing is taken from the board."
+            return _("The supply still has {shape}: nothing is taken from the board.").format(shape=self.shape.value)
         index = takes.index(self.take) if self.take in takes else -1
         self.take = takes[(index + 1) % len(takes)]
         self.reset()
@@ -281,7 +282,7 @@ class TowerGhost:
             self.game.legal_drops(self.seat, [*self.minos, 0])
         except IllegalMove as e:
             return str(e)
-        return "no mino left"  # not reached: the engine refuses a mino the seat does not have
+        return _("no mino left")  # not reached: the engine refuses a mino the seat does not have
 
     def toggle_mino(self) -> str | None:
         if not self.mino_mode and self.minos_left <= 0:

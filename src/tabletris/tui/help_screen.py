@@ -16,75 +16,78 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
+from tabletris.engine.rules_text import rules_text
+from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text
 
-DICE_KEYS = """\
-## Keys
+DICE_KEYS: tuple[tuple[str, str], ...] = (
+    ("← → ↑ ↓", N_("move the ghost piece")),
+    ("r / e", N_("rotate clockwise / back")),
+    ("f", N_("flip (when orientation is free)")),
+    (N_("space"), N_("drop the ghost to where it fits in its column")),
+    ("] / [", N_("jump to the next / previous place it fits")),
+    ("c", N_("change the shape (die shows ★)")),
+    ("t", N_("take another stone (supply empty)")),
+    (N_("enter, click on the green ghost"), N_("place")),
+    (N_("click a cell"), N_("move the ghost there")),
+    ("u", N_("undo back to your last move")),
+    ("?", N_("this help · n new game · q quit")),
+)
+DICE_NOTE = N_("Green ghost: legal. Red ghost: not legal, the reason is shown beside the board.")
 
-| key | does |
-| --- | --- |
-| ← → ↑ ↓ | move the ghost piece |
-| r / e | rotate clockwise / back |
-| f | flip (when orientation is free) |
-| space | drop the ghost to where it fits in its column |
-| ] / [ | jump to the next / previous place it fits |
-| c | change the shape (die shows ★) |
-| t | take another stone (supply empty) |
-| enter, click on the green ghost | place |
-| click a cell | move the ghost there |
-| u | undo back to your last move |
-| ? | this help · n new game · q quit |
+TOWER_KEYS: tuple[tuple[str, str], ...] = (
+    ("← →", N_("move the piece (or the mino)")),
+    ("r / e", N_("rotate clockwise / back")),
+    ("m", N_("mino mode: drop a mino in the column (enter)")),
+    ("h", N_("hold (once per game)")),
+    (N_("enter"), N_("drop the PLAY piece (or the mino in mino mode)")),
+    (N_("backspace"), N_("take back a mino planned this round")),
+    (N_("space"), N_("pass the table to the next player (hot-seat)")),
+    ("?", N_("this help · n new game · q quit")),
+)
 
-Green ghost: legal. Red ghost: not legal, the reason is shown beside the board.
-"""
-
-TOWER_KEYS = """\
-## Keys
-
-| key | does |
-| --- | --- |
-| ← → | move the piece (or the mino) |
-| r / e | rotate clockwise / back |
-| m | mino mode: drop a mino in the column (enter) |
-| h | hold (once per game) |
-| enter | drop the PLAY piece (or the mino in mino mode) |
-| backspace | take back a mino planned this round |
-| space | pass the table to the next player (hot-seat) |
-| ? | this help · n new game · q quit |
-"""
+REPLAY_KEYS: tuple[tuple[str, str], ...] = (
+    ("← →", N_("one move (or round) back / forward")),
+    ("PgUp / PgDn", N_("ten back / forward")),
+    ("Home / End", N_("the start / the end of the game")),
+    (N_("click a move in the list"), N_("jump to the position after it")),
+    ("?", N_("this help · q quit")),
+)
 
 
-REPLAY_KEYS = """\
-## Replay keys
+def _cell(text: str) -> str:
+    return text.replace("|", "/")
 
-| key | does |
-| --- | --- |
-| ← → | one move (or round) back / forward |
-| PgUp / PgDn | ten back / forward |
-| Home / End | the start / the end of the game |
-| click a move in the list | jump to the position after it |
-| ? | this help · q quit |
-"""
+
+def keys_table(title: str, keys: tuple[tuple[str, str], ...], note: str = "") -> str:
+    """The keys as a Markdown table in the player's language (the keys themselves stay)."""
+    key_heading, does_heading = _("key"), _("does")
+    lines = [f"## {title}", "", f"| {key_heading} | {does_heading} |", "| --- | --- |"]
+    lines += [f"| {_cell(_(key))} | {_cell(_(does))} |" for key, does in keys]
+    if note:
+        lines += ["", _(note)]
+    return "\n".join(lines) + "\n"
 
 
 def rules_table(rules: Any, help_texts: dict[str, str]) -> str:
     """The options in force as a Markdown table, each with the engine's one-line explanation."""
-    lines = ["## Rules options in force", "", "| option | value | meaning |", "| --- | --- | --- |"]
+    headings = (_("option"), _("value"), _("meaning"))
+    lines = ["## " + _("Rules options in force"), "", "| {} | {} | {} |".format(*headings), "| --- | --- | --- |"]
     for f in dataclasses.fields(rules):
         value = getattr(rules, f.name)
         shown = json.dumps(list(value) if isinstance(value, tuple) else value)
         meaning = help_texts.get(f.name, "")
-        lines.append(f"| {f.name} | `{shown}` | {meaning.replace('|', '/')} |")
+        meaning = engine_text(meaning) if meaning else ""
+        lines.append(f"| {f.name} | `{shown}` | {_cell(meaning)} |")
     return "\n".join(lines) + "\n"
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(TranslatedBindings, ModalScreen[None]):
     """Rules, options and keys; any of escape, q or ? closes it."""
 
     BINDINGS = [
-        Binding("escape", "close", "Close"),
-        Binding("q", "close", "Close", show=False),
-        Binding("question_mark", "close", "Close", show=False),
+        Binding("escape", "close", N_("Close")),
+        Binding("q", "close", N_("Close"), show=False),
+        Binding("question_mark", "close", N_("Close"), show=False),
     ]
 
     def __init__(
@@ -98,12 +101,17 @@ class HelpScreen(ModalScreen[None]):
         self.help_texts = help_texts or {}
 
     def compose(self) -> ComposeResult:
-        rules_text = DICE_RULES if self.game_name == "dice" else TOWER_RULES
-        keys = REPLAY_KEYS if self.replay else DICE_KEYS if self.game_name == "dice" else TOWER_KEYS
-        parts = [rules_text + "\n" + keys]
+        rules = rules_text("dice" if self.game_name == "dice" else "tower", engine_text)
+        if self.replay:
+            keys = keys_table(_("Replay keys"), REPLAY_KEYS)
+        elif self.game_name == "dice":
+            keys = keys_table(_("Keys"), DICE_KEYS, DICE_NOTE)
+        else:
+            keys = keys_table(_("Keys"), TOWER_KEYS)
+        parts = [rules + "\n" + keys]
         if self.rules is not None:
             parts.append(rules_table(self.rules, self.help_texts))
-        parts.append("*escape closes this help*")
+        parts.append("*" + _("escape closes this help") + "*")
         with VerticalScroll(id="help-box"):
             yield Markdown("\n".join(parts), id="help-text")
 

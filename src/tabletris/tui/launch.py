@@ -10,24 +10,32 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tabletris.i18n import use_language
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import Setup
+from tabletris.tui.texts import _, engine_text
 
 
 def run_app(app: Any, *, headless: bool = False) -> int:
     """Run ``app`` (a ``TabletrisApp``) to its end; the exit status. The record is saved on the way
-    out, crash or not, so a game is never lost to a bug in a screen."""
-    try:
-        app.run(headless=headless)
-    finally:
+    out, crash or not, so a game is never lost to a bug in a screen. When the player switched the
+    language (the palette), the next app runs in it, and so does the rest of the process."""
+    while True:
         try:
-            saved = app.save_on_exit()
-        except OSError as e:
-            print(f"error: could not save the record: {e}", file=sys.stderr)
-        else:
-            if saved is not None:
-                print(f"Record saved to {saved}", file=sys.stderr)
-    return 1 if app.return_code else 0
+            app.run(headless=headless)
+        finally:
+            try:
+                saved = app.save_on_exit()
+            except OSError as e:
+                print(_("error: could not save the record: {error}").format(error=e), file=sys.stderr)
+            else:
+                if saved is not None:
+                    print(_("Record saved to {path}").format(path=saved), file=sys.stderr)
+        following = app.relaunch()
+        if following is None:
+            return 1 if app.return_code else 0
+        use_language(following.language)
+        app = following
 
 
 def launch(
@@ -62,6 +70,6 @@ def launch_replay(path: Path | str, *, color: bool = True) -> int:
     try:
         ReplayScreen.from_path(Path(path))
     except RecordError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(_("error: {error}").format(error=engine_text(e)), file=sys.stderr)
         return 1
     return run_app(TabletrisApp(replay=Path(path), no_color=not color))

@@ -18,19 +18,69 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from tabletris.bots.registry import bot_names, make_bot
+from tabletris.engine.games import spec as spec_of_game
 from tabletris.engine.options import RulesError, options_to_dict
 from tabletris.engine.tower import LAYOUT_NAMES
+from tabletris.i18n import DEFAULT, current_language
 from tabletris.table.seats import SeatSpec
-from tabletris.tui.setup import GAMES, MAX_SEATS, Setup, rules_model
+from tabletris.tui.setup import (
+    GAMES,
+    MAX_SEATS,
+    Setup,
+    default_seat_name,
+    game_label,
+    kind_label,
+    rules_model,
+)
+from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text, pgettext
 
 NO_SEAT = "-"
 RANDOM_TOWER = "-"
-TOWER_CHOICES = [("tower: random", RANDOM_TOWER)] + [(f"tower {n}", n) for n in LAYOUT_NAMES]
-"""Each seat's choice of tower (1-4) and of the end at the bottom (a, b), or a free one."""
+
+def value_labels() -> dict[str, str]:
+    """Presets and option values as a player reads them in the form's lists (the values stay the
+    engine's and the records')."""
+    return {
+        # presets
+        "standard": pgettext("rules value", "standard"),
+        "long": pgettext("rules value", "long"),
+        "clear-rows": pgettext("rules value", "clear rows"),
+        "clear-stones": pgettext("rules value", "clear stones"),
+        "must-close": pgettext("rules value", "must close"),
+        "penalty": pgettext("rules value", "penalty"),
+        "choose": pgettext("rules value", "choose"),
+        "garbage": pgettext("rules value", "garbage"),
+        "classic": pgettext("rules value", "classic"),
+        "advanced": pgettext("rules value", "advanced"),
+        # the values of the options offered as lists (read from the engine's help texts)
+        "free": pgettext("rules value", "free"),
+        "rotate": pgettext("rules value", "rotate"),
+        "slide": pgettext("rules value", "slide"),
+        "drop": pgettext("rules value", "drop"),
+        "point": pgettext("rules value", "point"),
+        "lowest": pgettext("rules value", "lowest"),
+        "any": pgettext("rules value", "any"),
+        "cells": pgettext("rules value", "cells"),
+        "stones": pgettext("rules value", "stones"),
+        "one-wall": pgettext("rules value", "one wall"),
+        "both-walls": pgettext("rules value", "both walls"),
+        "matching": pgettext("rules value", "matching"),
+        "pairs": pgettext("rules value", "pairs"),
+    }
+
+
+def value_label(value: str) -> str:
+    return value_labels().get(value, value)
+
+
+def tower_choices() -> list[tuple[str, str]]:
+    """Each seat's choice of tower (1-4) and of the end at the bottom (a, b), or a free one."""
+    return [(_("tower: random"), RANDOM_TOWER)] + [(_("tower {name}").format(name=n), n) for n in LAYOUT_NAMES]
 
 
 def option_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
@@ -59,9 +109,7 @@ def option_label(name: str) -> str:
     return name.replace("_", " ").capitalize()
 
 
-def default_seat_name(kind: str, number: int) -> str:
-    """The name a seat gets when none is typed: "Player 2" for a person, "Expert 2" for a bot."""
-    return f"{'Player' if kind == 'human' else kind.capitalize()} {number}"
+__all__ = ["NewGameScreen", "default_seat_name", "option_choices", "option_label", "seat_bots"]
 
 
 def show_value(value: Any) -> str:
@@ -87,15 +135,15 @@ def parse_value(text: str) -> Any:
         return text
 
 
-class NewGameScreen(Screen[None]):
+class NewGameScreen(TranslatedBindings, Screen[None]):
     """Edit a ``Setup`` and start it; the last setup used is where it begins."""
 
     BINDINGS = [
-        Binding("ctrl+s", "start", "Start"),
-        Binding("f5", "start", "Start", show=False),
-        Binding("escape", "back", "Back"),
-        Binding("f1", "app.help", "Help"),
-        Binding("ctrl+q", "app.quit", "Quit"),
+        Binding("ctrl+s", "start", N_("Start")),
+        Binding("f5", "start", N_("Start"), show=False),
+        Binding("escape", "back", N_("Back")),
+        Binding("f1", "app.help", N_("Help")),
+        Binding("ctrl+q", "app.quit", N_("Quit")),
     ]
 
     def __init__(self, setup: Setup) -> None:
@@ -111,7 +159,7 @@ class NewGameScreen(Screen[None]):
         try:
             cls, presets, help_texts = rules_model(self.setup.game)
         except RulesError as e:
-            self.model_error = str(e)
+            self.model_error = engine_text(e)
             return None, {}, {}
         self.model_error = ""
         return cls, dict(presets), dict(help_texts)
@@ -123,34 +171,36 @@ class NewGameScreen(Screen[None]):
             preset = "standard"
         with Horizontal(id="setup-main"):
             with VerticalScroll(id="setup-left"):
-                yield Static("[b]New game[/b]  [dim]ctrl+s starts · F1 help[/dim]")
+                yield Static(Content.assemble((_("New game"), "bold"), "  ", (_("ctrl+s starts · F1 help"), "dim")))
                 with Horizontal(classes="field-row"):
-                    yield Label("game", classes="field-label")
-                    yield Select([(g, g) for g in GAMES], value=self.setup.game, allow_blank=False, id="game", compact=True)
+                    yield Label(_("game"), classes="field-label")
+                    yield Select([(game_label(g), g) for g in GAMES], value=self.setup.game, allow_blank=False, id="game",
+                                 compact=True)
                 if presets:
                     with Horizontal(classes="field-row"):
-                        yield Label("preset", classes="field-label")
-                        yield Select([(p, p) for p in presets], value=preset, allow_blank=False, id="preset", compact=True)
+                        yield Label(pgettext("form field", "preset"), classes="field-label")
+                        yield Select([(value_label(p), p) for p in presets], value=preset, allow_blank=False, id="preset",
+                                     compact=True)
                 with Horizontal(classes="field-row"):
-                    yield Label("seed", classes="field-label")
+                    yield Label(_("seed"), classes="field-label")
                     yield Input(
                         "" if self.setup.seed is None else str(self.setup.seed),
-                        placeholder="random",
+                        placeholder=pgettext("seed", "random"),
                         type="integer",
                         valid_empty=True,
                         id="seed",
                         compact=True,
                     )
                 with Horizontal(classes="field-row"):
-                    yield Label("save to", classes="field-label")
+                    yield Label(_("save to"), classes="field-label")
                     yield Input(
                         "" if self.setup.save is None else str(self.setup.save),
-                        placeholder="record file (optional)",
+                        placeholder=_("record file (optional)"),
                         id="save",
                         compact=True,
                     )
-                yield Static("[b]Seats[/b]  [dim]kind · name · strength[/dim]")
-                kinds = [("—", NO_SEAT), ("human", "human")] + [(b, b) for b in seat_bots(self.setup.game)]
+                yield Static(Content.assemble((pgettext("form section", "Seats"), "bold"), "  ", (_("kind · name · strength"), "dim")))
+                kinds = [("—", NO_SEAT), (kind_label("human"), "human")] + [(kind_label(b), b) for b in seat_bots(self.setup.game)]
                 known = {k for _, k in kinds}
                 for i in range(MAX_SEATS[self.setup.game]):
                     spec = self.setup.seats[i] if i < len(self.setup.seats) else None
@@ -160,7 +210,8 @@ class NewGameScreen(Screen[None]):
                         known.add(kind)
                     with Horizontal(classes="seat-row"):
                         yield Select(list(kinds), value=kind, allow_blank=False, id=f"seat-kind-{i}", classes="seat-kind", compact=True)
-                        yield Input(spec.name if spec else "", placeholder=f"Player {i + 1}", id=f"seat-name-{i}", classes="seat-name", compact=True)
+                        yield Input(spec.name if spec else "", placeholder=default_seat_name("human", i + 1), id=f"seat-name-{i}",
+                                    classes="seat-name", compact=True)
                         yield Input(
                             "" if spec is None or spec.strength is None else str(spec.strength),
                             placeholder="—",
@@ -171,11 +222,11 @@ class NewGameScreen(Screen[None]):
                             compact=True,
                         )
                         if self.setup.game == "tower":  # rules.md: each player chooses a tower and its bottom end
-                            yield Select(TOWER_CHOICES, value=self._tower_of(i), allow_blank=False, id=f"seat-tower-{i}",
+                            yield Select(tower_choices(), value=self._tower_of(i), allow_blank=False, id=f"seat-tower-{i}",
                                          classes="seat-tower", compact=True)
                 yield Static(id="setup-error")
                 with Horizontal(id="setup-buttons"):
-                    yield Button("Start", variant="success", id="start")
+                    yield Button(_("Start"), variant="success", id="start")
             with VerticalScroll(id="setup-rules"):
                 if cls is None:
                     yield Static(self.model_error, id="model-error")
@@ -196,7 +247,7 @@ class NewGameScreen(Screen[None]):
             help_text = help_texts.get(f.name, "")
             with Vertical(classes="rule-row"):
                 with Horizontal(classes="rule-line"):
-                    yield Label(option_label(f.name), classes="rule-name")
+                    yield Label(self._label(f.name), classes="rule-name")
                     widget_id = f"rule-{f.name}"
                     if hints.get(f.name) is bool:
                         yield Switch(value=bool(value), id=widget_id, classes="rule-input")
@@ -204,7 +255,7 @@ class NewGameScreen(Screen[None]):
                         choices = option_choices(cls, f.name, help_text) if isinstance(value, str) else []
                         if value in choices:
                             yield Select(
-                                [(c, c) for c in choices],
+                                [(value_label(c), c) for c in choices],
                                 value=value,
                                 allow_blank=False,
                                 id=widget_id,
@@ -212,12 +263,21 @@ class NewGameScreen(Screen[None]):
                                 compact=True,
                             )
                         else:
-                            yield Input(show_value(value), placeholder="none", id=widget_id, classes="rule-input", compact=True)
-                yield Static(help_text, classes="field-help")
-        self.border_title = "rules"
+                            yield Input(show_value(value), placeholder=pgettext("rule input", "none"), id=widget_id, classes="rule-input",
+                                        compact=True)
+                yield Static(engine_text(help_text) if help_text else "", classes="field-help", markup=False)
+        self.border_title = _("rules")
+
+    def _label(self, name: str) -> str:
+        """An option's label: the engine's name for it in the player's language. English keeps the
+        words of the option's key, as the form always showed them."""
+        labels = spec_of_game(self.setup.game).option_labels
+        if current_language() == DEFAULT or name not in labels:
+            return option_label(name)
+        return engine_text(labels[name])
 
     def on_mount(self) -> None:
-        self.query_one("#setup-rules").border_title = f"{self.setup.game} rules"
+        self.query_one("#setup-rules").border_title = _("{game} rules").format(game=game_label(self.setup.game))
         self.validate()
 
     # -------------------------------------------------------------- reading
@@ -283,13 +343,15 @@ class NewGameScreen(Screen[None]):
                 try:
                     strength = float(strength_text)
                 except ValueError:
-                    raise ValueError(f"seat {i + 1}: strength {strength_text!r} is not a number") from None
+                    raise ValueError(
+                        _("seat {number}: strength {text!r} is not a number").format(number=i + 1, text=strength_text)
+                    ) from None
             seats.append(SeatSpec(kind, name, strength))
         if not seats:
-            raise ValueError("seats: the game needs at least one seat")
+            raise ValueError(_("seats: the game needs at least one seat"))
         names = [s.name for s in seats]
         if len(set(names)) != len(names):
-            raise ValueError(f"seats: two seats have the same name ({', '.join(names)})")
+            raise ValueError(_("seats: two seats have the same name ({names})").format(names=", ".join(names)))
         return seats
 
     def read_setup(self) -> Setup:
@@ -302,7 +364,7 @@ class NewGameScreen(Screen[None]):
         try:
             seed = int(seed_text) if seed_text else None
         except ValueError:
-            raise ValueError(f"seed: {seed_text!r} is not an integer") from None
+            raise ValueError(_("seed: {text!r} is not an integer").format(text=seed_text)) from None
         save_text = self.query_one("#save", Input).value.strip()
         rules = self.read_rules()
         towers = self.read_towers()
@@ -318,7 +380,7 @@ class NewGameScreen(Screen[None]):
         try:
             setup = self.read_setup()
         except (RulesError, ValueError) as e:
-            error.update(f"✘ {e}")
+            error.update(Content("✘ " + engine_text(e)))
             self.query_one("#start", Button).disabled = True
             return None
         error.update("")
@@ -352,7 +414,8 @@ class NewGameScreen(Screen[None]):
 
     @on(Select.Changed, ".seat-kind")
     def seat_kind_changed(self, event: Select.Changed) -> None:
-        """A seat that still has a default name takes the new kind's ("Random 2" becomes "Expert 2")."""
+        """A seat that still has a default name takes the new kind's ("Random 2" becomes "Expert 2"),
+        in the language the form is shown in."""
         i = int(str(event.control.id).rsplit("-", 1)[1])
         name_input = self.query_one(f"#seat-name-{i}", Input)
         old = name_input.value.strip()

@@ -21,6 +21,8 @@ from textual.widgets import Footer, Static
 from tabletris.engine import records
 from tabletris.engine.errors import RecordError
 from tabletris.tui import palette
+from tabletris.tui.setup import game_label
+from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text, pad
 from tabletris.tui.widgets.board import BoardView
 from tabletris.tui.widgets.pieces import format_cells_short, shape_letter
 from tabletris.tui.widgets.tower import tower_reveal, tower_score_line
@@ -41,19 +43,19 @@ class ReplayLog(Static):
             self.post_message(self.MoveClicked(offset.y))
 
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(TranslatedBindings, Screen[None]):
     """← → step, home/end jump, q quits; the final position is ``records.replay`` of the record."""
 
     # priority: a focused scroll box (the move list) would take these keys for scrolling
     BINDINGS = [
-        Binding("left", "step(-1)", "Back", priority=True),
-        Binding("right", "step(1)", "Forward", priority=True),
+        Binding("left", "step(-1)", N_("Back"), priority=True),
+        Binding("right", "step(1)", N_("Forward"), priority=True),
         Binding("pageup", "step(-10)", "−10", priority=True),
         Binding("pagedown", "step(10)", "+10", priority=True),
-        Binding("home", "jump(0)", "Start", priority=True),
-        Binding("end", "jump(-1)", "End", priority=True),
-        Binding("question_mark", "app.help", "Help"),
-        Binding("q", "app.quit", "Quit"),
+        Binding("home", "jump(0)", N_("Start"), priority=True),
+        Binding("end", "jump(-1)", N_("End"), priority=True),
+        Binding("question_mark", "app.help", N_("Help")),
+        Binding("q", "app.quit", N_("Quit")),
     ]
 
     def __init__(self, doc: dict[str, Any], path: Path | None = None) -> None:
@@ -116,19 +118,20 @@ class ReplayScreen(Screen[None]):
         try:
             game = self.game_at(self.position)
         except RecordError as e:  # cannot happen for a record that replays in full; say so if it does
-            self.query_one("#replay-head", Static).update(Text(f"error: {e}", "bold red"))
+            self.query_one("#replay-head", Static).update(Text(_("error: {error}").format(error=engine_text(e)), "bold red"))
             return
-        name = self.path.name if self.path else "record"
+        name = self.path.name if self.path else _("record")
         head = Text()
         head.append(f"{name}", "bold")
-        head.append(f"  {self.kind} · {'move' if self.kind == 'dice' else 'round'} {self.position}/{len(self.steps)}")
+        step = _("move {k}/{n}") if self.kind == "dice" else _("round {k}/{n}")
+        head.append(f"  {game_label(self.kind)} · " + step.format(k=self.position, n=len(self.steps)))
         if game.over:
-            head.append("  · game over", f"bold {palette.HIGHLIGHT}")
+            head.append("  · " + _("game over"), f"bold {palette.HIGHLIGHT}")
         self.query_one("#replay-head", Static).update(head)
         if self.kind == "dice":
             board = self.query_one("#replay-board", BoardView)
             last = game.moves[-1] if game.moves else None
-            board.border_title = "replay"
+            board.border_title = _("replay")
             board.show(game.board, ghost=(), highlight=last.place if last and last.place else ())
             self.query_one("#replay-scores", Static).update(self.dice_scores(game))
             self.query_one("#replay-log", Static).update(self.dice_log())
@@ -157,7 +160,7 @@ class ReplayScreen(Screen[None]):
             text.append("▶" if current else " ", f"bold {palette.HIGHLIGHT}")
             text.append(f"{i + 1:>3} ", "bold" if current else "dim")
             seat = move.get("player", (self.final.rules.first_player + i) % len(players))
-            text.append(f"{players[seat]:<10.10} ", palette.seat_colour(seat))
+            text.append(pad(players[seat], 10) + " ", palette.seat_colour(seat))
             text.append_text(shape_letter(move["roll"]))
             if "shape" in move:
                 text.append("→")
@@ -165,6 +168,6 @@ class ReplayScreen(Screen[None]):
             if "place" in move:
                 text.append(f" {format_cells_short(move['place'])}", "" if current else "dim")
             else:
-                text.append("  fits nowhere: end", palette.BAD)
+                text.append("  " + _("fits nowhere: end"), palette.BAD)
             text.append("\n")
         return text

@@ -18,9 +18,46 @@ from typing import Any
 from tabletris.engine.games import GAME_NAMES, spec
 from tabletris.table.driver import Table
 from tabletris.table.seats import SeatSpec, make_seat_bots
+from tabletris.tui.texts import _, pgettext
 
 GAMES = GAME_NAMES
 MAX_SEATS = {name: spec(name).max_players for name in GAME_NAMES}
+
+
+def kind_labels() -> dict[str, str]:
+    """Each seat kind (a person or a bot of the registry) as a player reads it; a bot missing here
+    is shown by its registry name."""
+    return {
+        "human": pgettext("seat kind", "human"),
+        "random": pgettext("seat kind", "random"),
+        "greedy": pgettext("seat kind", "greedy"),
+        "expert": pgettext("seat kind", "expert"),
+        "mcts": pgettext("seat kind", "mcts"),
+        "oracle": pgettext("seat kind", "oracle"),
+    }
+
+
+def game_label(game: str) -> str:
+    """A game's name as a player reads it (the key stays the name records and commands use)."""
+    labels = {"dice": pgettext("game", "dice"), "tower": pgettext("game", "tower")}
+    return labels.get(game, game)
+
+
+def kind_label(kind: str) -> str:
+    return kind_labels().get(kind, kind)
+
+
+def default_seat_name(kind: str, number: int) -> str:
+    """The name a seat gets when none is typed: "Player 2" for a person, "Expert 2" for a bot, in
+    the player's language (a name is the player's own text from then on, records keep it)."""
+    if kind == "human":
+        return _("Player {number}").format(number=number)
+    label = kind_label(kind)
+    return _("{bot} {number}").format(bot=label[:1].upper() + label[1:], number=number)
+
+
+def default_seats() -> list[SeatSpec]:
+    return [SeatSpec("human", default_seat_name("human", 1)), SeatSpec("random", default_seat_name("random", 2))]
 
 
 @dataclass
@@ -28,9 +65,7 @@ class Setup:
     """Everything needed to start a game; ``rules`` is a rules object as records write it."""
 
     game: str = "dice"
-    seats: list[SeatSpec] = field(
-        default_factory=lambda: [SeatSpec("human", "Player 1"), SeatSpec("random", "Random 2")]
-    )
+    seats: list[SeatSpec] = field(default_factory=default_seats)
     rules: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
     save: Path | None = None

@@ -25,6 +25,7 @@ from tabletris.table.driver import Table
 from tabletris.tui import palette
 from tabletris.tui.ghost import TowerGhost
 from tabletris.tui.setup import Setup
+from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text, pgettext, styled
 from tabletris.tui.widgets.board import BoardView
 from tabletris.tui.widgets.dialogs import CurtainScreen, RevealScreen
 from tabletris.tui.widgets.panels import (
@@ -44,21 +45,21 @@ from tabletris.tui.widgets.tower import (
 )
 
 
-class TowerScreen(Screen[None]):
+class TowerScreen(TranslatedBindings, Screen[None]):
     """One tower game: the seat's tower with a ghost, cards, minos, hold, achievements, others."""
 
     BINDINGS = [
         Binding("left", "steer('move', -1)", "←", show=False),
         Binding("right", "steer('move', 1)", "→", show=False),
-        Binding("r", "steer('rotate', 1)", "Rotate"),
-        Binding("e", "steer('rotate', -1)", "Rotate back", show=False),
-        Binding("m", "steer('toggle_mino')", "Mino"),
-        Binding("backspace", "unmino", "Undo mino", show=False),
-        Binding("h", "hold", "Hold"),
-        Binding("enter", "drop", "Drop"),
-        Binding("question_mark", "app.help", "Help"),
-        Binding("n", "app.leave_game('new')", "New", show=False),
-        Binding("q", "app.leave_game('quit')", "Quit"),
+        Binding("r", "steer('rotate', 1)", N_("Rotate")),
+        Binding("e", "steer('rotate', -1)", N_("Rotate back"), show=False),
+        Binding("m", "steer('toggle_mino')", N_("Mino")),
+        Binding("backspace", "unmino", N_("Undo mino"), show=False),
+        Binding("h", "hold", N_("Hold")),
+        Binding("enter", "drop", N_("Drop")),
+        Binding("question_mark", "app.help", N_("Help")),
+        Binding("n", "app.leave_game('new')", N_("New"), show=False),
+        Binding("q", "app.leave_game('quit')", N_("Quit")),
     ]
 
     def __init__(self, setup: Setup, table: Table) -> None:
@@ -79,7 +80,7 @@ class TowerScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         first = self.humans[0] if self.humans else 0
         with Horizontal(id="tower-main"):
-            yield tower_view(self.game.towers[first], "tower", id="board")
+            yield tower_view(self.game.towers[first], pgettext("game", "tower"), id="board")
             with Vertical(id="tower-side"):
                 with Horizontal(id="cards"):
                     yield Static(classes="card", id="play-card")
@@ -138,10 +139,10 @@ class TowerScreen(Screen[None]):
             self.phase = "curtain"
             self.refresh_all()
             text = Text(justify="center")
-            text.append(f"Round {self.game.round}\n\n", "bold")
-            text.append("Pass the table to ")
-            text.append(self.game.players[seat], f"bold {palette.seat_colour(seat)}")
-            text.append(".\n\nPress space when only they are looking.", "dim")
+            text.append(_("Round {number}").format(number=self.game.round) + "\n\n", "bold")
+            name = (self.game.players[seat], f"bold {palette.seat_colour(seat)}")
+            text.append_text(styled(_("Pass the table to {name}."), name=name))
+            text.append("\n\n" + _("Press space when only they are looking."), "dim")
             self.app.push_screen(CurtainScreen(text), lambda _: self.begin_plan(seat))
         else:
             self.begin_plan(seat)
@@ -165,7 +166,7 @@ class TowerScreen(Screen[None]):
         game = self.game
         summary = Text()
         for r in range(self._rounds_seen, len(game.rounds)):
-            summary.append(f"Round {r + 1}: ", "bold")
+            summary.append(_("Round {number}:").format(number=r + 1) + " ", "bold")
             for seat, action in enumerate(game.rounds[r]):
                 summary.append(game.players[seat], palette.seat_colour(seat))
                 summary.append(f" {describe(action)}  ")
@@ -206,12 +207,15 @@ class TowerScreen(Screen[None]):
             if len(game.rounds) > before:
                 break
             if isinstance(action, Exception):
-                self.say(f"{game.players[seat]} (bot) failed: {action}", error=True)
+                self.say(_("{name} (bot) failed: {error}").format(name=game.players[seat], error=engine_text(action)), error=True)
                 return
             try:
                 self.table.act(seat, action)
             except IllegalMove as e:
-                self.say(f"{game.players[seat]} (bot) made an illegal move: {e}", error=True)
+                self.say(
+                    _("{name} (bot) made an illegal move: {error}").format(name=game.players[seat], error=engine_text(e)),
+                    error=True,
+                )
                 return
         if len(game.rounds) > self._rounds_seen:
             self.round_done()
@@ -224,14 +228,14 @@ class TowerScreen(Screen[None]):
         """← → (move), r e (rotate), m (mino mode): the plan's ghost changes or says why not."""
         if self.phase == "plan" and self.plan is not None and self.plan.orient is not None:
             complaint = getattr(self.plan, what)(*args)
-            self.say(complaint or "", error=complaint is not None)
+            self.say(engine_text(complaint) if complaint else "", error=complaint is not None)
             self.refresh_all()
 
     def action_unmino(self) -> None:
         if self.phase == "plan" and self.plan is not None:
             column = self.plan.unmino()
             if column is not None:
-                self.say(f"Took back the mino planned in column {column}.")
+                self.say(_("Took back the mino planned in column {column}.").format(column=column))
                 self.refresh_all()
 
     def action_hold(self) -> None:
@@ -239,14 +243,14 @@ class TowerScreen(Screen[None]):
             try:
                 self.submit(self.seat, TowerAction.holding())
             except IllegalMove as e:
-                self.say(str(e), error=True)
+                self.say(engine_text(e), error=True)
 
     def action_drop(self) -> None:
         if self.phase != "plan" or self.plan is None or self.plan.orient is None:
             return
         outcome = self.plan.drop()
         if isinstance(outcome, str):
-            self.say(outcome, error=True)
+            self.say(engine_text(outcome), error=True)
         elif outcome is None:
             self.say("")
             self.refresh_all()
@@ -254,7 +258,7 @@ class TowerScreen(Screen[None]):
             try:
                 self.submit(self.plan.seat, outcome)
             except IllegalMove as e:
-                self.say(str(e), error=True)
+                self.say(engine_text(e), error=True)
 
     @on(BoardView.CellClicked, "#board")
     def clicked(self, event: BoardView.CellClicked) -> None:
@@ -284,10 +288,10 @@ class TowerScreen(Screen[None]):
             board.overlays = tower_overlays(tower)
             board.border_title = tower_title(game, shown)
             spec = game.layout_specs[shown]
-            board.border_subtitle = f"layout {spec}" if isinstance(spec, str) else "custom layout"
+            board.border_subtitle = _("layout {name}").format(name=spec) if isinstance(spec, str) else _("custom layout")
             board.show(tower.board, ghost=cells, ghost_ok=reason is None)
-        self.query_one("#play-card", Static).update(card_face("PLAY", game.play_card))
-        self.query_one("#next-card", Static).update(card_face("NEXT", game.next_card))
+        self.query_one("#play-card", Static).update(card_face(_("PLAY"), game.play_card))
+        self.query_one("#next-card", Static).update(card_face(_("NEXT"), game.next_card))
         self.query_one(DeckInfo).update_from(game)
         self.query_one(TowerInfo).update_from(game, shown, plan.minos if plan else [])
         planning = self.phase == "plan" and plan is not None

@@ -16,15 +16,17 @@ from tabletris.engine.board import Board, Stone
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import TowerGame
+from tabletris.tui import palette
+from tabletris.tui.texts import N_, TranslatedBindings, _, ngettext, styled
 from tabletris.tui.widgets.board import BoardView
 from tabletris.tui.widgets.pieces import format_cells_short, shape_letter
 from tabletris.tui.widgets.tower import tower_reveal
 
 
-class CurtainScreen(ModalScreen[None]):
+class CurtainScreen(TranslatedBindings, ModalScreen[None]):
     """Hot-seat privacy: covers the table until the named player is the one looking."""
 
-    BINDINGS = [Binding("space", "go", "I am here"), Binding("enter", "go", "I am here", show=False)]
+    BINDINGS = [Binding("space", "go", N_("I am here")), Binding("enter", "go", N_("I am here"), show=False)]
 
     def __init__(self, text: Text) -> None:
         super().__init__(classes="curtain-screen")
@@ -39,10 +41,10 @@ class CurtainScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class RevealScreen(ModalScreen[None]):
+class RevealScreen(TranslatedBindings, ModalScreen[None]):
     """After a hot-seat round: all towers side by side, and what each player did."""
 
-    BINDINGS = [Binding("space", "go", "Continue"), Binding("enter", "go", "Continue", show=False)]
+    BINDINGS = [Binding("space", "go", N_("Continue")), Binding("enter", "go", N_("Continue"), show=False)]
 
     def __init__(self, game: TowerGame, summary: Text) -> None:
         super().__init__(classes="reveal-screen")
@@ -63,7 +65,7 @@ class RevealScreen(ModalScreen[None]):
 Reward = str | tuple[tuple[int, int], ...]
 
 
-class RewardScreen(ModalScreen[tuple[Reward, ...] | None]):
+class RewardScreen(TranslatedBindings, ModalScreen[tuple[Reward, ...] | None]):
     """``row_reward: choose``: for each scored row, the point or another player's stone to remove.
 
     The board is shown as it lies once the piece is placed, every stone that may be removed is
@@ -71,11 +73,11 @@ class RewardScreen(ModalScreen[tuple[Reward, ...] | None]):
     """
 
     BINDINGS = [
-        Binding("right,down,tab", "cursor(1)", "Next stone"),
-        Binding("left,up,shift+tab", "cursor(-1)", "Previous", show=False),
-        Binding("enter", "remove", "Remove it"),
-        Binding("p", "point", "Take the point"),
-        Binding("escape", "cancel", "Back"),
+        Binding("right,down,tab", "cursor(1)", N_("Next stone")),
+        Binding("left,up,shift+tab", "cursor(-1)", N_("Previous"), show=False),
+        Binding("enter", "remove", N_("Remove it")),
+        Binding("p", "point", N_("Take the point")),
+        Binding("escape", "cancel", N_("Back")),
     ]
 
     def __init__(self, rows: int, board: Board, stones: list[Stone], players: list[str]) -> None:
@@ -95,7 +97,7 @@ class RewardScreen(ModalScreen[tuple[Reward, ...] | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#reward-board", BoardView).border_title = "after your piece"
+        self.query_one("#reward-board", BoardView).border_title = _("after your piece")
         self._show()
 
     def available(self) -> list[Stone]:
@@ -112,8 +114,10 @@ class RewardScreen(ModalScreen[tuple[Reward, ...] | None]):
         stones = self.available()
         current = self.current
         self.query_one("#reward-title", Static).update(
-            f"Row {len(self.chosen) + 1} of {self.rows} completed: remove a marked stone another player "
-            "placed (arrows or click, enter), or p to take the point."
+            _(
+                "Row {number} of {rows} completed: remove a marked stone another player "
+                "placed (arrows or click, enter), or p to take the point."
+            ).format(number=len(self.chosen) + 1, rows=self.rows)
         )
         lifted = [c for r in self.chosen if not isinstance(r, str) for c in r]
         self.query_one("#reward-board", BoardView).show(
@@ -123,12 +127,17 @@ class RewardScreen(ModalScreen[tuple[Reward, ...] | None]):
         )
         line = Text()
         if current is None:
-            line.append("No stone left to remove: p takes the point.", "dim")
+            line.append(_("No stone left to remove: p takes the point."), "dim")
         else:
-            owner = self.players[current.owner] if current.owner is not None else "nobody"
-            line.append("Remove ")
-            line.append_text(shape_letter(current.shape))
-            line.append(f" of {owner} at {format_cells_short(current.cells)}")
+            owner = self.players[current.owner] if current.owner is not None else _("nobody")
+            line.append_text(
+                styled(
+                    _("Remove {shape} of {owner} at {cells}"),
+                    shape=(current.shape.value, palette.shape_style(current.shape)),
+                    owner=owner,
+                    cells=format_cells_short(current.cells),
+                )
+            )
         self.query_one("#reward-choice", Static).update(line)
 
     def _pick(self, reward: Reward) -> None:
@@ -161,7 +170,7 @@ class RewardScreen(ModalScreen[tuple[Reward, ...] | None]):
         self.dismiss(None)
 
 
-class TokenScreen(ModalScreen[tuple[Shape, ...] | None]):
+class TokenScreen(TranslatedBindings, ModalScreen[tuple[Shape, ...] | None]):
     """``tokens_from_supply``: the scorer names the shape of each point's token.
 
     The engine's default (the shape with the most stones left) is pre-selected, so enter accepts
@@ -170,10 +179,10 @@ class TokenScreen(ModalScreen[tuple[Shape, ...] | None]):
     """
 
     BINDINGS = [
-        Binding("enter", "accept", "Accept"),
-        Binding("right,tab", "cursor(1)", "Next token", show=False),
-        Binding("left,shift+tab", "cursor(-1)", "Previous", show=False),
-        Binding("escape", "cancel", "Back"),
+        Binding("enter", "accept", N_("Accept")),
+        Binding("right,tab", "cursor(1)", N_("Next token"), show=False),
+        Binding("left,shift+tab", "cursor(-1)", N_("Previous"), show=False),
+        Binding("escape", "cancel", N_("Back")),
     ]
 
     def __init__(self, default: tuple[Shape, ...], choices: list[Shape], supply: dict[Shape, int]) -> None:
@@ -204,8 +213,13 @@ class TokenScreen(ModalScreen[tuple[Shape, ...] | None]):
     def _show(self) -> None:
         n = len(self.tokens)
         self.query_one("#token-title", Static).update(
-            f"{n} point{'s' if n > 1 else ''}: each takes a stone out of the supply as its token. "
-            f"Type a shape ({' '.join(s.value for s in self.choices)}) to change it, enter to accept."
+            ngettext(
+                "{n} point: its token is a stone taken out of the supply. "
+                "Type a shape ({shapes}) to change it, enter to accept.",
+                "{n} points: each takes a stone out of the supply as its token. "
+                "Type a shape ({shapes}) to change it, enter to accept.",
+                n,
+            ).format(n=n, shapes=" ".join(s.value for s in self.choices))
         )
         line = Text()
         for i, shape in enumerate(self.tokens):
@@ -214,7 +228,7 @@ class TokenScreen(ModalScreen[tuple[Shape, ...] | None]):
             if i == self.cursor:
                 line.append("◂", "bold")
             line.append(" ")
-        line.append("   supply: " + "  ".join(f"{s.value} {self.supply.get(s, 0)}" for s in self.choices), "dim")
+        line.append("   " + _("supply:") + " " + "  ".join(f"{s.value} {self.supply.get(s, 0)}" for s in self.choices), "dim")
         self.query_one("#token-choice", Static).update(line)
 
     def on_key(self, event: events.Key) -> None:
@@ -237,16 +251,16 @@ class TokenScreen(ModalScreen[tuple[Shape, ...] | None]):
         self.dismiss(None)
 
 
-class LeaveScreen(ModalScreen[str | None]):
+class LeaveScreen(TranslatedBindings, ModalScreen[str | None]):
     """Asked before a game in progress is left (q, n): leave, save and leave, or stay.
 
     With a save path (``--save``) leaving always saves, so the choice is only leave or stay.
     """
 
     BINDINGS = [
-        Binding("y", "choose('leave')", "Leave"),
-        Binding("s", "choose('save')", "Save and leave"),
-        Binding("n,escape", "choose('stay')", "Stay"),
+        Binding("y", "choose('leave')", N_("Leave")),
+        Binding("s", "choose('save')", N_("Save and leave")),
+        Binding("n,escape", "choose('stay')", N_("Stay")),
     ]
 
     def __init__(self, doing: str, save_path: Any = None) -> None:
@@ -256,13 +270,13 @@ class LeaveScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         text = Text(justify="center")
-        text.append(f"{self.doing}?\n\n", "bold")
-        text.append("The game in progress is not over.\n")
+        text.append(f"{self.doing}\n\n", "bold")
+        text.append(_("The game in progress is not over.") + "\n")
         if self.save_path is not None:
-            text.append(f"Its record will be saved to {self.save_path}.\n\n")
-            text.append("y leave (saving) · n stay", "dim")
+            text.append(_("Its record will be saved to {path}.").format(path=self.save_path) + "\n\n")
+            text.append(_("y leave (saving) · n stay"), "dim")
         else:
-            text.append("\ny leave without saving · s save the record and leave · n stay", "dim")
+            text.append("\n" + _("y leave without saving · s save the record and leave · n stay"), "dim")
         yield Static(text, id="leave-text")
         yield Footer()
 

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tabletris.tui import palette
+from tabletris.tui.texts import _, ngettext, pgettext
 
 
 def dice_breakdown_rows(game: Any) -> list[dict[str, Any]]:
@@ -27,15 +28,15 @@ def dice_breakdown_rows(game: Any) -> list[dict[str, Any]]:
 
 def dice_breakdown(game: Any) -> Table:
     """Rows completed, the stuck penalty and the total per player of a dice game."""
-    table = Table(title="Final score", expand=False, header_style="bold", title_style="bold")
+    table = Table(title=_("Final score"), expand=False, header_style="bold", title_style="bold")
     table.add_column("", no_wrap=True)
-    table.add_column("player", no_wrap=True)
-    table.add_column("rows", justify="right")
-    table.add_column("penalty", justify="right")
-    table.add_column("total", justify="right", style="bold")
+    table.add_column(pgettext("score table", "player"), no_wrap=True)
+    table.add_column(_("rows"), justify="right")
+    table.add_column(_("penalty"), justify="right")
+    table.add_column(_("total"), justify="right", style="bold")
     for seat, row in enumerate(dice_breakdown_rows(game)):
         table.add_row(
-            Text("★ winner" if row["winner"] else "", f"bold {palette.HIGHLIGHT}"),
+            Text("★ " + _("winner") if row["winner"] else "", f"bold {palette.HIGHLIGHT}"),
             Text(row["name"], f"bold {palette.seat_colour(seat)}"),
             str(row["rows"]),
             str(row["penalty"]) if row["penalty"] else "",
@@ -47,15 +48,16 @@ def dice_breakdown(game: Any) -> Table:
 def dice_ending(game: Any) -> Text:
     text = Text()
     if game.stuck is not None:
-        text.append(
-            f"{game.players[game.stuck]} rolled {game.moves[-1].roll}, which fits nowhere: the game ends.\n"
-        )
+        stuck = _("{name} rolled {face}, which fits nowhere: the game ends.")
+        text.append(stuck.format(name=game.players[game.stuck], face=game.moves[-1].roll) + "\n")
     elif game.rules.clear_rows:
-        text.append(f"A player reached the target of {game.rules.target} points.\n")
+        target = game.rules.target
+        reached = ngettext("A player reached the target of {n} point.", "A player reached the target of {n} points.", target)
+        text.append(reached.format(n=target) + "\n")
     winners = game.winners()
     names = ", ".join(game.players[i] for i in winners)
     if len(winners) > 1:
-        text.append(f"Shared win: {names} (equal points share the win).", f"bold {palette.HIGHLIGHT}")
+        text.append(_("Shared win: {names} (equal points share the win).").format(names=names), f"bold {palette.HIGHLIGHT}")
     else:
-        text.append(f"{names} wins.", f"bold {palette.HIGHLIGHT}")
+        text.append(_("{name} wins.").format(name=names), f"bold {palette.HIGHLIGHT}")
     return text

@@ -14,6 +14,7 @@ from textual.widgets import Static
 from tabletris.engine.dice import CHOICE
 from tabletris.engine.shapes import Shape
 from tabletris.tui import palette
+from tabletris.tui.texts import _
 from tabletris.tui.widgets.pieces import piece_picture
 
 
@@ -45,9 +46,9 @@ class DieView(Static):
         if face is None:
             parts = [Text("\n–", "dim")]
         elif face == CHOICE:
-            parts = [Text("★", "bold"), Text("any shape", "dim")]
+            parts = [Text("★", "bold"), Text(_("any shape"), "dim")]
         else:
             shape = Shape(face)
             parts = [Text(face, palette.shape_style(shape)), piece_picture(shape)]
-        self.border_title = "rolling…" if rolling else "die"
+        self.border_title = _("rolling…") if rolling else _("die")
         self.update(Group(*(Align.center(p) for p in parts)))

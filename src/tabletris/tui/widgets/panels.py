@@ -14,8 +14,9 @@ from tabletris.engine.dice import CHOICE, DiceGame
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import TowerGame
 from tabletris.tui import palette
+from tabletris.tui.texts import _, engine_text, ngettext, pad, pgettext, styled
 from tabletris.tui.widgets.pieces import format_cells_short, shape_letter
-from tabletris.tui.widgets.tower import achievements_text
+from tabletris.tui.widgets.tower import achievement_name, achievements_text
 
 if TYPE_CHECKING:
     from tabletris.tui.ghost import DiceGhost
@@ -45,19 +46,21 @@ def fits_line(reason: str | None, rows: int = 0, key: str = "place") -> Text:
     """"✔ fits" (with the rows it completes) or "✘ why not", the reason being the engine's."""
     text = Text()
     if reason is None:
-        text.append("✔ fits", f"bold {palette.GHOST_OK}")
+        text.append("✔ " + _("fits"), f"bold {palette.GHOST_OK}")
         if rows:
-            text.append(f" · completes {rows} row{'s' if rows > 1 else ''}", f"bold {palette.HIGHLIGHT}")
-        text.append(f"  ⏎ {key}", "dim")
+            completes = ngettext("completes {n} row", "completes {n} rows", rows).format(n=rows)
+            text.append(" · " + completes, f"bold {palette.HIGHLIGHT}")
+        text.append("  ⏎ " + (_("place") if key == "place" else _("drop")), "dim")
     else:
-        text.append(f"✘ {reason}", f"bold {palette.GHOST_BAD}")
+        text.append("✘ " + engine_text(reason), f"bold {palette.GHOST_BAD}")
     return text
 
 
 class DicePlayers(Static):
     """Each seat's mark, name (⚙ for a bot) and points; ▶ at the player to move."""
 
-    BORDER_TITLE = "players"
+    def on_mount(self) -> None:
+        self.border_title = _("players")
 
     def update_from(self, game: DiceGame, bots: Container[int]) -> None:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -78,15 +81,15 @@ class DiceSupply(Static):
     """Stones left of each shape (or "unlimited"), and the point tokens that left the supply."""
 
     def update_from(self, game: DiceGame) -> None:
-        text = Text("supply ", "dim")
+        text = Text(_("supply") + " ", "dim")
         if not game.rules.limited_supply:
-            text.append("unlimited", "dim")
+            text.append(_("unlimited"), "dim")
         else:
             for shape, left in game.supply.items():
                 text.append_text(shape_letter(shape))
                 text.append(f"{left:<3} ", "bold" if left else f"bold {palette.BAD}")
         if any(game.tokens):
-            text.append("\ntokens ", "dim")
+            text.append("\n" + _("tokens") + " ", "dim")
             for seat, held in enumerate(game.tokens):
                 if held:
                     text.append(f"{game.players[seat]} ", palette.seat_colour(seat))
@@ -100,24 +103,24 @@ class DiceStatus(Static):
     def update_from(self, game: DiceGame, phase: str, ghost: DiceGhost, reason: str | None) -> None:
         text = Text()
         if game.over:
-            self.update(Text("Game over.", "bold"))
+            self.update(Text(_("Game over."), "bold"))
             return
         name = game.player_name
         colour = palette.seat_colour(game.to_move)
         if phase == "rolling":
-            text.append(f"{name} rolls the die…", colour)
+            text.append(_("{name} rolls the die…").format(name=name), colour)
         elif phase == "bot":
-            text.append(f"{name} is thinking…", colour)
+            text.append(_("{name} is thinking…").format(name=name), colour)
         elif phase in ("place", "reward") and ghost.shape is not None:
-            text.append(f"{name}", f"bold {colour}")
-            text.append(" places ")
-            text.append_text(shape_letter(ghost.shape))
+            shape = (ghost.shape.value, palette.shape_style(ghost.shape))
+            text.append_text(styled(_("{name} places {shape}"), name=(name, f"bold {colour}"), shape=shape))
             if game.roll_face == CHOICE:
-                text.append("  (★: c changes shape)", "dim")
+                text.append("  " + _("(★: c changes shape)"), "dim")
             if ghost.take is not None:
-                text.append(f"\ntaking the {ghost.shape.value} at {format_cells_short(ghost.take.cells)}", palette.HIGHLIGHT)
+                taking = _("taking the {shape} at {cells}").format(shape=ghost.shape.value, cells=format_cells_short(ghost.take.cells))
+                text.append("\n" + taking, palette.HIGHLIGHT)
                 if len(game.take_options(ghost.shape)) > 1:
-                    text.append(" (t: another)", "dim")
+                    text.append(" " + _("(t: another)"), "dim")
             text.append("\n")
             text.append_text(fits_line(reason, len(ghost.scoring_rows()) if reason is None else 0))
         self.update(text)
@@ -132,25 +135,25 @@ class DiceLog(Static):
             if i:
                 text.append("\n")
             text.append(f"{i + 1:>3} ", "dim")
-            text.append(f"{game.players[move.player]:<10.10} ", palette.seat_colour(move.player))
+            text.append(pad(game.players[move.player], 10) + " ", palette.seat_colour(move.player))
             text.append_text(shape_letter(move.roll))
             if move.shape is not None:
                 text.append("→")
                 text.append_text(shape_letter(move.shape))
             if move.place is None:
-                text.append("  cannot be placed: game over", f"bold {palette.BAD}")
+                text.append("  " + _("cannot be placed: game over"), f"bold {palette.BAD}")
                 continue
             if move.take is not None:
-                text.append(" took ", palette.HIGHLIGHT)
+                text.append(" " + _("took") + " ", palette.HIGHLIGHT)
             text.append(f" {format_cells_short(move.place)}", "dim")
             pts = points[i] if i < len(points) else 0
             if pts:
                 text.append(f"  +{pts}", f"bold {palette.HIGHLIGHT}")
             removed = sum(1 for r in move.rewards or () if r != "point")
             if removed:
-                text.append(f"  removed {removed}", "#ff9f43")
+                text.append("  " + _("removed {n}").format(n=removed), "#ff9f43")
         if not game.moves:
-            text.append("no moves yet", "dim")
+            text.append(_("no moves yet"), "dim")
         self.update(text)
 
 
@@ -159,9 +162,9 @@ class DeckInfo(Static):
 
     def update_from(self, game: TowerGame) -> None:
         text = Text()
-        text.append(f"round {game.round}\n", "bold")
-        text.append(f"deck {game.deck_left}\n")
-        text.append(f"box {game.supply} minos", "dim")
+        text.append(_("round {number}").format(number=game.round) + "\n", "bold")
+        text.append(_("deck {cards}").format(cards=game.deck_left) + "\n")
+        text.append(ngettext("box {n} mino", "box {n} minos", game.supply).format(n=game.supply), "dim")
         self.update(text)
 
 
@@ -173,17 +176,18 @@ class TowerInfo(Static):
         if seat is not None:
             t = game.towers[seat]
             s = game.score(seat)
-            text.append(f"minos {t.minos - len(planned)}", "bold")
+            text.append(_("minos {n}").format(n=t.minos - len(planned)), "bold")
             if planned:
-                text.append(f" (planned: columns {' '.join(map(str, planned))})", palette.HIGHLIGHT)
-            text.append("   hold ")
+                text.append(" " + _("(planned: columns {columns})").format(columns=" ".join(map(str, planned))), palette.HIGHLIGHT)
+            text.append("   " + pgettext("tower panel", "hold") + " ")
             if t.held is None:
-                text.append("free" if not t.out else "—", palette.GOOD)
+                text.append(_("free") if not t.out else "—", palette.GOOD)
             else:
                 text.append_text(shape_letter(t.held))
-            text.append(f"\nscore {s['total']}: {s['lines']} rows ×2, {s['bonus']} bonus", "dim")
+            score = _("score {total}: {rows} rows ×2, {bonus} bonus").format(total=s["total"], rows=s["lines"], bonus=s["bonus"])
+            text.append("\n" + score, "dim")
             if s["achievements"]:
-                text.append(", " + ", ".join(f"{k} {v}" for k, v in s["achievements"].items()), "dim")
+                text.append(", " + ", ".join(f"{achievement_name(k)} {v}" for k, v in s["achievements"].items()), "dim")
         self.update(text)
 
 
@@ -193,20 +197,20 @@ class TowerStatus(Static):
     def update_from(self, game: TowerGame, seat: int | None, mino_mode: bool, reason: str | None) -> None:
         text = Text()
         if game.over:
-            text.append("Game over.", "bold")
+            text.append(_("Game over."), "bold")
         elif seat is None:
             waiting = [game.players[s] for s in game.waiting_for()]
-            text.append("Waiting for " + (", ".join(waiting) or "the round") + "…", "dim")
+            who = _("Waiting for {names}…").format(names=", ".join(waiting)) if waiting else _("Waiting for the round…")
+            text.append(who, "dim")
         else:
-            text.append(game.players[seat], f"bold {palette.seat_colour(seat)}")
+            name = (game.players[seat], f"bold {palette.seat_colour(seat)}")
             if mino_mode:
-                text.append(" drops a mino ")
-                text.append("M", palette.shape_style(Shape.M))
-                text.append("  (m: back to the piece)", "dim")
+                text.append_text(styled(_("{name} drops a mino {shape}"), name=name, shape=("M", palette.shape_style(Shape.M))))
+                text.append("  " + _("(m: back to the piece)"), "dim")
             else:
-                text.append(" drops ")
-                if game.play_card is not None:
-                    text.append_text(shape_letter(game.play_card))
+                card = game.play_card
+                shape = (card.value, palette.shape_style(card)) if card is not None else ""
+                text.append_text(styled(_("{name} drops {shape}"), name=name, shape=shape))
             text.append("\n")
             text.append_text(fits_line(reason, key="drop"))
         self.update(text)

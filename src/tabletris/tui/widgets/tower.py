@@ -14,9 +14,12 @@ from rich.text import Text
 from textual.containers import HorizontalScroll
 from textual.widget import Widget
 
+from tabletris.engine.achievements import ACHIEVEMENTS
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
+from tabletris.i18n import DEFAULT, current_language
 from tabletris.tui import palette
+from tabletris.tui.texts import _, engine_text, ngettext, pgettext
 from tabletris.tui.widgets.board import BoardView, Overlay
 from tabletris.tui.widgets.pieces import format_cells_short, piece_picture, shape_letter
 
@@ -45,8 +48,8 @@ def tower_view(tower: Tower, title: str, id: str | None = None, classes: str | N
 
 def tower_title(game: TowerGame, seat: int) -> str:
     t = game.towers[seat]
-    state = " out" if t.out else ""
-    return f"{game.players[seat]} {game.score(seat)['total']}{state}"
+    title = _("{name} {points} out") if t.out else _("{name} {points}")
+    return title.format(name=game.players[seat], points=game.score(seat)["total"])
 
 
 def tower_reveal(game: TowerGame) -> Iterator[Widget]:
@@ -54,7 +57,7 @@ def tower_reveal(game: TowerGame) -> Iterator[Widget]:
     for seat in range(len(game.players)):
         t = game.towers[seat]
         view = tower_view(t, tower_title(game, seat), classes="tower-column")
-        view.border_subtitle = f"minos {t.minos}" + (" · held" if t.hold_used else "")
+        view.border_subtitle = _("minos {n}").format(n=t.minos) + (" · " + _("held") if t.hold_used else "")
         yield view
 
 
@@ -65,7 +68,7 @@ def tower_score_line(game: TowerGame) -> Text:
         s = game.score(seat)
         text.append(f"{name}", f"bold {palette.seat_colour(seat)}")
         text.append(f" {s['total']}", "bold")
-        text.append(f" ({s['lines']} rows, {s['bonus']} bonus)", "dim")
+        text.append(" " + _("({rows} rows, {bonus} bonus)").format(rows=s["lines"], bonus=s["bonus"]), "dim")
         if seat in winners:
             text.append(" ★", f"bold {palette.HIGHLIGHT}")
         text.append("   ")
@@ -74,21 +77,21 @@ def tower_score_line(game: TowerGame) -> Text:
 
 def tower_breakdown(game: TowerGame) -> Table:
     """Rows (2 points each), bonus icons, each achievement card and the total, per player."""
-    table = Table(title="Final score", header_style="bold", title_style="bold")
+    table = Table(title=_("Final score"), header_style="bold", title_style="bold")
     table.add_column("", no_wrap=True)
-    table.add_column("player", no_wrap=True)
-    table.add_column("rows", justify="right")
-    table.add_column("row pts", justify="right")
-    table.add_column("bonus", justify="right")
+    table.add_column(pgettext("score table", "player"), no_wrap=True)
+    table.add_column(_("rows"), justify="right")
+    table.add_column(_("row pts"), justify="right")
+    table.add_column(_("bonus"), justify="right")
     for card in game.achievements:
-        table.add_column(card.id, justify="right")
-    table.add_column("total", justify="right", style="bold")
+        table.add_column(card_name(card), justify="right")
+    table.add_column(_("total"), justify="right", style="bold")
     winners = set(game.winners())
     for seat, name in enumerate(game.players):
         s = game.score(seat)
         cells: list[Text | str] = [
-            Text("★ winner" if seat in winners else "", f"bold {palette.HIGHLIGHT}"),
-            Text(name + (" (out)" if game.towers[seat].out else ""), f"bold {palette.seat_colour(seat)}"),
+            Text("★ " + _("winner") if seat in winners else "", f"bold {palette.HIGHLIGHT}"),
+            Text(_("{name} (out)").format(name=name) if game.towers[seat].out else name, f"bold {palette.seat_colour(seat)}"),
             str(s["lines"]),
             str(s["line_points"]),
             str(s["bonus"]),
@@ -107,19 +110,24 @@ def tower_ending(game: TowerGame) -> Text:
     best = max(s["total"] for s in scores)
     tied = [i for i, s in enumerate(scores) if s["total"] == best]
     if len(winners) > 1:
-        text.append(f"Shared win: {names} (same total, same number of rows).", f"bold {palette.HIGHLIGHT}")
+        ending = _("Shared win: {names} (same total, same number of rows).").format(names=names)
     elif len(tied) > 1:
-        text.append(f"{names} wins on the tie-break: more complete rows at {best} points.", f"bold {palette.HIGHLIGHT}")
+        ending = ngettext(
+            "{name} wins on the tie-break: more complete rows at {n} point.",
+            "{name} wins on the tie-break: more complete rows at {n} points.",
+            best,
+        ).format(name=names, n=best)
     else:
-        text.append(f"{names} wins with {best} points.", f"bold {palette.HIGHLIGHT}")
+        ending = ngettext("{name} wins with {n} point.", "{name} wins with {n} points.", best).format(name=names, n=best)
+    text.append(ending, f"bold {palette.HIGHLIGHT}")
     return text
 
 
 def achievements_text(game: TowerGame) -> Text:
     text = Text()
     for card in game.achievements:
-        text.append(f"{card.id}", f"bold {palette.HIGHLIGHT}")
-        text.append(f"  {card.spec.text}\n", "dim")
+        text.append(card_name(card), f"bold {palette.HIGHLIGHT}")
+        text.append(f"  {engine_text(card.spec.text)}\n", "dim")
         for space, points in enumerate(card.points):
             holders = card.holders[space]
             unused = len(game.players) == 2 and space == 0
@@ -128,15 +136,28 @@ def achievements_text(game: TowerGame) -> Text:
                 for seat in holders:
                     text.append(f"{game.players[seat]} ", palette.seat_colour(seat))
             elif unused:
-                text.append("— (2 players)", "dim")
+                text.append("— " + _("(2 players)"), "dim")
             elif space < card.next_space:
-                text.append("passed", "dim")
+                text.append(_("passed"), "dim")
             else:
-                text.append("open", palette.GOOD)
+                text.append(_("open"), palette.GOOD)
             text.append("\n")
     if not game.achievements:
-        text.append("no achievement cards", "dim")
+        text.append(_("no achievement cards"), "dim")
     return text
+
+
+def card_name(card: Any) -> str:
+    """An achievement card's name as a player reads it: the engine's name (after the rulebook) in
+    the player's language. English keeps the card's id, as the app always showed it."""
+    return achievement_name(str(card.id))
+
+
+def achievement_name(card_id: str) -> str:
+    spec = ACHIEVEMENTS.get(card_id)
+    if current_language() == DEFAULT or spec is None or not spec.name:
+        return card_id
+    return engine_text(spec.name)
 
 
 def card_face(title: str, shape: Shape | None) -> Group:
@@ -152,10 +173,10 @@ def card_face(title: str, shape: Shape | None) -> Group:
 def describe(action: TowerAction | None) -> str:
     """One player's part of a round for the reveal's summary."""
     if action is None:
-        return "is out"
+        return _("is out")
     if action.hold:
-        return "held"
-    minos = f"+{len(action.minos)} mino " if action.minos else ""
+        return _("held")
+    minos = ngettext("+{n} mino", "+{n} minos", len(action.minos)).format(n=len(action.minos)) + " " if action.minos else ""
     return f"{minos}{format_cells_short(action.place)}"
 
 
@@ -180,5 +201,5 @@ class OtherTowers(HorizontalScroll):
             tower = game.towers[seat]
             view.overlays = tower_overlays(tower)
             view.border_title = tower_title(game, seat)
-            view.border_subtitle = f"{'✔' if game.submitted(seat) else '…'} minos {tower.minos}"
+            view.border_subtitle = f"{'✔' if game.submitted(seat) else '…'} " + _("minos {n}").format(n=tower.minos)
             view.show(tower.board)
