@@ -12,7 +12,15 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from tabletris.cli.examples import epilog
-from tabletris.i18n import N_, LanguageError, _, language_from_env, parse_language, use_language
+from tabletris.i18n import (
+    N_,
+    LanguageError,
+    _,
+    language_from_env,
+    parse_language,
+    use_domain,
+    use_language,
+)
 
 
 @contextmanager
@@ -80,6 +88,7 @@ def _version(value: bool) -> None:
 def _language(value: str | None) -> str:
     """The language of everything the commands print: ``--lang``, else the terminal's
     (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``), set before any command runs."""
+    use_domain("cli")  # line mode's own wording first; the terminal app asks for its own (tui/texts.py)
     if value is None:
         return use_language(language_from_env())
     try:

@@ -45,6 +45,7 @@ DOMAINS: tuple[str, ...] = ("engine", "cli", "tui", "web")
 DEFAULT = "en"
 
 _current: ContextVar[str] = ContextVar("tabletris_language", default=DEFAULT)
+_primary: ContextVar[str | None] = ContextVar("tabletris_domain", default=None)
 
 
 class LanguageError(ValueError):
@@ -129,13 +130,22 @@ def _load_domain(lang: str, domain: str) -> Translations | None:
 
 
 @cache
-def translations(lang: str) -> NullTranslations:
-    """Every domain of ``lang`` merged into one catalog (English: the identity)."""
+def translations(lang: str, primary: str | None = None) -> NullTranslations:
+    """Every domain of ``lang`` merged into one catalog (English: the identity).
+
+    ``primary`` is the front end asking (``cli``, ``tui``, ``web``): its own catalog is merged last,
+    so where two front ends word the same English differently each shows its own. The engine's
+    texts read the same in every front end (the catalog check refuses a front end that words an
+    engine message differently).
+    """
     lang = parse_language(lang)
     if lang == DEFAULT:
         return NullTranslations()
+    order = [d for d in DOMAINS if d not in ("engine", primary)] + ["engine"]
+    if primary in DOMAINS and primary != "engine":
+        order.append(primary)
     merged: Translations | None = None
-    for domain in DOMAINS:
+    for domain in order:
         loaded = _load_domain(lang, domain)
         if loaded is None:
             continue
@@ -144,6 +154,13 @@ def translations(lang: str) -> NullTranslations:
         else:
             merged.merge(loaded)
     return merged if merged is not None else NullTranslations()
+
+
+def use_domain(domain: str | None) -> None:
+    """Say which front end this process is (``cli``, ``tui``): its wording wins in ``_()``."""
+    if domain is not None and domain not in DOMAINS:
+        raise ValueError(f"unknown catalog domain {domain!r}: one of {', '.join(DOMAINS)}")
+    _primary.set(domain)
 
 
 def use_language(lang: str) -> str:
@@ -169,29 +186,35 @@ def current_language() -> str:
 
 def _(message: str) -> str:
     """``message`` in the current language (the message itself when no translation exists)."""
-    return translations(_current.get()).gettext(message)
+    return translations(_current.get(), _primary.get()).gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The plural form for ``n`` in the current language (Czech has three, Chinese one)."""
-    return translations(_current.get()).ngettext(singular, plural, n)
+    return translations(_current.get(), _primary.get()).ngettext(singular, plural, n)
 
 
-def translate(text: object, lang: str | None = None) -> str:
+def translate(text: object, lang: str | None = None, domain: str | None = None) -> str:
     """An engine text in a player's language: a :class:`Message` is rebuilt from its template (each
     parameter translated in turn); a plain string is looked up as it stands.
 
     Records and logs keep ``str(error)``, the English; only what a player reads goes through here.
     """
-    tr = translations(lang or _current.get())
+    domain = domain or _primary.get()
+    tr = translations(lang or _current.get(), domain)
     if isinstance(text, Message):
-        params = {key: translate(value, lang) if isinstance(value, str) else value for key, value in text.params.items()}
+        # Only nested messages are words; a plain parameter is data (a player's name, a shape, cells)
+        # and must never be "translated" because it happens to equal a catalog entry.
+        params = {
+            key: translate(value, lang, domain) if isinstance(value, Message) else value
+            for key, value in text.params.items()
+        }
         try:
             return tr.gettext(text.template).format(**params)
         except (KeyError, IndexError, ValueError):
             return str(text)  # a broken translation must not hide the error itself
     if isinstance(text, BaseException):
-        return translate(text.args[0] if text.args else str(text), lang)
+        return translate(text.args[0] if text.args else str(text), lang, domain)
     return tr.gettext(str(text))
 
 
@@ -279,5 +302,5 @@ __all__ = [
     "DEFAULT", "DOMAINS", "LANGUAGES", "LANGUAGE_NAMES", "LOCALE_DIR", "LanguageError", "Message", "N_", "_",
     "catalog_json", "current_language", "fields", "format_datetime", "format_number", "format_percent",
     "language", "language_from_env", "negotiate", "ngettext", "parse_language", "plural_indexes",
-    "translate", "translations", "use_language",
+    "translate", "translations", "use_domain", "use_language",
 ]

@@ -149,6 +149,39 @@ def problems(domains: Iterable[str] = DOMAINS) -> list[str]:
                         found.append(
                             f"{where}: {ids[0]!r}: placeholders {sorted(got)} differ from {sorted(expected)} in {text!r}"
                         )
+    found.extend(clashes())
+    return found
+
+
+def clashes() -> list[str]:
+    """Engine messages that a front end's catalog words differently.
+
+    At run time a front end's catalog is merged over the engine's (``translations(lang, primary)``),
+    so an engine text (a rule's name, an option label) would read one way in the rules paragraph and
+    another in the front end's panel. Front ends may word their own messages differently from each
+    other; the engine's words are the same everywhere.
+    """
+    found: list[str] = []
+    for lang in LANGUAGES:
+        if lang == DEFAULT:
+            continue
+        engine = read(lang, "engine")
+        if engine is None:
+            continue
+        words = {(m.context, _texts(m.id)[0]): tuple(_texts(m.string)) for m in engine if m.id and not m.fuzzy}
+        for domain in DOMAINS:
+            catalog = read(lang, domain) if domain != "engine" else None
+            for msg in catalog or ():
+                if not msg.id or msg.fuzzy:
+                    continue
+                key = (msg.context, _texts(msg.id)[0])
+                strings = tuple(_texts(msg.string))
+                theirs = words.get(key)
+                if theirs and all(strings) and theirs != strings:
+                    found.append(
+                        f"{lang}: engine text {key[1]!r} reads {theirs[0]!r} in engine.po but {strings[0]!r} in"
+                        f" {domain}.po (use the engine's wording, or a msgctxt if it means something else here)"
+                    )
     return found
 
 

@@ -22,7 +22,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import StyleType
 from rich.text import Text
 
-from tabletris.i18n import N_, _, current_language, ngettext, translate, translations
+from tabletris.i18n import N_, current_language, translate, translations
 
 if TYPE_CHECKING:
     from textual.binding import ActiveBinding
@@ -31,16 +31,25 @@ if TYPE_CHECKING:
 N_("palette")
 
 
+def _(message: str) -> str:
+    """``message`` in the player's language, the app's own wording first (``tui.po``)."""
+    return str(translations(current_language(), "tui").gettext(message))
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    return str(translations(current_language(), "tui").ngettext(singular, plural, n))
+
+
 def pgettext(context: str, message: str) -> str:
     """``message`` in the player's language where one English word has several meanings: the
     ``random`` of a seat (a bot) is not the ``random`` of a seed, nor ``drop`` as a rule value the
     ``drop`` of a key."""
-    return str(translations(current_language()).pgettext(context, message))
+    return str(translations(current_language(), "tui").pgettext(context, message))
 
 
 def engine_text(text: object) -> str:
     """An engine text (a ``Message``, an error, a marked constant) in the player's language."""
-    return translate(text, current_language())
+    return translate(text, current_language(), "tui")
 
 
 def styled(template: str, style: StyleType = "", **values: object) -> Text:

@@ -121,7 +121,8 @@ export function tr(text) {
 export function trMessage(m) {
   if (!m || typeof m !== "object") return tr(m);
   const params = {};
-  for (const [k, v] of Object.entries(m.params || {})) params[k] = v && typeof v === "object" && "template" in v ? trMessage(v) : typeof v === "string" ? tr(v) : v;
+  // Only nested messages are words; a plain value is data (a name, a shape, cells), never looked up.
+  for (const [k, v] of Object.entries(m.params || {})) params[k] = v && typeof v === "object" && "template" in v ? trMessage(v) : v;
   return format(_(m.template), params);
 }
 

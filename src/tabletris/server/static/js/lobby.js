@@ -85,7 +85,7 @@ function createForm() {
     el("div", { id: "seats" }),
     el("div", { class: "row" },
       el("label", { for: "timer" }, _("Turn timer (s)")),
-      el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: _("none"), style: "width:100px" }),
+      el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: _("no timer"), style: "width:100px" }),
       el("span", { class: "muted", style: "font-size:12px" }, _("then a bot plays the turn"))),
     el("details", {}, el("summary", {}, _("House rules (every option, with the rule text)")), el("div", { id: "options" })),
     el("div", { class: "row hidden", id: "tower-row" },
