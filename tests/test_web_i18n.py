@@ -4,11 +4,13 @@ A Czech and a Chinese player each play a whole dice game and a whole tower game 
 at several points (the lobby, the player's turn, the end of the game, the rules and replay pages)
 every visible text node, aria-label, title and placeholder is checked against the English
 catalog: any text that is an English msgid (or fills an English template) whose translation
-differs is an English string left on screen. Screenshots go to docs/screenshots/.
+differs is an English string left on screen. Screenshots go to tests/artifacts/ (a test run must not
+rewrite the committed pictures); ``TABLETRIS_SCREENSHOTS=docs`` writes them to docs/screenshots/.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -31,7 +33,9 @@ __all__ = ["server"]  # a fixture, used by name
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+SHOTS = Path(__file__).resolve().parent.parent / (
+    "docs/screenshots" if os.environ.get("TABLETRIS_SCREENSHOTS") == "docs" else "tests/artifacts/screenshots"
+)
 # Playwright's locale sets the browser's Accept-Language (and Intl's default).
 LOCALES = {"cs": "cs-CZ", "zh_CN": "zh-CN"}
 # The players' names (not "Ann": that is the name field's placeholder, a msgid of its own).
