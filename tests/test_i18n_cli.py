@@ -206,3 +206,24 @@ def test_the_print_kits_readme_is_written_in_the_language(tmp_path: Path) -> Non
     assert "Vůle je 0,25 mm na každou stranu." in readme  # the locale's decimal comma
     assert _english_lines(readme, "cs") == []
     assert '"title": "Colour set"' in (out / "kit.json").read_text(encoding="utf-8")  # the data stays English
+
+
+def test_replay_explains_a_broken_record_in_the_language(tmp_path: Path) -> None:
+    import json
+
+    save = tmp_path / "game.json"
+    played = runner.invoke(app, ["play", "dice", "--plain", "--no-color", "--seats", "random,random", "--seed", "5",
+                                 "--save", str(save)], env=NO_LOCALE)
+    assert played.exit_code == 0
+    doc = json.loads(save.read_text())
+    doc["moves"][3]["place"] = [[0, 15], [1, 15], [2, 15], [3, 15]]
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(doc))
+    english = runner.invoke(app, ["replay", str(broken)], env=NO_LOCALE)
+    assert english.exit_code == 1
+    assert "error: move 4 (Random 2): T is not the shape of a T at [[0,15],[1,15],[2,15],[3,15]]" in english.output
+    czech = runner.invoke(app, ["--lang", "cs", "replay", str(broken)], env=NO_LOCALE)
+    assert czech.exit_code == 1
+    assert "chyba: tah 4 (Random 2): T na [[0,15],[1,15],[2,15],[3,15]] nemá tvar T" in czech.output
+    chinese = runner.invoke(app, ["--lang", "zh_CN", "replay", str(save), "--no-color"], env=NO_LOCALE)
+    assert chinese.exit_code == 0 and "骰子游戏，29 步，已结束" in chinese.output and "获胜者：" in chinese.output

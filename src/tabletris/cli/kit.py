@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from tabletris.i18n import N_
 from tabletris.kit.options import (
     DEFAULT_CLEARANCE,
     DEFAULT_PRINTER,
@@ -28,19 +29,19 @@ from tabletris.kit.slicer import SlicerError, find_slicer
 
 def kit(
     size: Annotated[str | None, typer.Option(help=f"Square size: {', '.join(f'{k} ({v:g} mm)' for k, v in SIZES.items())}.")] = None,
-    cell: Annotated[float | None, typer.Option(help="Square size in mm, instead of --size.")] = None,
-    players: Annotated[int, typer.Option(help="Colour sets to print (one per player).")] = 4,
-    height: Annotated[int | None, typer.Option(help="Board rows (the engine's height option); more rows, more centre parts.")] = None,
-    preset: Annotated[str | None, typer.Option(help="Rules preset the board is for, e.g. long (30 rows).")] = None,
-    supply: Annotated[int | None, typer.Option(help="Pieces of each shape per colour (default: the engine's supply rule).")] = None,
+    cell: Annotated[float | None, typer.Option(help=N_("Square size in mm, instead of --size."))] = None,
+    players: Annotated[int, typer.Option(help=N_("Colour sets to print (one per player)."))] = 4,
+    height: Annotated[int | None, typer.Option(help=N_("Board rows (the engine's height option); more rows, more centre parts."))] = None,
+    preset: Annotated[str | None, typer.Option(help=N_("Rules preset the board is for, e.g. long (30 rows)."))] = None,
+    supply: Annotated[int | None, typer.Option(help=N_("Pieces of each shape per colour (default: the engine's supply rule)."))] = None,
     printer: Annotated[str, typer.Option(help=f"Printer bed: {', '.join(PRINTERS)} or WxD or WxDxH in mm.")] = DEFAULT_PRINTER,
-    clearance: Annotated[float, typer.Option(help="Fit tolerance per side in mm.")] = DEFAULT_CLEARANCE,
-    out: Annotated[Path, typer.Option(help="Folder to write the kit to.")] = Path("kit"),
+    clearance: Annotated[float, typer.Option(help=N_("Fit tolerance per side in mm."))] = DEFAULT_CLEARANCE,
+    out: Annotated[Path, typer.Option(help=N_("Folder to write the kit to."))] = Path("kit"),
     slice_plates: Annotated[
         bool | None,
-        typer.Option("--slice/--no-slice", help="Slice every plate with PrusaSlicer (default: when it is installed)."),
+        typer.Option("--slice/--no-slice", help=N_("Slice every plate with PrusaSlicer (default: when it is installed).")),
     ] = None,
-    previews: Annotated[bool, typer.Option("--previews/--no-previews", help="Render PNG previews.")] = True,
+    previews: Annotated[bool, typer.Option("--previews/--no-previews", help=N_("Render PNG previews."))] = True,
 ) -> None:
     """Write the 3D-printable dice game: board parts, pieces, die, box, plates and previews."""
     from tabletris.kit.build import make_kit, write_kit
@@ -113,4 +114,4 @@ def kit(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("kit")(kit)
+    app.command("kit", help=N_("Write the 3D-printable dice game: board parts, pieces, die, box, plates and previews."))(kit)

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tabletris.cli.render import decimal, percent
-from tabletris.i18n import _, format_number, translate
+from tabletris.i18n import N_, _, format_number, translate
 from tabletris.lab.leaderboard import DEFAULT_BOTS, Leaderboard, run_leaderboard, write_chart
 
 
@@ -34,17 +34,23 @@ def print_board(board: Leaderboard, console: Console) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("leaderboard")
+    @app.command(
+        "leaderboard",
+        help=N_(
+            "Rate bots against each other (random, greedy, expert, oracle, mcts, ext:...) with openskill.\n\n"
+            "Example: tabletris leaderboard dice --games 40 --out lb/"
+        ),
+    )
     def leaderboard_command(
-        game: Annotated[str, typer.Argument(help="dice or tower")] = "dice",
+        game: Annotated[str, typer.Argument(help=N_("dice or tower"))] = "dice",
         bots: Annotated[
-            str, typer.Option(help="Comma-separated bots (NAME or NAME@STRENGTH, ext:... too).")
+            str, typer.Option(help=N_("Comma-separated bots (NAME or NAME@STRENGTH, ext:... too)."))
         ] = ",".join(DEFAULT_BOTS),
-        games: Annotated[int, typer.Option(help="Games per pairing (seats swapped each game).")] = 20,
-        seed: Annotated[int, typer.Option(help="Master seed: every game's seed derives from it.")] = 0,
-        preset: Annotated[str, typer.Option(help="Rule preset.")] = "standard",
-        jobs: Annotated[int, typer.Option(help="Worker processes (results do not depend on it).")] = 1,
-        out: Annotated[Path | None, typer.Option(help="Write leaderboard.json, .md and .png here.")] = None,
+        games: Annotated[int, typer.Option(help=N_("Games per pairing (seats swapped each game)."))] = 20,
+        seed: Annotated[int, typer.Option(help=N_("Master seed: every game's seed derives from it."))] = 0,
+        preset: Annotated[str, typer.Option(help=N_("Rule preset."))] = "standard",
+        jobs: Annotated[int, typer.Option(help=N_("Worker processes (results do not depend on it)."))] = 1,
+        out: Annotated[Path | None, typer.Option(help=N_("Write leaderboard.json, .md and .png here."))] = None,
     ) -> None:
         """Rate bots against each other (random, greedy, expert, oracle, mcts, ext:...) with openskill.
 

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from tabletris.cli.examples import preset_list
 from tabletris.cli.render import decimal, percent
-from tabletris.i18n import _, format_number, ngettext, translate
+from tabletris.i18n import N_, _, format_number, ngettext, translate
 from tabletris.lab.simulate import (
     BACKENDS,
     SimConfig,
@@ -172,29 +172,29 @@ def run_simulation(
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("simulate")
+    @app.command("simulate", help=N_("Play many games between bots and print win rates, scores and game lengths."))
     def simulate_command(
-        game: Annotated[str, typer.Argument(help="dice or tower")] = "dice",
-        seats: Annotated[str, typer.Option(help="Comma-separated bots, e.g. expert,greedy or expert@0.5,random.")] = "expert,greedy",
-        games: Annotated[int, typer.Option(help="Games per preset.")] = 100,
-        seed: Annotated[int, typer.Option(help="Master seed: every game's seed derives from it.")] = 0,
-        jobs: Annotated[int, typer.Option(help="Worker processes (results do not depend on it).")] = 1,
+        game: Annotated[str, typer.Argument(help=N_("dice or tower"))] = "dice",
+        seats: Annotated[str, typer.Option(help=N_("Comma-separated bots, e.g. expert,greedy or expert@0.5,random."))] = "expert,greedy",
+        games: Annotated[int, typer.Option(help=N_("Games per preset."))] = 100,
+        seed: Annotated[int, typer.Option(help=N_("Master seed: every game's seed derives from it."))] = 0,
+        jobs: Annotated[int, typer.Option(help=N_("Worker processes (results do not depend on it)."))] = 1,
         preset: Annotated[
             list[str] | None,
             typer.Option("--preset", help=f"Rule preset ({preset_list()}); repeat to compare several."),
         ] = None,
         rules: Annotated[
-            list[str] | None, typer.Option("--rules", help="Rule option key=value or a JSON object; repeatable.")
+            list[str] | None, typer.Option("--rules", help=N_("Rule option key=value or a JSON object; repeatable."))
         ] = None,
-        swap: Annotated[bool, typer.Option("--swap", help="Rotate seats so each bot plays each position equally.")] = False,
-        out: Annotated[Path | None, typer.Option(help="Write results.json, games.csv and PNG charts here.")] = None,
+        swap: Annotated[bool, typer.Option("--swap", help=N_("Rotate seats so each bot plays each position equally."))] = False,
+        out: Annotated[Path | None, typer.Option(help=N_("Write results.json, games.csv and PNG charts here."))] = None,
         save_records_: Annotated[
-            bool, typer.Option("--save-records", help="Keep every game's record in OUT/records/.")
+            bool, typer.Option("--save-records", help=N_("Keep every game's record in OUT/records/."))
         ] = False,
         backend: Annotated[str, typer.Option(help=f"How games run: {', '.join(BACKENDS)}.")] = "process",
-        budget: Annotated[float | None, typer.Option(help="Seconds per bot decision (a cap; unset = reproducible).")] = None,
+        budget: Annotated[float | None, typer.Option(help=N_("Seconds per bot decision (a cap; unset = reproducible)."))] = None,
         address: Annotated[
-            str | None, typer.Option(help="Ray cluster for --backend ray (e.g. ray://host:10001); unset: local Ray.")
+            str | None, typer.Option(help=N_("Ray cluster for --backend ray (e.g. ray://host:10001); unset: local Ray."))
         ] = None,
     ) -> None:
         """Play many games between bots and print win rates, scores and game lengths."""
