@@ -282,3 +282,14 @@ async def test_no_language_switch_over_a_game_in_play() -> None:
         app.action_switch_language("cs")
         await pilot.pause()
         assert app.is_running and app.relaunch() is None
+
+
+@pytest.mark.asyncio
+async def test_the_preset_explains_itself_in_the_players_language() -> None:
+    from textual.widgets import Select
+
+    with i18n.language("cs"):
+        app = TabletrisApp(Setup(game="tower", seed=7), show_setup=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#preset", Select).tooltip == "Základní hra: jen karta 6 dokončených řad."

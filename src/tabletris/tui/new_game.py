@@ -179,8 +179,9 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
                 if presets:
                     with Horizontal(classes="field-row"):
                         yield Label(pgettext("form field", "preset"), classes="field-label")
+                        preset_help = spec_of_game(self.setup.game).preset_help.get(preset)
                         yield Select([(value_label(p), p) for p in presets], value=preset, allow_blank=False, id="preset",
-                                     compact=True)
+                                     compact=True, tooltip=engine_text(preset_help) if preset_help else None)
                 with Horizontal(classes="field-row"):
                     yield Label(_("seed"), classes="field-label")
                     yield Input(
