@@ -227,3 +227,20 @@ def test_replay_explains_a_broken_record_in_the_language(tmp_path: Path) -> None
     assert "chyba: tah 4 (Random 2): T na [[0,15],[1,15],[2,15],[3,15]] nemá tvar T" in czech.output
     chinese = runner.invoke(app, ["--lang", "zh_CN", "replay", str(save), "--no-color"], env=NO_LOCALE)
     assert chinese.exit_code == 0 and "骰子游戏，29 步，已结束" in chinese.output and "获胜者：" in chinese.output
+
+
+def test_lang_may_follow_the_command() -> None:
+    """``tabletris play --lang cs`` was refused ("No such option"): --lang stood only before the command."""
+    args = ["play", "dice", "--plain", "--no-color", "--seats", "random,random", "--seed", "4"]
+    after = runner.invoke(app, [*args, "--lang", "cs"], env={**NO_LOCALE, "LANG": "en_US.UTF-8"})
+    before = runner.invoke(app, ["--lang", "cs", *args], env={**NO_LOCALE, "LANG": "en_US.UTF-8"})
+    assert after.exit_code == 0 and "Konec hry." in after.output
+    assert after.output == before.output
+
+
+def test_lang_first_moves_only_the_language() -> None:
+    from tabletris.cli.app import lang_first
+
+    assert lang_first(["play", "--lang", "cs", "--plain"]) == ["--lang", "cs", "play", "--plain"]
+    assert lang_first(["play", "--lang=zh_CN"]) == ["--lang=zh_CN", "play"]
+    assert lang_first(["replay", "--", "--lang", "x"]) == ["replay", "--", "--lang", "x"]

@@ -52,7 +52,33 @@ def _help_in_language(command: Any, ctx: Any) -> Iterator[None]:
             setattr(obj, attr, value)
 
 
+def lang_first(args: list[str]) -> list[str]:
+    """``--lang`` is the whole program's option, but players write it after the command too
+    (``tabletris play --lang cs``): wherever it stands (before a ``--``), it is read first."""
+    rest: list[str] = []
+    moved: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        if arg == "--lang" and i + 1 < len(args):
+            moved += args[i : i + 2]
+            i += 2
+            continue
+        if arg.startswith("--lang="):
+            moved.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return moved + rest
+
+
 class _Group(TyperGroup):
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, lang_first(list(args)))
+
     def format_help(self, ctx: Any, formatter: Any) -> None:
         with _help_in_language(self, ctx):
             super().format_help(ctx, formatter)
