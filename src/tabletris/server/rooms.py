@@ -48,6 +48,8 @@ from tabletris.server.limits import (
     check_timer,
     clean_name,
 )
+from tabletris.server.logs import log_context
+from tabletris.server.metrics import Metrics
 from tabletris.server.storage import Storage, StoredRoom
 from tabletris.table.driver import Table
 
@@ -617,6 +619,8 @@ class Room:
         """Apply ``seat``'s move through the engine, commit it, then broadcast; the move's number
         in the room's event log (from 1). ``by``: "timer" or "bot" when the server moved."""
         done = False
+        arrived = time.perf_counter()
+        log_context(room=self.id, seat=seat)
         try:
             async with self.lock:
                 if self.status == "waiting":
@@ -647,6 +651,7 @@ class Room:
                     self.timeouts.pop(seat, None)
                 self.touched = time.monotonic()
                 done = True
+                self.lobby.metrics.moved(self.game_name, time.perf_counter() - arrived)
         finally:
             if done:
                 self.schedule()
@@ -678,6 +683,7 @@ class Room:
                 self.error = f"stopped after {self.limits.bot_only_moves} moves: bot-only rooms have a move cap"
             self._retire()
             self.lobby.note_ended(self)
+            log.info("room %s: game %s after %d events", self.id, status, len(self.events))
 
     def _retire(self) -> None:
         """Keep an ended game as text: its last public state and its record. The game object,
@@ -770,6 +776,7 @@ class Room:
         time), through the same path as a person's. The bot thinks off the event loop within
         ``bot_budget`` seconds; a bot that fails or runs out of time is replaced for this move
         by the timer bot, so the game goes on."""
+        log_context(room=self.id, seat=seat)
         spec = self.seats[seat]
         name = spec.bot_name if by == "bot" else TIMER_BOT
         for attempt in range(2):
@@ -823,6 +830,8 @@ class Lobby:
         self._bot_locks: weakref.WeakKeyDictionary[Bot, threading.Lock] = weakref.WeakKeyDictionary()
         self._procs_ready: asyncio.Future[Any] | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self.metrics = Metrics(database=storage.engine.dialect.name)
+        self.metrics.watch(self)
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
