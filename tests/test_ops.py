@@ -14,10 +14,20 @@ from pathlib import Path
 
 import httpx
 import pytest
+import websockets
 from prometheus_client.parser import text_string_to_metric_families
 from typer.testing import CliRunner
 
-from server_helpers import ROOT, Client, LiveServer, create_room, dice_moves, free_port, join, live_server
+from server_helpers import (
+    ROOT,
+    Client,
+    LiveServer,
+    create_room,
+    dice_moves,
+    free_port,
+    join,
+    live_server,
+)
 from tabletris.cli.app import app as cli_app
 
 
@@ -179,7 +189,7 @@ async def test_json_log_lines_carry_the_room_and_never_a_token(tmp_path: Path) -
         assert reply["type"] == "ack", reply
         await client.close()
         # An old client's URL with a token in it: refused, and the token stays out of the log.
-        import websockets
+
 
         async with websockets.connect(f"ws://127.0.0.1:{port}/ws/{room['id']}?token={ann['token']}") as old:
             with pytest.raises(websockets.ConnectionClosed):
