@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -46,9 +46,6 @@ from prometheus_client import (
     platform_collector,
     process_collector,
 )
-
-if TYPE_CHECKING:
-    from tabletris.server.rooms import Lobby
 
 MOVE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 """Seconds: a commit on an idle server takes about a millisecond, the target at 500 rooms is
@@ -100,25 +97,22 @@ class Metrics:
         platform_collector.PlatformCollector(registry=r)
         gc_collector.GCCollector(registry=r)
 
-    def watch(self, lobby: Lobby) -> None:
-        """Read the lobby's own counts at scrape time (see the module's docstring)."""
-        from tabletris.server.rooms import LIVE
+    def watch(self, rooms: Mapping[str, Any], live: Collection[str]) -> None:
+        """Read the lobby's own counts at scrape time (see the module's docstring): ``rooms`` is
+        the lobby's dict of rooms in memory, ``live`` the statuses of a room not yet ended."""
 
-        def live() -> float:
-            return sum(1 for room in lobby.rooms.values() if room.status in LIVE)
-
-        def finished() -> float:
-            return sum(1 for room in lobby.rooms.values() if room.status not in LIVE)
+        def in_state(want_live: bool) -> Callable[[], float]:
+            return lambda: sum(1 for room in rooms.values() if (room.status in live) == want_live)
 
         def connections() -> float:
-            return sum(len(room.conns) for room in lobby.rooms.values())
+            return sum(len(room.conns) for room in rooms.values())
 
         def bots() -> float:
-            return sum(len(room._bot_pending) for room in lobby.rooms.values())
+            return sum(len(room._bot_pending) for room in rooms.values())
 
         gauges: list[tuple[Gauge, Callable[[], float]]] = [
-            (self.rooms.labels(state="live"), live),
-            (self.rooms.labels(state="finished"), finished),
+            (self.rooms.labels(state="live"), in_state(True)),
+            (self.rooms.labels(state="finished"), in_state(False)),
             (self.connections, connections),
             (self.bot_queue, bots),
         ]

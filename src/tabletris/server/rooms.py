@@ -831,7 +831,7 @@ class Lobby:
         self._procs_ready: asyncio.Future[Any] | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.metrics = Metrics(database=storage.engine.dialect.name)
-        self.metrics.watch(self)
+        self.metrics.watch(self.rooms, LIVE)
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
