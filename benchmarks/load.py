@@ -20,9 +20,10 @@ exactly once, in its place, with no gap in any room's log.
 
 ``--rss``: instead of timed levels, plays ``--rss-games`` short games (6x6 board, two people, no
 bot, no thinking) over ``--rooms`` concurrent rooms (for ``--duration`` seconds at most) and
-prints each instance's resident memory at start, every ``--rss-every`` games, after the games,
-and after a full garbage collection (``POST /debug/gc``, allowed from this machine only), to
-show that finished games leave memory.
+prints each instance's resident memory at start, every ``--rss-every`` games (before and after a
+full garbage collection, with the number of objects the collector tracks), after the games, and
+after a last collection (``POST /debug/gc``, allowed from this machine only), to show whether
+finished games leave memory.
 
     .venv/bin/python benchmarks/load.py                              # sqlite: 10, 100 and 500 rooms
     .venv/bin/python benchmarks/load.py --setup sqlite pg pg2 --rooms 500 --duration 30
@@ -420,8 +421,13 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                         def progress(games: int, checkpoints: list[dict[str, Any]] = checkpoints,
                                      t0: float = t0) -> None:
                             if games >= (len(checkpoints) + 1) * args.rss_every:
-                                checkpoints.append({"games": games, "seconds": round(time.perf_counter() - t0),
-                                                    "rss_mb": [rss_mb(i.proc.pid) for i in instances]})
+                                rss = [rss_mb(i.proc.pid) for i in instances]
+                                collected = [i.collect() for i in instances]
+                                checkpoints.append({
+                                    "games": games, "seconds": round(time.perf_counter() - t0), "rss_mb": rss,
+                                    "rss_mb_after_gc": [round(c["rss_bytes"] / 2**20, 1) for c in collected],
+                                    "objects": [c.get("objects") for c in collected],
+                                })
                                 print(json.dumps({"rss_checkpoint": checkpoints[-1]}), flush=True)
 
                         result = runner.run(run_level(bases, db_url, n, args.duration, 0.0, args.seed + n, True,
@@ -442,7 +448,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                     collected = [i.collect() for i in instances]
                     result["rss_mb"] = [
                         {"start": b, "after_games": a, "after_gc": round(c["rss_bytes"] / 2**20, 1),
-                         "gc_collected": c["collected"]}
+                         "gc_collected": c["collected"], "objects_after_gc": c.get("objects")}
                         for b, a, c in zip(before_rss, after, collected, strict=True)
                     ]
                 print(json.dumps(result), flush=True)

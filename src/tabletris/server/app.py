@@ -399,12 +399,14 @@ def create_app(
 
     @app.post("/debug/gc", include_in_schema=False)
     async def debug_gc(request: Request) -> dict[str, int]:
-        """A full garbage collection now, and the process's resident memory after it (the load
-        benchmark's memory check); for ``observer``s only."""
+        """A full garbage collection now, then the process's resident memory and the number of
+        objects the collector tracks (the load benchmark's memory check: objects flat while the
+        RSS grows points at the allocator or a C library, not at Python objects kept alive);
+        for ``observer``s only."""
         if not observer(request):
             raise StarletteHTTPException(404, "Not Found")
         collected = gc.collect()
-        return {"collected": collected, "rss_bytes": rss_bytes()}
+        return {"collected": collected, "rss_bytes": rss_bytes(), "objects": len(gc.get_objects())}
 
     @app.get("/api/meta", response_model=MetaOut, tags=["lobby"])
     async def meta() -> MetaOut:
