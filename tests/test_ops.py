@@ -101,7 +101,7 @@ def test_metrics_only_for_this_machine_or_the_token(tmp_path: Path, monkeypatch:
         r = httpx.get(s.url + "/metrics", headers=right, timeout=10)
         assert r.status_code == 200 and "tabletris_moves_total" in r.text
         gc = httpx.post(s.url + "/debug/gc", headers=right, timeout=10)
-        assert gc.status_code == 200 and gc.json()["rss_bytes"] > 10_000_000 and gc.json()["objects"] > 10_000
+        assert gc.status_code == 200 and gc.json()["rss_bytes"] > 10_000_000 and gc.json()["objects"] > 100
 
 
 @pytest.mark.asyncio

@@ -400,9 +400,10 @@ def create_app(
     @app.post("/debug/gc", include_in_schema=False)
     async def debug_gc(request: Request) -> dict[str, int]:
         """A full garbage collection now, then the process's resident memory and the number of
-        objects the collector tracks (the load benchmark's memory check: objects flat while the
-        RSS grows points at the allocator or a C library, not at Python objects kept alive);
-        for ``observer``s only."""
+        container objects the collector tracks, those made since start-up (``paced_gc`` froze
+        the rest): the load benchmark's memory check (objects flat while the RSS grows points
+        at the allocator or a C library, not at Python objects kept alive). For ``observer``s
+        only."""
         if not observer(request):
             raise StarletteHTTPException(404, "Not Found")
         collected = gc.collect()
