@@ -19,8 +19,12 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy import (
     JSON,
     Column,
@@ -34,10 +38,12 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
     type_coerce,
     update,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.sql.expression import Executable
 
@@ -54,6 +60,7 @@ rooms = Table(
     Column("created", Float, nullable=False, index=True),
     Column("updated", Float, nullable=False),
     Column("rematch", String(32), nullable=True),
+    Column("version", Integer, nullable=False, server_default="0"),
 )
 
 seats = Table(
@@ -61,7 +68,7 @@ seats = Table(
     metadata,
     Column("room_id", String(32), ForeignKey("rooms.id"), primary_key=True),
     Column("seat", Integer, primary_key=True),
-    Column("kind", String(32), nullable=False),
+    Column("kind", String(300), nullable=False),
     Column("name", String(64), nullable=True),
     Column("strength", Float, nullable=True),
     Column("token_hash", String(128), nullable=True),
@@ -127,12 +134,12 @@ class Storage:
         self.events_written = 0
 
     async def open(self) -> None:
+        """Bring the schema up to date (Alembic, in one transaction), then start the writer."""
         async with self.engine.begin() as conn:
-            await conn.run_sync(metadata.create_all)
-            # Databases made before these indexes existed get them too (create_all adds tables only).
-            if self.engine.dialect.name == "sqlite":
-                await conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_rooms_status ON rooms (status)")
-                await conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_rooms_created ON rooms (created)")
+            if self.engine.dialect.name == "postgresql":
+                # Instances starting together migrate one at a time; the rest find it done.
+                await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+            await conn.run_sync(migrate)
         self._queue = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="storage-writer")
 
@@ -326,6 +333,41 @@ class Storage:
         for stored in found:
             stored.event_count = counts.get(stored.id, 0)
         return found
+
+
+MIGRATION_LOCK = 7_470_101
+"""The PostgreSQL advisory lock key held while migrating."""
+MIGRATIONS = Path(__file__).parent / "migrations"
+FIRST_REVISION = "0001"
+"""The schema of the release before migrations, which ``metadata.create_all`` made."""
+
+
+def alembic_config(connection: Connection) -> AlembicConfig:
+    """Alembic's configuration without an ini file: the packaged scripts, this connection."""
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+def migrate(connection: Connection) -> None:
+    """Upgrade the database to the newest revision. A database from before migrations (its
+    tables, no ``alembic_version``) is stamped at the first revision, whose schema it has, and
+    then upgraded like any other; an empty one gets every revision."""
+    config = alembic_config(connection)
+    tables = set(inspect(connection).get_table_names())
+    if "rooms" in tables and "alembic_version" not in tables:
+        if connection.dialect.name == "sqlite":
+            # Its oldest databases lacked these indexes (create_all added tables only).
+            connection.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_rooms_status ON rooms (status)")
+            connection.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_rooms_created ON rooms (created)")
+        command.stamp(config, FIRST_REVISION)
+    command.upgrade(config, "head")
+
+
+def schema_revision(connection: Connection) -> str | None:
+    """The database's Alembic revision (None: not under migrations)."""
+    return MigrationContext.configure(connection).get_current_revision()
 
 
 def _room_columns() -> list[Any]:
