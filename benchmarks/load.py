@@ -455,6 +455,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                 result["client_cpu_s"] = round(time.process_time() - client_cpu, 1)
                 result["server_cpu_ms_per_move"] = round(1000 * result["server_cpu_s"] / moves, 2)
                 result["load_average"] = load_average()
+                result["rss_mb_before_after"] = [[b, rss_mb(i.proc.pid)] for b, i in zip(before_rss, instances, strict=True)]
                 if args.rss:
                     after = [rss_mb(i.proc.pid) for i in instances]
                     collected = [i.collect() for i in instances]
