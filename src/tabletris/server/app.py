@@ -782,6 +782,27 @@ class DatabaseCheck:
             raise FileNotFoundError(f"{self.path} was replaced by another file")
 
 
+class RedisCheck:
+    """Redis answers ``PING``, on a connection of its own: a readiness probe must not queue
+    behind the bus's traffic, nor share its failure handling."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.client: Any = None
+
+    async def __call__(self) -> None:
+        if self.client is None:
+            import redis.asyncio
+
+            self.client = redis.asyncio.Redis.from_url(self.url, socket_connect_timeout=READY_TIMEOUT)
+        await self.client.ping()
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+            self.client = None
+
+
 def rss_bytes() -> int:
     """This process's resident memory (Linux ``/proc``; 0 elsewhere)."""
     try:
