@@ -45,7 +45,9 @@ from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import check_common, load
 from tabletris.engine.shapes import Shape
+from tabletris.server.bus import Bus, LocalBus, RedisBus
 from tabletris.server.games import ADAPTERS, ActionError, adapter_for
+from tabletris.server.leases import Leases, LocalLeases, RedisLeases
 from tabletris.server.limits import Bucket, ClientLedger, Limits
 from tabletris.server.models import (
     CreateRoomIn,
@@ -295,14 +297,24 @@ def create_app(
     bot_delay: float = 0.4,
     limits: Limits | None = None,
     origins: Sequence[str] = (),
+    redis_url: str | None = None,
+    lease_ttl: float = 5.0,
 ) -> FastAPI:
     """The server application, storing its rooms at ``db_url`` (see ``default_db_url``).
 
     ``limits``: see ``server/limits.py``. ``origins``: websocket origins allowed besides the
-    server's own (``https://table.example`` behind a proxy that rewrites the Host header)."""
+    server's own (``https://table.example`` behind a proxy that rewrites the Host header).
+    ``redis_url``: one of several instances sharing the database: room changes fan out through
+    Redis pub/sub, and bots and timers run under Redis leases of ``lease_ttl`` seconds
+    (docs/api.md, "Several instances")."""
     limits = limits or Limits()
     storage = Storage(db_url or default_db_url())
-    lobby = Lobby(storage, bot_delay=bot_delay, limits=limits)
+    bus: Bus = LocalBus()
+    leases: Leases = LocalLeases(lease_ttl)
+    if redis_url:
+        bus = RedisBus(redis_url)
+        leases = RedisLeases(redis_url, bus.instance, lease_ttl)
+    lobby = Lobby(storage, bot_delay=bot_delay, limits=limits, bus=bus, leases=leases)
     install_log_redaction()
     allowed_origins = {o.rstrip("/").lower() for o in origins}
 
