@@ -22,9 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config as AlembicConfig
-from alembic.runtime.migration import MigrationContext
 from sqlalchemy import (
     JSON,
     Column,
@@ -376,8 +373,12 @@ FIRST_REVISION = "0001"
 """The schema of the release before migrations, which ``metadata.create_all`` made."""
 
 
-def alembic_config(connection: Connection) -> AlembicConfig:
-    """Alembic's configuration without an ini file: the packaged scripts, this connection."""
+def alembic_config(connection: Connection) -> Any:
+    """Alembic's configuration without an ini file: the packaged scripts, this connection.
+    (Alembic is imported here, not with the module: importing it takes a second, and every bot
+    worker process imports this module.)"""
+    from alembic.config import Config as AlembicConfig
+
     config = AlembicConfig()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
@@ -388,6 +389,8 @@ def migrate(connection: Connection) -> None:
     """Upgrade the database to the newest revision. A database from before migrations (its
     tables, no ``alembic_version``) is stamped at the first revision, whose schema it has, and
     then upgraded like any other; an empty one gets every revision."""
+    from alembic import command
+
     config = alembic_config(connection)
     tables = set(inspect(connection).get_table_names())
     if "rooms" in tables and "alembic_version" not in tables:
@@ -401,6 +404,8 @@ def migrate(connection: Connection) -> None:
 
 def schema_revision(connection: Connection) -> str | None:
     """The database's Alembic revision (None: not under migrations)."""
+    from alembic.runtime.migration import MigrationContext
+
     return MigrationContext.configure(connection).get_current_revision()
 
 
