@@ -28,7 +28,9 @@ from server_helpers import (
     join,
     live_server,
 )
+from services import redis_server
 from tabletris.cli.app import app as cli_app
+from tabletris.server.app import RedisCheck
 
 
 @pytest.fixture
@@ -82,6 +84,17 @@ def test_readyz_fails_when_a_check_times_out(server: LiveServer) -> None:
     r = httpx.get(server.url + "/readyz", timeout=10)
     assert r.status_code == 503
     assert r.json()["failed"] == {"redis": "timeout"}
+
+
+def test_readyz_names_redis_when_it_stops(server: LiveServer) -> None:
+    """With a Redis bus, readiness includes a PING of it (a real redis-server, then stopped)."""
+    with redis_server() as url:
+        server.app.state.ready_checks["redis"] = RedisCheck(url)
+        r = httpx.get(server.url + "/readyz", timeout=10)
+        assert (r.status_code, r.json()) == (200, {"status": "ready", "checked": ["database", "redis"]})
+    r = httpx.get(server.url + "/readyz", timeout=10)
+    assert r.status_code == 503
+    assert list(r.json()["failed"]) == ["redis"]
 
 
 def test_metrics_only_for_this_machine_or_the_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -46,7 +46,9 @@ from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import check_common, load
 from tabletris.engine.shapes import Shape
+from tabletris.server.bus import Bus, LocalBus, RedisBus
 from tabletris.server.games import ADAPTERS, ActionError, adapter_for
+from tabletris.server.leases import Leases, LocalLeases, RedisLeases
 from tabletris.server.limits import Bucket, ClientLedger, Limits
 from tabletris.server.logs import RedactTokens, log_context
 from tabletris.server.metrics import CONTENT_TYPE
@@ -280,17 +282,27 @@ def create_app(
     bot_delay: float = 0.4,
     limits: Limits | None = None,
     origins: Sequence[str] = (),
+    redis_url: str | None = None,
+    lease_ttl: float = 5.0,
     metrics_token: str | None = None,
 ) -> FastAPI:
     """The server application, storing its rooms at ``db_url`` (see ``default_db_url``).
 
     ``limits``: see ``server/limits.py``. ``origins``: websocket origins allowed besides the
     server's own (``https://table.example`` behind a proxy that rewrites the Host header).
+    ``redis_url``: one of several instances sharing the database: room changes fan out through
+    Redis pub/sub, and bots and timers run under Redis leases of ``lease_ttl`` seconds
+    (docs/api.md, "Several instances").
     ``metrics_token``: a bearer token that opens ``/metrics`` to other machines (default
     ``$TABLETRIS_METRICS_TOKEN``; without one, only this machine may read it: see ``observer``)."""
     limits = limits or Limits()
     storage = Storage(db_url or default_db_url())
-    lobby = Lobby(storage, bot_delay=bot_delay, limits=limits)
+    bus: Bus = LocalBus()
+    leases: Leases = LocalLeases(lease_ttl)
+    if redis_url:
+        bus = RedisBus(redis_url)
+        leases = RedisLeases(redis_url, bus.instance, lease_ttl)
+    lobby = Lobby(storage, bot_delay=bot_delay, limits=limits, bus=bus, leases=leases)
     install_log_redaction()
     allowed_origins = {o.rstrip("/").lower() for o in origins}
 
@@ -305,6 +317,8 @@ def create_app(
                 yield
         finally:
             await lobby.close()
+            if redis_check is not None:
+                await redis_check.close()
 
     app = FastAPI(
         title="tabletris",
@@ -350,6 +364,9 @@ def create_app(
 
     metrics_token = metrics_token or os.environ.get("TABLETRIS_METRICS_TOKEN") or None
     ready_checks: dict[str, Callable[[], Awaitable[None]]] = {"database": database_check}
+    redis_check = RedisCheck(redis_url) if redis_url else None
+    if redis_check is not None:
+        ready_checks["redis"] = redis_check
     app.state.ready_checks = ready_checks
     """What ``/readyz`` asks, by name; a component added later (a Redis bus) registers its own."""
 
