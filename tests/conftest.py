@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -43,3 +44,49 @@ def overhang_board() -> Board:
 def two_player_game() -> DiceGame:
     """A standard two-player dice game with a fixed seed."""
     return DiceGame(["Ann", "Bob"], seed=7)
+
+
+# ------------------------------------------------------------------ PostgreSQL and Redis
+
+from collections.abc import Iterator  # noqa: E402
+
+from services import ServiceMissing, new_database, postgres_server, redis_server  # noqa: E402
+
+DATABASES = ["sqlite", "postgresql"]
+"""The databases the storage-touching server tests run against (``db_url``)."""
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[str]:
+    """``TABLETRIS_TEST_POSTGRES`` (from .ci/run), else a cluster of this session's own."""
+    given = os.environ.get("TABLETRIS_TEST_POSTGRES")
+    if given:
+        yield given
+        return
+    try:
+        with postgres_server() as url:
+            yield url
+    except ServiceMissing as e:
+        pytest.fail(str(e))
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """``TABLETRIS_TEST_REDIS`` (from .ci/run), else a redis-server of this session's own."""
+    given = os.environ.get("TABLETRIS_TEST_REDIS")
+    if given:
+        yield given
+        return
+    try:
+        with redis_server() as url:
+            yield url
+    except ServiceMissing as e:
+        pytest.fail(str(e))
+
+
+@pytest.fixture(params=DATABASES)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh database for one test: a SQLite file, or a new database on the PostgreSQL cluster."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path / 'server.sqlite3'}"
+    return new_database(request.getfixturevalue("postgres_cluster"))

@@ -38,12 +38,13 @@ class LiveServer:
     """uvicorn serving ``create_app`` in a thread of the test process, on a free local port."""
 
     def __init__(
-        self, db_path: Path, bot_delay: float = 0.0, limits: Limits | None = None, log_config: Any = None,
+        self, db_path: Path | str, bot_delay: float = 0.0, limits: Limits | None = None, log_config: Any = None,
         access_log: bool = False,
     ) -> None:
         self.port = free_port()
         self.limits = limits or Limits.unlimited_clients(timer_min=0.5)
-        self.app = create_app(f"sqlite+aiosqlite:///{db_path}", bot_delay=bot_delay, limits=self.limits)
+        url = db_path if isinstance(db_path, str) else f"sqlite+aiosqlite:///{db_path}"
+        self.app = create_app(url, bot_delay=bot_delay, limits=self.limits)
         extra: dict[str, Any] = {"log_config": log_config} if log_config is not None else {}
         config = uvicorn.Config(
             self.app, host="127.0.0.1", port=self.port, log_level="info" if access_log else "warning",
@@ -75,7 +76,7 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(db_path: Path, bot_delay: float = 0.0, limits: Limits | None = None) -> Iterator[LiveServer]:
+def live_server(db_path: Path | str, bot_delay: float = 0.0, limits: Limits | None = None) -> Iterator[LiveServer]:
     server = LiveServer(db_path, bot_delay, limits).start()
     try:
         yield server

@@ -58,8 +58,8 @@ def over(server: LiveServer, room: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with live_server(tmp_path / "abuse.sqlite3") as s:
+def server(db_url: str) -> Iterator[LiveServer]:
+    with live_server(db_url) as s:
         yield s
 
 

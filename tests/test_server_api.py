@@ -22,8 +22,8 @@ SMALL = {"width": 5, "height": 5}
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(f"sqlite+aiosqlite:///{tmp_path / 'api.sqlite3'}", bot_delay=0, limits=Limits.unlimited_clients())
+def client(db_url: str) -> Iterator[TestClient]:
+    app = create_app(db_url, bot_delay=0, limits=Limits.unlimited_clients())
     with TestClient(app) as c:
         yield c
 

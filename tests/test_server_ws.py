@@ -6,7 +6,6 @@ import asyncio
 import json
 import random
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -26,8 +25,8 @@ from tabletris.engine.records import replay
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with live_server(tmp_path / "ws.sqlite3") as s:
+def server(db_url: str) -> Iterator[LiveServer]:
+    with live_server(db_url) as s:
         yield s
 
 

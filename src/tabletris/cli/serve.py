@@ -80,6 +80,25 @@ def probe_database(url: str) -> None:
         raise DatabaseURLError(f"--db {mask_password(url)}: cannot open the database: {reason}") from None
 
 
+def probe_redis(url: str) -> None:
+    """Ping Redis once before serving (one line if it is not there)."""
+    import asyncio
+
+    import redis.asyncio as aioredis
+
+    async def probe() -> None:
+        client = aioredis.from_url(url)
+        try:
+            await client.ping()
+        finally:
+            await client.aclose()
+
+    try:
+        asyncio.run(probe())
+    except Exception as e:
+        raise DatabaseURLError(f"--redis {mask_password(url)}: cannot reach Redis: {str(e).splitlines()[0][:200]}") from None
+
+
 def mask_password(text: str) -> str:
     """``scheme://user:***@host``: a URL as it may be printed."""
     from sqlalchemy.engine import make_url
@@ -132,16 +151,44 @@ def register(app: typer.Typer) -> None:
                 "for a benchmark that plays every seat from one address.",
             ),
         ] = True,
+        redis: Annotated[
+            str | None,
+            typer.Option(
+                help="Run as one of several instances on one PostgreSQL database: redis://host:port/0 "
+                "carries room changes between them and the leases of bots and timers (docs/api.md).",
+            ),
+        ] = None,
+        lease_ttl: Annotated[
+            float, typer.Option(help="Seconds a dead instance's rooms wait before another takes their bots and timers.")
+        ] = 5.0,
         ws_deflate: Annotated[
             bool,
             typer.Option(help="Compress websocket messages (saves bandwidth on slow links, costs CPU per message)."),
         ] = False,
+        log_format: Annotated[
+            str | None,
+            typer.Option(
+                help="Log lines as text or json (one JSON object per event, for a log collector) "
+                "[default: $TABLETRIS_LOG_FORMAT, else text].",
+            ),
+        ] = None,
     ) -> None:
-        """Run the game server: lobby, rooms, live games and replays in the browser."""
+        """Run the game server: lobby, rooms, live games and replays in the browser.
+
+        Operations (docs/deploy.md): /healthz, /readyz, and /metrics (Prometheus; from this
+        machine only, or with the bearer token in $TABLETRIS_METRICS_TOKEN)."""
         import uvicorn
 
         from tabletris.server.app import create_app, default_db_url, uvicorn_options
         from tabletris.server.limits import Limits
+        from tabletris.server.logs import FORMATS, default_format, log_config
+        from tabletris.server.metrics import instance_name
+
+        fmt = (log_format or default_format()).strip().lower()
+        if fmt not in FORMATS:
+            typer.echo(f"tabletris serve: --log-format {fmt!r}: expected text or json", err=True)
+            raise typer.Exit(2)
+        os.environ.setdefault("TABLETRIS_INSTANCE", instance_name(port))
 
         if allow_ext:
             commands = [c if c.startswith("ext:") else f"ext:{c}" for c in allow_ext]
@@ -152,13 +199,23 @@ def register(app: typer.Typer) -> None:
         except DatabaseURLError as e:
             typer.echo(f"tabletris serve: {e}", err=True)
             raise typer.Exit(2) from None
+        if redis is not None:
+            if not url.startswith("postgresql"):
+                typer.echo("tabletris serve: --redis needs a shared database: --db postgresql://...", err=True)
+                raise typer.Exit(2)
+            try:
+                probe_redis(redis)
+            except DatabaseURLError as e:
+                typer.echo(f"tabletris serve: {e}", err=True)
+                raise typer.Exit(2) from None
         limits = Limits() if client_limits else Limits.unlimited_clients()
         typer.echo(f"tabletris: serving http://{host}:{port}/ (database {mask_password(url)})", err=True)
         uvicorn.run(
-            create_app(url, bot_delay=bot_delay, limits=limits, origins=origin or ()),
+            create_app(url, bot_delay=bot_delay, limits=limits, origins=origin or (), redis_url=redis, lease_ttl=lease_ttl),
             host=host,
             port=port,
             log_level=log_level,
+            log_config=log_config(fmt, log_level),
             ws_per_message_deflate=ws_deflate,
             **uvicorn_options(limits),
         )

@@ -40,7 +40,9 @@ from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import replay
 from tabletris.i18n import _
+from tabletris.server.bus import Bus, LocalBus
 from tabletris.server.games import ActionError, GameAdapter, adapter_for, engine_text
+from tabletris.server.leases import Leases, LocalLeases
 from tabletris.server.limits import (
     ClientLedger,
     Limits,
@@ -49,7 +51,9 @@ from tabletris.server.limits import (
     check_timer,
     clean_name,
 )
-from tabletris.server.storage import Storage, StoredRoom
+from tabletris.server.logs import log_context
+from tabletris.server.metrics import Metrics
+from tabletris.server.storage import Conflict, Storage, StoredRoom
 from tabletris.table.driver import Table
 
 log = logging.getLogger("tabletris.server")
@@ -66,6 +70,14 @@ ENDED = ("over", "abandoned", "stopped", "expired")
 LIVE = ("waiting", "playing")
 ENDED_LISTED = 500
 """Ended rooms the lobby lists (newest first); older ones are still served by id."""
+IDLE_EVICT = 600.0
+"""A live room that another instance runs (it holds the lease), that nobody here is connected to
+and in which nothing happened for this long leaves this instance's cache (the next request
+reads it back from the database)."""
+CONFLICT_RETRIES = 4
+"""Times a move is tried again on the room read back after another instance committed first."""
+PRESENCE_TTL = 30.0
+"""How long another instance's connection counts for a room are believed without news."""
 
 
 def bot_move_in_worker(
@@ -114,6 +126,8 @@ class Seat:
     connected: int = 0
     tower: str | None = None
     """The tower and end this seat chose (tower game); None: a free one drawn at the start."""
+    remote: int = 0
+    """Connections to this seat on other instances (approximate: see ``Room.remote``)."""
 
     @property
     def is_bot(self) -> bool:
@@ -132,8 +146,13 @@ class Seat:
             "tower": self.tower,
             "open": self.kind == "open",
             "bot": self.is_bot,
-            "connected": self.is_bot or self.connected > 0,
+            "connected": self.is_bot or self.connected + self.remote > 0,
         }
+
+    def row(self) -> dict[str, Any]:
+        """What another instance needs to know about the seat (the bus message)."""
+        return {"kind": self.kind, "name": self.name, "strength": self.strength,
+                "token_hash": self.token_hash, "tower": self.tower}
 
 
 def with_towers(rules: Mapping[str, Any], towers: Sequence[str | None]) -> dict[str, Any]:
@@ -304,6 +323,12 @@ class Room:
     _record_text: str | None = None
     """A finished game's record as JSON text (see ``_retire``)."""
     chat_log: collections.deque[str] = field(default_factory=collections.deque)
+    runs_clock: bool = True
+    """This instance holds the room's lease: it runs the bots and the turn timer."""
+    _published: int = 0
+    """The events already told to the other instances."""
+    remote: dict[str, tuple[float, list[int], int]] = field(default_factory=dict)
+    """Other instances' connections here: instance -> (when heard, per seat, spectators)."""
 
     @property
     def game(self) -> Any:
@@ -351,7 +376,7 @@ class Room:
             "rematch_of": self.config.get("rematch_of"),
             "deadline": self.deadline,
             "events": max(len(self.events), self.stored_events),
-            "spectators": sum(1 for c in self.conns if c.seat is None),
+            "spectators": sum(1 for c in self.conns if c.seat is None) + sum(r[2] for r in self.remote.values()),
             "error": self.error,
         }
 
@@ -407,8 +432,9 @@ class Room:
     def state(self, seat: int | None) -> dict[str, Any]:
         return dict(json.loads(self.state_text(seat)))
 
-    def broadcast(self) -> None:
-        """Send every connection the new state.
+    def broadcast(self, publish: bool = True) -> None:
+        """Send every connection the new state, and tell the other instances (``publish``;
+        not when the change came from them).
 
         While a change holds the lock, the broadcast waits for it: the holder broadcasts when
         it is done, so nobody sees a move before it is committed.
@@ -423,8 +449,74 @@ class Room:
         for conn in list(self.conns):
             if conn.alive:
                 conn.send_latest("state", self.state_text(conn.seat))
+        if publish and self.lobby.bus.distributed:
+            self.lobby.bus.publish(self.id, {
+                "kind": "room", "events_from": self._published, "events": self.events[self._published:],
+                "status": self.status, "seats": [s.row() for s in self.seats], "rematch": self.rematch,
+                "error": self.error, "by_timer": sorted(self.by_timer),
+            })
+        self._published = len(self.events)
 
-    def presence(self, newcomer: Connection | None = None) -> None:
+    async def adopt(self, data: Mapping[str, Any]) -> None:
+        """Bring this instance's copy up to date from another instance's message: its new
+        events extend ours when they follow on; on a gap (or a game we have no start of) the
+        room is read back from the database, the authority."""
+        async with self.lock:
+            first, new = int(data["events_from"]), list(data["events"])
+            status = str(data["status"])
+            have = len(self.events)
+            if first > have or (status != "waiting" and self.start is None and self._record_text is None):
+                await self._reload()
+            else:
+                for seat, row in zip(self.seats, data["seats"], strict=False):
+                    seat.kind, seat.name, seat.strength = row["kind"], row["name"], row["strength"]
+                    seat.token_hash, seat.tower = row["token_hash"], row["tower"]
+                self.rematch, self.error = data.get("rematch"), data.get("error")
+                self.by_timer.update(int(k) for k in data.get("by_timer") or ())
+                if first + len(new) > have:
+                    self.events.extend(new[have - first:])
+                    if self.start is not None:
+                        start, logged = self.start, self.logged_events()
+                        self.game = await asyncio.to_thread(self.adapter.rebuild, start, logged)
+                        assert self.table is not None
+                        self.table.advance()
+                if status != self.status:
+                    self.status = status
+                    if status not in LIVE:
+                        self._retire()
+                        self.ended_at = time.monotonic()
+                        self.lobby.note_ended(self)
+            self._published = len(self.events)
+        self.schedule()
+        self.broadcast(publish=False)
+
+    async def _reload(self) -> None:
+        """Replace this copy by the database's (under the lock): another instance changed it."""
+        stored = await self.lobby.storage.load_room(self.id)
+        if stored is None:
+            return
+        fresh = await asyncio.to_thread(self.lobby._restore, stored)
+        for seat, new_seat in zip(self.seats, fresh.seats, strict=False):
+            new_seat.connected, new_seat.remote = seat.connected, seat.remote
+        self.seats = fresh.seats
+        self.status, self.start, self.events = fresh.status, fresh.start, fresh.events
+        self.table = fresh.table
+        self._game_text, self._record_text = fresh._game_text, fresh._record_text
+        self.rematch, self.error = fresh.rematch, fresh.error
+        if self.status not in LIVE:
+            self._retire()
+            self.ended_at = self.ended_at or time.monotonic()
+            self._cancel_timer()
+        self._published = len(self.events)
+
+    async def resync(self) -> None:
+        """Read the room back from the database (a lease taken over: the cache may be behind)."""
+        async with self.lock:
+            await self._reload()
+        self.schedule()
+        self.broadcast(publish=False)
+
+    def presence(self, newcomer: Connection | None = None, publish: bool = True) -> None:
         """Someone connected or left: a small ``presence`` message, not the full state to all
         (the newcomer gets the full state)."""
         self._refresh(game_changed=False)
@@ -433,14 +525,35 @@ class Room:
         text = json.dumps(
             {
                 "type": "presence",
-                "connected": [s.is_bot or s.connected > 0 for s in self.seats],
-                "spectators": sum(1 for c in self.conns if c.seat is None),
+                "connected": [s.is_bot or s.connected + s.remote > 0 for s in self.seats],
+                "spectators": sum(1 for c in self.conns if c.seat is None) + sum(r[2] for r in self.remote.values()),
             },
             separators=(",", ":"),
         )
         for conn in list(self.conns):
             if conn.alive and conn is not newcomer:
                 conn.send_latest("presence", text)
+        if publish:
+            self.publish_presence()
+
+    def publish_presence(self) -> None:
+        """Tell the other instances how many of this room's connections this one holds."""
+        if self.lobby.bus.distributed:
+            self.lobby.bus.publish(self.id, {
+                "kind": "presence", "seats": [s.connected for s in self.seats],
+                "spectators": sum(1 for c in self.conns if c.seat is None),
+            })
+
+    def heard_presence(self, instance: str, seats: Sequence[int], spectators: int) -> None:
+        """Another instance's counts (approximate: believed for ``PRESENCE_TTL`` seconds; an
+        instance that dies stops refreshing them)."""
+        now = time.monotonic()
+        self.remote[instance] = (now, list(seats), int(spectators))
+        for key in [k for k, v in self.remote.items() if now - v[0] > PRESENCE_TTL]:
+            del self.remote[key]
+        for seat in self.seats:
+            seat.remote = sum(v[1][seat.index] for v in self.remote.values() if seat.index < len(v[1]))
+        self.presence(publish=False)
 
     def chat(self, conn: Connection, text: Any) -> None:
         """A chat line from ``conn`` to everybody in the room (players and spectators).
@@ -472,8 +585,14 @@ class Room:
         line = json.dumps(
             {"type": "chat", "seat": seat, "name": name, "text": text, "at": now}, separators=(",", ":")
         )
+        self.hear_chat(line)
+        if self.lobby.bus.distributed:
+            self.lobby.bus.publish(self.id, {"kind": "chat", "line": line})
+
+    def hear_chat(self, line: str) -> None:
+        """A chat line (said here or on another instance) to this instance's connections."""
         self.chat_log.append(line)
-        while len(self.chat_log) > limits.chat_keep:
+        while len(self.chat_log) > self.limits.chat_keep:
             self.chat_log.popleft()
         for other in list(self.conns):
             other.send(line)
@@ -539,7 +658,13 @@ class Room:
                     check_towers(self.adapter, self.rules, choice)
                     self.seats[seat].tower = tower
                 token_hash = hash_token(new_token)
-                await self.lobby.storage.take_seat(self.id, seat, name if not mine else self.seats[seat].name or name, token_hash)
+                try:
+                    await self.lobby.storage.take_seat(self.id, seat, name if not mine else self.seats[seat].name or name, token_hash)
+                except Conflict:
+                    await self._reload()
+                    raise ActionError(
+                        "seat_taken", _("seat {seat} was just taken on another server: look again").format(seat=seat)
+                    ) from None
                 taken = self.seats[seat]
                 taken.kind = "human"
                 taken.name = taken.name if mine and taken.name else name
@@ -595,12 +720,17 @@ class Room:
         rules = with_towers(self.rules, [s.tower for s in self.seats])
         game = await asyncio.to_thread(self.adapter.new_game, players, rules, seed)
         start = self.adapter.start_record(game)
-        await self.lobby.storage.start_room(self.id, start)
+        try:
+            await self.lobby.storage.start_room(self.id, start)
+        except Conflict:  # another instance started it: take its game
+            await self._reload()
+            return
         self.start = start
         self.game = game
         self.status = "playing"
         assert self.table is not None
-        await self._commit(self.table.advance())
+        with contextlib.suppress(Conflict):  # another instance rolled first: its game is read back
+            await self._commit(self.table.advance())
 
     # ------------------------------------------------------------------ moves
 
@@ -618,43 +748,62 @@ class Room:
 
     async def act(self, seat: int, move: Mapping[str, Any], by: str | None = None) -> int:
         """Apply ``seat``'s move through the engine, commit it, then broadcast; the move's number
-        in the room's event log (from 1). ``by``: "timer" or "bot" when the server moved."""
+        in the room's event log (from 1). ``by``: "timer" or "bot" when the server moved.
+
+        If another instance committed to the room first (``Conflict``), the room is read back
+        and the move is tried again on it: a dice move for the turn just played is then a stale
+        move; a tower submission of a seat that had not submitted this round is still good."""
         done = False
+        arrived = time.perf_counter()
+        log_context(room=self.id, seat=seat)
         try:
             async with self.lock:
-                if self.status == "waiting":
-                    raise ActionError("not_started", _("room {room} is waiting for players").format(room=self.id))
-                if self.status != "playing" or self.game is None:
-                    raise ActionError("game_over", _("the game in room {room} is over").format(room=self.id))
-                if by is None and self.seats[seat].kind != "human":
-                    raise ActionError("not_seated", f"seat {seat} resigned: the timer bot plays it now")
-                claimed = move.get("seat")
-                if claimed is not None and claimed != seat:
-                    raise ActionError("wrong_seat", f"your token holds seat {seat}, not seat {claimed}")
-                self._check_turn(move)
-                key = self.adapter.turn_key(self.game)
-                engine_move = {k: v for k, v in move.items() if k not in ("turn", "round")}
-                first = len(self.events)
-                assert self.table is not None
-                action = self.adapter.action(self.game, seat, engine_move)
-                try:
-                    events = self.table.act(seat, action)
-                except IllegalMove as e:
-                    raise ActionError("illegal", engine_text(e)) from None
-                events += self.table.advance()
-                seq = first + 1  # this move's number in the log (a roll may follow it)
-                await self._commit(events)
-                if by == "timer":
-                    self.by_timer.add(first if self.game_name == "dice" else int(key) * 8 + seat)
-                elif by is None:
-                    self.timeouts.pop(seat, None)
-                self.touched = time.monotonic()
+                for attempt in range(CONFLICT_RETRIES):
+                    try:
+                        seq = await self._act_locked(seat, move, by)
+                        break
+                    except Conflict:
+                        self._dirty = True
+                        if attempt == CONFLICT_RETRIES - 1:
+                            raise ActionError(
+                                "stale_move", _("the room kept changing on other servers: look again")
+                            ) from None
                 done = True
+                self.lobby.metrics.moved(self.game_name, time.perf_counter() - arrived)
         finally:
-            if done:
-                self.schedule()
             if done or self._dirty:
+                self.schedule()
                 self.broadcast()
+        return seq
+
+    async def _act_locked(self, seat: int, move: Mapping[str, Any], by: str | None) -> int:
+        if self.status == "waiting":
+            raise ActionError("not_started", _("room {room} is waiting for players").format(room=self.id))
+        if self.status != "playing" or self.game is None:
+            raise ActionError("game_over", _("the game in room {room} is over").format(room=self.id))
+        if by is None and self.seats[seat].kind != "human":
+            raise ActionError("not_seated", f"seat {seat} resigned: the timer bot plays it now")
+        claimed = move.get("seat")
+        if claimed is not None and claimed != seat:
+            raise ActionError("wrong_seat", f"your token holds seat {seat}, not seat {claimed}")
+        self._check_turn(move)
+        key = self.adapter.turn_key(self.game)
+        engine_move = {k: v for k, v in move.items() if k not in ("turn", "round")}
+        first = len(self.events)
+        assert self.table is not None
+        action = self.adapter.action(self.game, seat, engine_move)
+        try:
+            events = self.table.act(seat, action)
+        except IllegalMove as e:
+            raise ActionError("illegal", engine_text(e)) from None
+        events += self.table.advance()
+        seq = first + 1  # this move's number in the log (a roll may follow it)
+        await self._commit(events)
+        if by == "timer":
+            self.by_timer.add(first if self.game_name == "dice" else int(key) * 8 + seat)
+        elif by is None:
+            self.timeouts.pop(seat, None)
+        self.touched = time.monotonic()
         return seq
 
     async def _commit(self, new_events: Sequence[dict[str, Any]]) -> None:
@@ -667,6 +816,11 @@ class Room:
         texts = [json.dumps(e, separators=(",", ":")) for e in new_events]
         try:
             await self.lobby.storage.append(self.id, len(self.events), texts, status)
+        except Conflict:
+            # Another instance committed to this room first: take the database's room (the
+            # caller tries the move again on it, or answers it as stale).
+            await self._reload()
+            raise
         except Exception as e:
             log.exception("room %s: storing %d events failed", self.id, len(new_events))
             assert self.start is not None
@@ -681,6 +835,7 @@ class Room:
                 self.error = f"stopped after {self.limits.bot_only_moves} moves: bot-only rooms have a move cap"
             self._retire()
             self.lobby.note_ended(self)
+            log.info("room %s: game %s after %d events", self.id, status, len(self.events))
 
     def _retire(self) -> None:
         """Keep an ended game as text: its last public state and its record. The game object,
@@ -720,7 +875,7 @@ class Room:
 
     def schedule(self) -> None:
         """Start a task for each bot that must act, and the turn timer for the humans."""
-        if self.status != "playing" or self.game is None:
+        if self.status != "playing" or self.game is None or not self.runs_clock:
             self._cancel_timer()
             return
         key = self.adapter.turn_key(self.game)
@@ -773,6 +928,7 @@ class Room:
         time), through the same path as a person's. The bot thinks off the event loop within
         ``bot_budget`` seconds; a bot that fails or runs out of time is replaced for this move
         by the timer bot, so the game goes on."""
+        log_context(room=self.id, seat=seat)
         spec = self.seats[seat]
         name = spec.bot_name if by == "bot" else TIMER_BOT
         for attempt in range(2):
@@ -810,8 +966,16 @@ class Lobby:
     """Every live room of the server, the storage they share, and the background tasks they
     spawn. Ended rooms are read back from storage when asked for."""
 
-    def __init__(self, storage: Storage, bot_delay: float = 0.4, limits: Limits | None = None) -> None:
+    def __init__(
+        self, storage: Storage, bot_delay: float = 0.4, limits: Limits | None = None,
+        bus: Bus | None = None, leases: Leases | None = None,
+    ) -> None:
         self.storage = storage
+        self.bus: Bus = bus or LocalBus()
+        self.leases: Leases = leases or LocalLeases()
+        self.takeovers = 0
+        """Leases this instance took over from one that stopped renewing them."""
+        self._lease_loop: asyncio.Task[None] | None = None
         self.bot_delay = bot_delay
         self.limits = limits or Limits()
         self.ledger = ClientLedger(self.limits)
@@ -826,6 +990,9 @@ class Lobby:
         self._bot_locks: weakref.WeakKeyDictionary[Bot, threading.Lock] = weakref.WeakKeyDictionary()
         self._procs_ready: asyncio.Future[Any] | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self.idle_evict = IDLE_EVICT
+        self.metrics = Metrics(database=storage.engine.dialect.name)
+        self.metrics.watch(self.rooms, LIVE)
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
@@ -895,7 +1062,15 @@ class Lobby:
 
     async def open(self) -> None:
         await self.storage.open()
-        stored_rooms, broken = await self.storage.load_rooms(LIVE)
+        await self.bus.start(self._heard)
+        if self.leases.distributed:
+            # Several instances: rooms are read on demand, and the lease loop adopts the rooms
+            # whose bots and timer nobody runs (a dead instance's).
+            stored_rooms: list[StoredRoom] = []
+            broken: list[tuple[str, str]] = []
+            self._lease_loop = asyncio.create_task(self._leases_loop(), name="room-leases")
+        else:
+            stored_rooms, broken = await self.storage.load_rooms(LIVE)
         for room_id, why in broken:
             self._quarantine(room_id, why)
         for stored in stored_rooms:
@@ -923,6 +1098,14 @@ class Lobby:
     async def close(self) -> None:
         if self._sweeper is not None:
             self._sweeper.cancel()
+        if self._lease_loop is not None:
+            self._lease_loop.cancel()
+            with contextlib.suppress(BaseException):
+                await self._lease_loop
+        for room_id, room in self.rooms.items():
+            if room.runs_clock and self.leases.distributed:
+                with contextlib.suppress(Exception):
+                    await self.leases.release(room_id)
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -940,6 +1123,8 @@ class Lobby:
         self._pool.shutdown(wait=False, cancel_futures=True)
         if self._procs is not None:
             self._procs.shutdown(wait=False, cancel_futures=True)
+        await self.bus.close()
+        await self.leases.close()
         await self.storage.close()
 
     def _restore(self, stored: StoredRoom) -> Room:
@@ -1001,9 +1186,17 @@ class Lobby:
         if room is None:
             assert restored is not None
             room = restored
-            room.ended_at = time.monotonic()
+            if room.status in LIVE:
+                room._published = len(room.events)
+                room.runs_clock = await self.leases.acquire(room_id)
+            else:
+                room.ended_at = time.monotonic()
             room._refresh()
+            if room_id in self.rooms:  # read meanwhile again, while the lease was asked for
+                return self.rooms[room_id]
             self.rooms[room_id] = room
+            await self.bus.watch(room_id)
+            room.schedule()
         return room
 
     def note_ended(self, room: Room) -> None:
@@ -1091,6 +1284,8 @@ class Lobby:
         room = Room(self, room_id, game, config, seats, creator=creator)
         room._refresh()
         self.rooms[room_id] = room
+        await self.bus.watch(room_id)
+        room.runs_clock = await self.leases.acquire(room_id)
         if all(s.kind != "open" and s.kind != "reserved" for s in seats):
             async with room.lock:
                 await room._start()
@@ -1165,9 +1360,88 @@ class Lobby:
                     continue
                 for conn in list(room.conns):
                     conn.kill(1001, "the room closed")
-                del self.rooms[room.id]
+                await self._evict(room)
+                dropped.append(room.id)
+            elif room.status in LIVE and not room.runs_clock and not room.conns and idle > self.idle_evict:
+                # A copy kept for connections that went away, while another instance runs the
+                # room: the database and that instance hold all of it. (Rooms this instance runs
+                # stay: their expiry is swept here.)
+                await self._evict(room)
                 dropped.append(room.id)
         return dropped
+
+    async def _evict(self, room: Room) -> None:
+        """Let a room go from this instance's cache (served from the database on demand)."""
+        if self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
+        room._cancel_timer()
+        bots = list(room._bots.values())
+        room._bots.clear()
+        self.close_bots(bots)
+        with contextlib.suppress(Exception):
+            await self.bus.unwatch(room.id)
+        if room.runs_clock and self.leases.distributed:
+            with contextlib.suppress(Exception):
+                await self.leases.release(room.id)
+
+    # ------------------------------------------------------------------ instances
+
+    async def _heard(self, room_id: str, data: dict[str, Any]) -> None:
+        """A message about a room from another instance (``bus``)."""
+        room = self.rooms.get(room_id)
+        if room is None:
+            return
+        kind = data.get("kind")
+        if kind == "room":
+            await room.adopt(data)
+        elif kind == "chat":
+            room.hear_chat(str(data["line"]))
+        elif kind == "presence":
+            room.heard_presence(str(data.get("from")), list(data["seats"]), int(data["spectators"]))
+
+    async def _leases_loop(self) -> None:
+        """Renew this instance's leases; take the ones nobody renews (their holder died) for the
+        rooms this instance serves, and for live rooms no instance serves."""
+        ticks = 0
+        while True:
+            await asyncio.sleep(self.leases.ttl / 3)
+            ticks += 1
+            try:
+                await self.tend_leases(scan=ticks % 3 == 0)
+                if ticks % 6 == 0:
+                    for room in list(self.rooms.values()):
+                        if room.conns and room.status in LIVE:
+                            room.publish_presence()
+            except Exception:
+                log.exception("tending the room leases failed")
+
+    async def tend_leases(self, scan: bool = True) -> None:
+        held = [r.id for r in self.rooms.values() if r.runs_clock and r.status in LIVE]
+        kept = await self.leases.renew(held)
+        for room_id in held:
+            room = self.rooms.get(room_id)
+            if room is not None and room_id not in kept:
+                log.warning("room %s: lease lost; another instance runs its bots and timer", room_id)
+                room.runs_clock = False
+                room._cancel_timer()
+        for room in [r for r in self.rooms.values() if not r.runs_clock and r.status in LIVE]:
+            if await self.leases.acquire(room.id):
+                self._took_over(room.id)
+                room.runs_clock = True
+                await room.resync()
+        if scan:
+            for room_id in await self.storage.room_ids("playing", limit=200):
+                if room_id not in self.rooms and await self.leases.acquire(room_id):
+                    self._took_over(room_id)
+                    try:
+                        await self.find(room_id)
+                    except ActionError:
+                        await self.leases.release(room_id)
+
+    def _took_over(self, room_id: str) -> None:
+        self.takeovers += 1
+        self.metrics.lease_takeovers.inc()
+        log.warning("room %s: lease taken over (its holder stopped renewing it)", room_id)
 
     async def _end(self, room: Room, status: str, why: str) -> None:
         async with room.lock:

@@ -19,6 +19,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -34,10 +35,12 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
     type_coerce,
     update,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.sql.expression import Executable
 
@@ -54,6 +57,7 @@ rooms = Table(
     Column("created", Float, nullable=False, index=True),
     Column("updated", Float, nullable=False),
     Column("rematch", String(32), nullable=True),
+    Column("version", Integer, nullable=False, server_default="0"),
 )
 
 seats = Table(
@@ -61,7 +65,7 @@ seats = Table(
     metadata,
     Column("room_id", String(32), ForeignKey("rooms.id"), primary_key=True),
     Column("seat", Integer, primary_key=True),
-    Column("kind", String(32), nullable=False),
+    Column("kind", String(300), nullable=False),
     Column("name", String(64), nullable=True),
     Column("strength", Float, nullable=True),
     Column("token_hash", String(128), nullable=True),
@@ -94,14 +98,21 @@ class StoredRoom:
     event_count: int = 0
 
 
+class Conflict(Exception):
+    """Another writer (another instance) changed the room first: the guarded update found no
+    row in the state this write expected, and nothing of the write was stored."""
+
+
 @dataclass
 class _Write:
-    """One caller's writes, committed in one transaction with the rest of the batch: event rows
-    (inserted together with every other write's rows), then statements, in the order given."""
+    """One caller's writes, committed in one transaction with the rest of the batch: its guard
+    (an update that must change exactly one row, else ``Conflict``), event rows (inserted
+    together with every other write's rows), then statements, in the order given."""
 
     events: list[dict[str, Any]]
     statements: list[tuple[Executable, Any]]
     done: asyncio.Future[None]
+    guard: Executable | None = None
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -127,12 +138,12 @@ class Storage:
         self.events_written = 0
 
     async def open(self) -> None:
+        """Bring the schema up to date (Alembic, in one transaction), then start the writer."""
         async with self.engine.begin() as conn:
-            await conn.run_sync(metadata.create_all)
-            # Databases made before these indexes existed get them too (create_all adds tables only).
-            if self.engine.dialect.name == "sqlite":
-                await conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_rooms_status ON rooms (status)")
-                await conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_rooms_created ON rooms (created)")
+            if self.engine.dialect.name == "postgresql":
+                # Instances starting together migrate one at a time; the rest find it done.
+                await conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+            await conn.run_sync(migrate)
         self._queue = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="storage-writer")
 
@@ -157,12 +168,14 @@ class Storage:
         await self._submit([], [(room, None), (insert(seats), [{"room_id": room_id, **row} for row in seat_rows])])
 
     async def take_seat(self, room_id: str, seat: int, name: str, token_hash: str) -> None:
+        """Seat a person; ``Conflict`` if the seat is no longer open or reserved in the
+        database (another instance seated someone first)."""
         statement = (
             update(seats)
-            .where(seats.c.room_id == room_id, seats.c.seat == seat)
+            .where(seats.c.room_id == room_id, seats.c.seat == seat, seats.c.kind.in_(["open", "reserved"]))
             .values(kind="human", name=name, token_hash=token_hash)
         )
-        await self._submit([], [(statement, None)])
+        await self._submit([], [], guard=statement)
 
     async def set_seat(self, room_id: str, seat: int, kind: str, name: str | None, token_hash: str | None) -> None:
         statement = (
@@ -177,8 +190,12 @@ class Storage:
         await self._submit([], [(statement, None)])
 
     async def start_room(self, room_id: str, start: dict[str, Any]) -> None:
-        statement = update(rooms).where(rooms.c.id == room_id).values(start=start, status="playing", updated=time.time())
-        await self._submit([], [(statement, None)])
+        """Start the game; ``Conflict`` if another instance started it first."""
+        statement = (
+            update(rooms).where(rooms.c.id == room_id, rooms.c.status == "waiting")
+            .values(start=start, status="playing", updated=time.time())
+        )
+        await self._submit([], [], guard=statement)
 
     async def set_rematch(self, room_id: str, rematch: str) -> None:
         await self._submit([], [(update(rooms).where(rooms.c.id == room_id).values(rematch=rematch), None)])
@@ -189,22 +206,29 @@ class Storage:
         self, room_id: str, first_seq: int, data: Sequence[str], status: str | None = None
     ) -> None:
         """Store a room's events (JSON texts) from number ``first_seq`` on (and its new status);
-        returns once they are committed. All of them or none: they share one transaction."""
+        returns once they are committed. All of them or none: they share one transaction.
+
+        The room's ``version`` (its stored event count) is checked and bumped in the same
+        transaction: if the database holds more than ``first_seq`` events (another instance
+        answered this turn first) nothing is stored and ``Conflict`` is raised."""
         if not data and status is None:
             return
         now = time.time()
         rows = [{"room_id": room_id, "seq": first_seq + i, "data": d, "created": now} for i, d in enumerate(data)]
-        statements: list[tuple[Executable, Any]] = []
+        values: dict[str, Any] = {"version": first_seq + len(data), "updated": now}
         if status is not None:
-            statements.append((update(rooms).where(rooms.c.id == room_id).values(status=status, updated=now), None))
-        await self._submit(rows, statements)
+            values["status"] = status
+        guard = update(rooms).where(rooms.c.id == room_id, rooms.c.version == first_seq).values(**values)
+        await self._submit(rows, [], guard=guard)
 
-    async def _submit(self, events: list[dict[str, Any]], statements: list[tuple[Executable, Any]]) -> None:
+    async def _submit(
+        self, events: list[dict[str, Any]], statements: list[tuple[Executable, Any]], guard: Executable | None = None
+    ) -> None:
         """Queue writes for the writer task and wait until they are committed (or failed)."""
         if self._queue is None:
             raise RuntimeError("storage is not open")
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Write(events, statements, done))
+        await self._queue.put(_Write(events, statements, done, guard))
         await done
 
     async def _write_loop(self) -> None:
@@ -240,6 +264,12 @@ class Storage:
         async with self.engine.begin() as conn:
             rows: list[dict[str, Any]] = []
             for w in batch:
+                if w.guard is not None:
+                    # Serializes per room: on PostgreSQL a second transaction updating the row
+                    # waits for the first, then finds the version moved on (no row matches).
+                    result = await conn.execute(w.guard)
+                    if result.rowcount != 1:
+                        raise Conflict("the room changed in the database before this write")
                 rows.extend(w.events)
                 if w.statements and rows:
                     await conn.execute(insert(events), rows)
@@ -299,6 +329,14 @@ class Storage:
             raise ValueError(broken[0][1])
         return found[0]
 
+    async def room_ids(self, status: str, limit: int) -> list[str]:
+        """The ids of up to ``limit`` rooms with this status, oldest first (lease scans)."""
+        async with self.engine.connect() as conn:
+            result = await conn.execute(
+                select(rooms.c.id).where(rooms.c.status == status).order_by(rooms.c.created).limit(limit)
+            )
+            return [str(r) for r in result.scalars().all()]
+
     async def list_rooms(self, statuses: Sequence[str], limit: int) -> list[StoredRoom]:
         """The newest rooms with these statuses, with seats and event counts but not events
         (the lobby's list of ended games at start-up)."""
@@ -326,6 +364,49 @@ class Storage:
         for stored in found:
             stored.event_count = counts.get(stored.id, 0)
         return found
+
+
+MIGRATION_LOCK = 7_470_101
+"""The PostgreSQL advisory lock key held while migrating."""
+MIGRATIONS = Path(__file__).parent / "migrations"
+FIRST_REVISION = "0001"
+"""The schema of the release before migrations, which ``metadata.create_all`` made."""
+
+
+def alembic_config(connection: Connection) -> Any:
+    """Alembic's configuration without an ini file: the packaged scripts, this connection.
+    (Alembic is imported here, not with the module: importing it takes a second, and every bot
+    worker process imports this module.)"""
+    from alembic.config import Config as AlembicConfig
+
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+def migrate(connection: Connection) -> None:
+    """Upgrade the database to the newest revision. A database from before migrations (its
+    tables, no ``alembic_version``) is stamped at the first revision, whose schema it has, and
+    then upgraded like any other; an empty one gets every revision."""
+    from alembic import command
+
+    config = alembic_config(connection)
+    tables = set(inspect(connection).get_table_names())
+    if "rooms" in tables and "alembic_version" not in tables:
+        if connection.dialect.name == "sqlite":
+            # Its oldest databases lacked these indexes (create_all added tables only).
+            connection.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_rooms_status ON rooms (status)")
+            connection.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_rooms_created ON rooms (created)")
+        command.stamp(config, FIRST_REVISION)
+    command.upgrade(config, "head")
+
+
+def schema_revision(connection: Connection) -> str | None:
+    """The database's Alembic revision (None: not under migrations)."""
+    from alembic.runtime.migration import MigrationContext
+
+    return MigrationContext.configure(connection).get_current_revision()
 
 
 def _room_columns() -> list[Any]:

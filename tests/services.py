@@ -1,0 +1,129 @@
+"""Real PostgreSQL and Redis servers for the tests, on loopback.
+
+``.ci/run`` starts one of each and exports their URLs (``TABLETRIS_TEST_POSTGRES``,
+``TABLETRIS_TEST_REDIS``); without them (plain ``pytest`` on a dev machine) the session starts
+its own, the same way: a throw-away PostgreSQL cluster (``initdb`` into a temp dir, run as the
+``postgres`` user when we are root, as PostgreSQL refuses root) and a ``redis-server`` that saves
+nothing. Missing binaries fail the tests that need them, saying what to install.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+PG_INSTALL = "PostgreSQL server binaries (initdb, pg_ctl) are missing: apt-get install postgresql"
+REDIS_INSTALL = "redis-server is missing: apt-get install redis-server"
+
+
+class ServiceMissing(RuntimeError):
+    """A service binary the test needs is not installed (the message says what to install)."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _pg_bin(name: str) -> str:
+    found = shutil.which(name)
+    if found:
+        return found
+    for folder in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (folder / name).exists():
+            return str(folder / name)
+    raise ServiceMissing(PG_INSTALL)
+
+
+def _as_postgres() -> list[str]:
+    """The prefix that runs a PostgreSQL binary as a non-root user."""
+    if os.geteuid() != 0:
+        return []
+    return ["runuser", "-u", "postgres", "--"]
+
+
+def _wait_port(port: int, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} did not listen on 127.0.0.1:{port} within {timeout:g} s")
+
+
+@contextlib.contextmanager
+def postgres_server() -> Iterator[str]:
+    """A fresh PostgreSQL cluster on a free loopback port; yields its URL (database postgres)."""
+    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+    prefix = _as_postgres()
+    folder = Path(tempfile.mkdtemp(prefix="tabletris-pg-"))
+    data = folder / "data"
+    if prefix:
+        user = pwd.getpwnam("postgres")
+        os.chown(folder, user.pw_uid, user.pw_gid)
+    user_name = "postgres" if prefix else pwd.getpwuid(os.geteuid()).pw_name
+    port = free_port()
+    subprocess.run([*prefix, initdb, "-D", str(data), "-U", user_name, "-A", "trust", "--no-sync"],
+                   check=True, capture_output=True)
+    subprocess.run(
+        [*prefix, pg_ctl, "-D", str(data), "-l", str(folder / "log"), "-w", "-t", "60", "-o",
+         f"-c listen_addresses=127.0.0.1 -p {port} -c fsync=off -c unix_socket_directories={folder}"
+         " -c max_connections=300",
+         "start"],
+        check=True, capture_output=True,
+    )
+    try:
+        _wait_port(port, 30, "PostgreSQL")
+        yield f"postgresql+asyncpg://{user_name}@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A redis-server on a free loopback port that saves nothing; yields its URL."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise ServiceMissing(REDIS_INSTALL)
+    port = free_port()
+    proc = subprocess.Popen(
+        [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_port(port, 20, "redis-server")
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def new_database(server_url: str) -> str:
+    """A new, empty database on the cluster at ``server_url`` (one per test); its URL."""
+    import asyncpg  # the test dependency that ships with the server's PostgreSQL support
+
+    name = "t_" + uuid.uuid4().hex[:16]
+    plain = server_url.replace("postgresql+asyncpg://", "postgresql://")
+
+    async def create() -> None:
+        conn = await asyncpg.connect(plain)
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+
+    import asyncio
+
+    asyncio.run(create())
+    return server_url.rsplit("/", 1)[0] + "/" + name

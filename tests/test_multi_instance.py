@@ -1,0 +1,247 @@
+"""Several ``tabletris serve`` processes on one PostgreSQL database and one Redis (issue 13):
+real processes on 127.0.0.1, real websocket and HTTP clients, the stored log checked at the end.
+
+Every wait is for a state (a seq, a turn, a status), never a fixed sleep, within a bound."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import asyncpg
+import httpx
+import pytest
+
+from server_helpers import Client, ServeProcess, create_room, dice_moves, join, tower_moves
+from tabletris.server.games import adapter_for
+
+SMALL = {"width": 5, "height": 6}
+LEASE_TTL = 2.0
+
+
+@pytest.fixture(scope="module")
+def instances(postgres_cluster: str, redis_url: str) -> Iterator[tuple[list[ServeProcess], str]]:
+    """Three instances on a fresh database; yields them and the database URL. Shared by the
+    module's tests (each uses rooms of its own; starting three servers costs half a minute):
+    the kill -9 test, which ends the first instance, comes last."""
+    from services import new_database
+
+    db = new_database(postgres_cluster)
+    extra = ["--redis", redis_url, "--lease-ttl", str(LEASE_TTL)]
+    started: list[ServeProcess] = []
+    try:
+        for _ in range(3):
+            started.append(ServeProcess(db, extra=extra).start())  # type: ignore[arg-type]
+        yield started, db
+    finally:
+        for server in started:
+            server.stop()
+
+
+def ws(server: ServeProcess) -> str:
+    return f"ws://127.0.0.1:{server.port}"
+
+
+async def stored_events(db: str, room: str) -> list[tuple[int, dict[str, Any]]]:
+    conn = await asyncpg.connect(db.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        rows = await conn.fetch("SELECT seq, data FROM events WHERE room_id = $1 ORDER BY seq", room)
+        return [(int(r["seq"]), json.loads(r["data"])) for r in rows]
+    finally:
+        await conn.close()
+
+
+async def replays(db: str, room: str) -> bool:
+    """The stored start and events rebuild the game through the engine (a move stored twice, or
+    one for a turn already played, fails the replay)."""
+    conn = await asyncpg.connect(db.replace("postgresql+asyncpg://", "postgresql://"))
+    try:
+        row = await conn.fetchrow("SELECT game, start FROM rooms WHERE id = $1", room)
+    finally:
+        await conn.close()
+    assert row is not None
+    events = [e for _, e in await stored_events(db, room)]
+    adapter_for(row["game"]).rebuild(json.loads(row["start"]), events)
+    return True
+
+
+def states(client: Client) -> list[dict[str, Any]]:
+    return [m for m in client.received if m.get("type") == "state" and m.get("game")]
+
+
+@pytest.mark.asyncio
+async def test_players_on_different_instances_see_the_same_events_in_the_same_order(
+    instances: tuple[list[ServeProcess], str],
+) -> None:
+    servers, db = instances
+    # Dice: two people, each on their own instance, and a spectator on the third.
+    room = create_room(servers[0].url, {"game": "dice", "rules": SMALL, "seats": [{"kind": "open"}] * 2})
+    tokens = [join(servers[i].url, room["id"], f"P{i}")["token"] for i in range(2)]
+    players = [await Client.connect(ws(servers[i]), room["id"], tokens[i]) for i in range(2)]
+    watcher = await Client.connect(ws(servers[2]), room["id"])
+
+    async def play(seat: int) -> None:
+        c, rng = players[seat], random.Random(seat)
+        while True:
+            state = await c.state_where(
+                lambda m: bool(m["game"] and (m["game"]["over"] or (m["private"] and m["private"]["options"]))),
+                timeout=30,
+            )
+            if state["game"]["over"]:
+                return
+            reply = await c.request({"type": "move", **rng.choice(dice_moves(state))})
+            assert reply["type"] in ("ack", "error"), reply
+            if reply["type"] == "error":
+                assert reply["error"] == "stale_move", reply
+            await c.state_where(lambda m, s=state["seq"]: m["seq"] > s, timeout=30)
+
+    await asyncio.wait_for(asyncio.gather(play(0), play(1)), 240)
+    final = await watcher.state_where(lambda m: bool(m["game"] and m["game"]["over"]), timeout=30)
+    log = await stored_events(db, room["id"])
+    assert [seq for seq, _ in log] == list(range(len(log))), "the stored log has no gap and no repeat"
+    # Every client saw the states in increasing seq order, and the same game at each seq.
+    seen: dict[int, str] = {}
+    for c in [*players, watcher]:
+        seqs = [m["seq"] for m in states(c)]
+        assert seqs == sorted(seqs), "states arrive in commit order"
+        for m in states(c):
+            text = json.dumps(m["game"]["log"], sort_keys=True)
+            assert seen.setdefault(m["seq"], text) == text, f"seq {m['seq']} differs between instances"
+    assert final["seq"] == len(log)
+
+    # Tower: four seats over three instances; nobody ever sees another seat's pending action.
+    room = create_room(servers[1].url, {"game": "tower", "seats": [{"kind": "open"}] * 4})
+    tokens = [join(servers[i % 3].url, room["id"], f"T{i}")["token"] for i in range(4)]
+    clients = [await Client.connect(ws(servers[i % 3]), room["id"], tokens[i]) for i in range(4)]
+    submitted: list[dict[int, Any]] = [{} for _ in range(4)]
+
+    async def play_tower(seat: int) -> None:
+        c, rng, done_round = clients[seat], random.Random(seat), 0
+        while True:
+            state = await c.state_where(
+                lambda m, after=done_round: bool(
+                    m["game"] and (m["game"]["over"] or (m["private"] and m["game"]["round"] > after and not m["private"]["forced"]))
+                ),
+                timeout=60,
+            )
+            if state["game"]["over"]:
+                return
+            move = rng.choice(tower_moves(state))
+            reply = await c.request({"type": "move", **move})
+            assert reply["type"] == "ack", reply
+            done_round = state["game"]["round"]
+            submitted[seat][done_round] = {k: v for k, v in move.items() if k != "round"}
+
+    await asyncio.wait_for(asyncio.gather(*(play_tower(i) for i in range(4))), 300)
+    seen = {}
+    for viewer, c in enumerate(clients):
+        for m in states(c):
+            assert m["you"] == viewer
+            if m["private"] is not None and m["private"]["pending"] is not None and not m["private"]["forced"]:
+                assert m["private"]["pending"] == submitted[viewer][m["game"]["round"]], "only its own action"
+            assert all(entry["round"] <= m["game"]["rounds_played"] for entry in m["game"]["log"])
+            text = json.dumps(m["game"]["log"], sort_keys=True)
+            assert seen.setdefault(m["seq"], text) == text, f"seq {m['seq']} differs between instances"
+        seqs = [m["seq"] for m in states(c)]
+        assert seqs == sorted(seqs)
+    log = await stored_events(db, room["id"])
+    assert [seq for seq, _ in log] == list(range(len(log)))
+    for c in [*players, watcher, *clients]:
+        await c.close()
+
+
+@pytest.mark.asyncio
+async def test_fifty_concurrent_moves_for_one_turn_over_three_instances_accept_exactly_one(
+    instances: tuple[list[ServeProcess], str],
+) -> None:
+    servers, db = instances
+    room = create_room(servers[0].url, {"game": "dice", "rules": SMALL, "seats": [{"kind": "open"}] * 2})
+    tokens = [join(servers[0].url, room["id"], f"P{i}")["token"] for i in range(2)]
+    for s in servers:  # every instance has the room in its cache
+        assert httpx.get(f"{s.url}/api/rooms/{room['id']}", timeout=10).status_code == 200
+    state = httpx.get(f"{servers[0].url}/api/rooms/{room['id']}", headers={"X-Seat-Token": tokens[0]}, timeout=10).json()
+    if not (state["private"] and state["private"]["options"]):
+        state = httpx.get(f"{servers[0].url}/api/rooms/{room['id']}", headers={"X-Seat-Token": tokens[1]}, timeout=10).json()
+        tokens.reverse()
+    moves = dice_moves(state)
+    before = len(await stored_events(db, room["id"]))
+
+    async def attempt(i: int, client: httpx.AsyncClient) -> httpx.Response:
+        server = servers[i % 3]
+        return await client.post(
+            f"{server.url}/api/rooms/{room['id']}/moves", json=moves[i % len(moves)],
+            headers={"X-Seat-Token": tokens[0]}, timeout=60,
+        )
+
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=60)) as client:
+        replies = await asyncio.gather(*(attempt(i, client) for i in range(50)))
+    accepted = [r for r in replies if r.status_code == 200]
+    refused = [r for r in replies if r.status_code != 200]
+    assert len(accepted) == 1, [r.text for r in replies]
+    assert all(r.status_code == 409 and r.json()["error"] in ("stale_move", "not_your_turn") for r in refused), [
+        r.text for r in refused if r.status_code != 409
+    ]
+    log = await stored_events(db, room["id"])
+    assert [seq for seq, _ in log] == list(range(len(log)))
+    assert len(log) == before + 1, "one turn stored for the one turn played"
+    assert accepted[0].json()["seq"] == before + 1
+    assert await replays(db, room["id"])
+
+
+@pytest.mark.asyncio
+async def test_kill_9_of_the_lease_holder_moves_bots_and_timer_to_another_instance(
+    instances: tuple[list[ServeProcess], str],
+) -> None:
+    servers, db = instances
+    holder = servers[0]
+    # Two people and a bot, with a turn timer: the creating instance holds the lease.
+    # The standard board: the game outlasts the takeover (timer_min is 10 s).
+    room = create_room(holder.url, {"game": "dice", "timer": 10,
+                                    "seats": [{"kind": "open"}, {"kind": "random"}, {"kind": "open"}]})
+    tokens = [join(holder.url, room["id"], f"P{i}", seat=i)["token"] for i in (0, 2)]
+    clients = [await Client.connect(ws(holder), room["id"], t) for t in tokens]
+    acked: list[int] = []
+
+    async def one_move(c: Client) -> None:
+        state = await c.state_where(lambda m: bool(m["private"] and m["private"]["options"]), timeout=30)
+        reply = await c.request({"type": "move", **random.Random(len(acked)).choice(dice_moves(state))})
+        if reply["type"] == "ack":
+            acked.append(reply["seq"])
+
+    # A few rounds of people and the bot on the holder.
+    for _ in range(2):
+        done, pending = await asyncio.wait([asyncio.create_task(one_move(c)) for c in clients], timeout=40,
+                                           return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            task.result()
+    assert acked
+    seq_before = max(m["seq"] for m in states(clients[0]))
+    holder.kill9()
+    killed_at = time.monotonic()
+
+    # The clients come back on another instance with their tokens; nobody moves: the new lease
+    # holder's timer plays for the people and its bots for the bot seat.
+    back = [await Client.connect(ws(servers[1 + i]), room["id"], t) for i, t in enumerate(tokens)]
+    later = await back[0].state_where(
+        lambda m: bool(m["game"]) and m["seq"] >= seq_before + 3 and any(x.get("by") == "timer" for x in m["game"]["log"]),
+        timeout=90,
+    )
+    resumed_after = time.monotonic() - killed_at
+    by_timer = [m for m in later["game"]["log"] if m.get("by") == "timer"]
+    assert by_timer, "the timer played for an idle person after the takeover"
+    assert resumed_after < 90
+    log = await stored_events(db, room["id"])
+    assert [seq for seq, _ in log] == list(range(len(log))), "no gap, no move stored twice"
+    for seq in acked:
+        assert seq - 1 < len(log), f"acknowledged move {seq} is stored"
+    assert await replays(db, room["id"]), "the log replays: no move applied twice"
+    for c in [*clients, *back]:
+        with contextlib.suppress(Exception):
+            await c.close()

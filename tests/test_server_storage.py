@@ -1,0 +1,125 @@
+"""The database schema under Alembic, on SQLite and PostgreSQL: a fresh database gets every
+revision, and a database made by the release before migrations (``metadata.create_all``, no
+``alembic_version``) is stamped and upgraded with its rooms intact."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    insert,
+    select,
+)
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from tabletris.server.storage import Storage, rooms, schema_revision
+
+HEAD = "0003"
+
+
+def last_release_metadata() -> MetaData:
+    """The schema exactly as the release before migrations created it."""
+    md = MetaData()
+    Table(
+        "rooms", md,
+        Column("id", String(32), primary_key=True),
+        Column("game", String(16), nullable=False),
+        Column("config", JSON, nullable=False),
+        Column("start", JSON, nullable=True),
+        Column("status", String(16), nullable=False, index=True),
+        Column("created", Float, nullable=False, index=True),
+        Column("updated", Float, nullable=False),
+        Column("rematch", String(32), nullable=True),
+    )
+    Table(
+        "seats", md,
+        Column("room_id", String(32), ForeignKey("rooms.id"), primary_key=True),
+        Column("seat", Integer, primary_key=True),
+        Column("kind", String(32), nullable=False),
+        Column("name", String(64), nullable=True),
+        Column("strength", Float, nullable=True),
+        Column("token_hash", String(128), nullable=True),
+    )
+    Table(
+        "events", md,
+        Column("room_id", String(32), ForeignKey("rooms.id"), primary_key=True),
+        Column("seq", Integer, primary_key=True),
+        Column("data", Text, nullable=False),
+        Column("created", Float, nullable=False),
+    )
+    return md
+
+
+async def _revision(url: str) -> str | None:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as conn:
+            return await conn.run_sync(schema_revision)
+    finally:
+        await engine.dispose()
+
+
+def test_a_new_database_gets_every_revision(db_url: str) -> None:
+    async def run() -> tuple[str | None, Any]:
+        storage = Storage(db_url)
+        await storage.open()
+        long_kind = "ext:" + "x" * 200  # an external bot's command: longer than the old 32
+        await storage.create_room("r1", "dice", {}, [{"seat": 0, "kind": long_kind, "name": None, "strength": None, "token_hash": None}])
+        stored = await storage.load_room("r1")
+        await storage.close()
+        return await _revision(db_url), stored
+
+    revision, stored = asyncio.run(run())
+    assert revision == HEAD
+    assert stored is not None and stored.seats[0]["kind"].startswith("ext:xxx")
+
+
+def test_a_database_from_the_last_release_is_stamped_and_upgraded_with_its_rooms(db_url: str) -> None:
+    async def run() -> tuple[str | None, str | None, Any, Any]:
+        engine = create_async_engine(db_url)
+        old = last_release_metadata()
+        async with engine.begin() as conn:
+            await conn.run_sync(old.create_all)
+            await conn.execute(insert(old.tables["rooms"]).values(
+                id="old", game="dice", config={"rules": {}}, start=None, status="waiting",
+                created=1.0, updated=1.0, rematch=None))
+            await conn.execute(insert(old.tables["seats"]), [
+                {"room_id": "old", "seat": 0, "kind": "open", "name": None, "strength": None, "token_hash": None}])
+            await conn.execute(insert(old.tables["events"]), [
+                {"room_id": "old", "seq": i, "data": f'{{"n":{i}}}', "created": 1.0} for i in range(3)])
+        before = None
+        async with engine.connect() as conn:
+            before = await conn.run_sync(schema_revision)
+        await engine.dispose()
+
+        storage = Storage(db_url)
+        await storage.open()
+        stored = await storage.load_room("old")
+        async with storage.engine.connect() as conn:
+            version = (await conn.execute(select(rooms.c.version).where(rooms.c.id == "old"))).scalar_one()
+        # The upgraded database takes the next event where the old log ended.
+        await storage.append("old", 3, ['{"n":3}'])
+        again = await storage.load_room("old")
+        await storage.close()
+        # A second start finds nothing to do.
+        storage = Storage(db_url)
+        await storage.open()
+        await storage.close()
+        return before, await _revision(db_url), (stored, version), again
+
+    before, after, (stored, version), again = asyncio.run(run())
+    assert before is None
+    assert after == HEAD
+    assert stored is not None and stored.events == ['{"n":0}', '{"n":1}', '{"n":2}']
+    assert version == 3, "the room's version is its stored event count"
+    assert again is not None and len(again.events) == 4
