@@ -1,40 +1,60 @@
 """Load benchmark for the game server (a script, not a test).
 
-Starts ``tabletris serve`` as a child process on 127.0.0.1 with a fresh SQLite database, then for
-each room count N: creates N dice rooms (two scripted people and one ``random`` bot each), opens
-one websocket per person, and lets every person play for ``--duration`` seconds, thinking
-``--think`` seconds (uniformly 50-150%) before each move. It reports accepted moves per second
-(people's and bots'), the move round trip (send -> ack, which the server sends only after the
-move is committed) at p50 and p99, and errors. At the end it reads the database and checks that
-every acknowledged move is stored exactly once, in its place, with no gap in any room's log.
+Setups (``--setup``, several allowed; the client is the same for all):
 
-    .venv/bin/python benchmarks/load.py                 # 10, 100 and 500 rooms
-    .venv/bin/python benchmarks/load.py --rooms 500 --duration 30 --think 1.0
+- ``sqlite``: one ``tabletris serve`` on a fresh SQLite file;
+- ``pg``: one instance on a throw-away PostgreSQL, with a throw-away Redis as its bus;
+- ``pg2``: two instances on the same PostgreSQL and Redis; each room is created on one
+  instance and its two people connect one to each instance, so every move crosses the bus.
+
+PostgreSQL and Redis are started by the script (``tests/services.py``, the same code the tests
+use: ``initdb`` into a temp dir, ``redis-server`` saving nothing) and thrown away after.
+
+For each room count N: creates N dice rooms (two scripted people and one ``random`` bot each),
+opens one websocket per person, and lets every person play for ``--duration`` seconds, thinking
+``--think`` seconds (uniformly 50-150%) before each move. It reports moves stored per second
+(people's, bots' and the rolls that end games, counted in the database), the move round trip
+(send -> ``ack``, which the server sends only after the move is committed) at p50 and p99, and
+errors. At the end it reads the database and checks that every acknowledged move is stored
+exactly once, in its place, with no gap in any room's log.
+
+``--rss``: instead of timed levels, plays ``--rss-games`` short games (6x6 board, two people, no
+bot, no thinking) over ``--rooms`` concurrent rooms (for ``--duration`` seconds at most) and
+prints each instance's resident memory at start, every ``--rss-every`` games (before and after a
+full garbage collection, with the number of objects the collector tracks), after the games, and
+after a last collection (``POST /debug/gc``, allowed from this machine only), to show whether
+finished games leave memory.
+
+    .venv/bin/python benchmarks/load.py                              # sqlite: 10, 100 and 500 rooms
+    .venv/bin/python benchmarks/load.py --setup sqlite pg pg2 --rooms 500 --duration 30
+    .venv/bin/python benchmarks/load.py --setup sqlite --rss --rooms 100 --rss-games 10000 --duration 1800
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
 import os
 import random
 import signal
 import socket
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import websockets
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,6 +71,10 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     acked: list[tuple[str, int, int, str]] = field(default_factory=list)  # room, seq, seat, place as JSON
     rematches: int = 0
+    games_wanted: int | None = None  # --rss: stop once this many games have ended
+
+    def enough(self) -> bool:
+        return self.games_wanted is not None and self.rematches // 2 >= self.games_wanted
 
 
 def legal_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -90,7 +114,7 @@ async def play_room(
         await ws.send(json.dumps({"type": "hello", "token": token}))
         next_id = 1
         over = False  # the game ended (seen in a state, perhaps while waiting for an ack)
-        while time.monotonic() < until:
+        while time.monotonic() < until and not stats.enough():
             if over:
                 if not rematch:
                     break
@@ -148,39 +172,61 @@ async def loop_lag(lags: list[float], every: float = 0.01) -> None:
         lags.append(time.perf_counter() - t - every)
 
 
-def events_between(db: Path, start: float, end: float) -> int:
-    """Moves (people's, bots' and the rolls that end games) the server stored in a time window."""
-    con = sqlite3.connect(db)
+async def fetch(db_url: str, sql: str, **params: Any) -> list[Any]:
+    """Rows of a query on the benchmark's database (SQLite or PostgreSQL: the server's own URL)."""
+    engine = create_async_engine(db_url)
     try:
-        return int(con.execute("SELECT COUNT(*) FROM events WHERE created >= ? AND created < ?", (start, end)).fetchone()[0])
+        async with engine.connect() as conn:
+            return list((await conn.execute(text(sql), params)).all())
     finally:
-        con.close()
+        await engine.dispose()
+
+
+async def events_between(db_url: str, start: float, end: float) -> int:
+    """Moves (people's, bots' and the rolls that end games) the server stored in a time window."""
+    rows = await fetch(db_url, "SELECT COUNT(*) FROM events WHERE created >= :start AND created < :end",
+                       start=start, end=end)
+    return int(rows[0][0])
+
+
+DICE_ROOM: dict[str, Any] = {"game": "dice", "seats": [{"kind": "open"}, {"kind": "random"}, {"kind": "open"}]}
+"""The timed levels' room: two people and a bot, standard rules."""
+SHORT_ROOM: dict[str, Any] = {"game": "dice", "rules": {"width": 6, "height": 6}, "seats": [{"kind": "open"}, {"kind": "open"}]}
+"""The --rss run's room: two people, a 6x6 board (a game of about a dozen moves)."""
 
 
 async def run_level(
-    base: str, db: Path, rooms: int, duration: float, think: float, seed: int, rematch: bool
+    bases: Sequence[str], db_url: str, rooms: int, duration: float, think: float, seed: int, rematch: bool,
+    room_body: dict[str, Any] = DICE_ROOM, games_wanted: int | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
+    """One level: ``rooms`` rooms, created round-robin on the instances at ``bases``; a room's
+    two people connect to consecutive instances (with two, one each)."""
     rng = random.Random(seed)
-    stats = Stats()
-    seats: list[tuple[str, int, str]] = []
+    stats = Stats(games_wanted=games_wanted)
+    seats: list[tuple[str, int, str, str]] = []  # room, seat, token, websocket base
     # Drop idle connections well before uvicorn's 5 s keep-alive timeout: with httpx's default
     # (also 5 s) a request now and then went out on a connection the server was closing (ReadError).
     limits = httpx.Limits(max_connections=50, keepalive_expiry=1.0)
-    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as http:
+    clients = [httpx.AsyncClient(base_url=b, timeout=60, limits=limits) for b in bases]
+    try:
         sem = asyncio.Semaphore(50)
 
-        async def make() -> None:
+        async def make(i: int) -> None:
             async with sem:
-                r = await http.post("/api/rooms", json={"game": "dice", "seats": [{"kind": "open"}, {"kind": "random"}, {"kind": "open"}]})
+                http = clients[i % len(clients)]
+                r = await http.post("/api/rooms", json=room_body)
                 room = r.json()["id"]
-                for name in ("Ann", "Bob"):
+                for k, name in enumerate(("Ann", "Bob")):
                     j = (await http.post(f"/api/rooms/{room}/join", json={"name": name})).json()
-                    seats.append((room, j["seat"], j["token"]))
+                    seats.append((room, j["seat"], j["token"], bases[(i + k) % len(bases)].replace("http", "ws")))
 
         t0 = time.perf_counter()
-        await asyncio.gather(*(make() for _ in range(rooms)))
+        await asyncio.gather(*(make(i) for i in range(rooms)))
         setup = time.perf_counter() - t0
-    ws_url = base.replace("http", "ws")
+    finally:
+        for c in clients:
+            await c.aclose()
     # Everything alive now lives to the end: keep the collector from walking it again and again,
     # and collect the young objects less often, so that few of them reach the old generation,
     # whose full collections would stall every connection of this client at once.
@@ -190,22 +236,30 @@ async def run_level(
     gc.set_threshold(10_000, 10, 100)
     lags: list[float] = []
     monitor = asyncio.create_task(loop_lag(lags))
+
+    async def watch_games() -> None:
+        while progress is not None:
+            await asyncio.sleep(1.0)
+            progress(stats.rematches // 2)
+
+    watcher = asyncio.create_task(watch_games())
     until = time.monotonic() + duration
     start, wall_start = time.perf_counter(), time.time()
     results = await asyncio.gather(
         *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch)
-          for room, seat, token in seats),
+          for room, seat, token, ws_url in seats),
         return_exceptions=True,
     )
     elapsed, wall_end = time.perf_counter() - start, time.time()
     monitor.cancel()
+    watcher.cancel()
     gc.set_threshold(*thresholds)
     gc.unfreeze()
     lags.sort()
     for r in results:
         if isinstance(r, BaseException):
             stats.errors.append(f"client: {type(r).__name__}: {r}")
-    all_moves = events_between(db, wall_start, wall_end)
+    all_moves = await events_between(db_url, wall_start, wall_end)
     rtts = sorted(stats.rtts)
     return {
         "rooms": rooms,
@@ -246,11 +300,9 @@ def cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
-def check_store(db: Path, acked: list[tuple[str, int, int, str]]) -> dict[str, int]:
+async def check_store(db_url: str, acked: list[tuple[str, int, int, str]]) -> dict[str, int]:
     """Every acknowledged move stored once at its sequence number, and no gaps in any room."""
-    con = sqlite3.connect(db)
-    rows = con.execute("SELECT room_id, seq, data FROM events ORDER BY room_id, seq").fetchall()
-    con.close()
+    rows = await fetch(db_url, "SELECT room_id, seq, data FROM events ORDER BY room_id, seq")
     stored: dict[tuple[str, int], dict[str, Any]] = {}
     gaps = 0
     last: dict[str, int] = {}
@@ -272,52 +324,171 @@ def check_store(db: Path, acked: list[tuple[str, int, int, str]]) -> dict[str, i
     return {"stored_events": len(rows), "lost": lost, "duplicated": duplicated, "gaps": gaps}
 
 
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process in MiB (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def services_module() -> Any:
+    """``tests/services.py``: the throw-away PostgreSQL and Redis the tests use (one copy)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        import services
+    except ImportError:
+        sys.exit("load.py: the pg setups need tests/services.py (PostgreSQL and Redis for the tests)")
+    return services
+
+
+@contextlib.contextmanager
+def backing(setup: str, tmp: Path) -> Iterator[tuple[str, str | None]]:
+    """The database URL (and Redis URL) of a setup, started fresh and thrown away after."""
+    if setup == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp / 'load.sqlite3'}", None
+        return
+    services = services_module()
+    with services.postgres_server() as pg, services.redis_server() as redis:
+        yield services.new_database(pg), redis
+
+
+def serve_has_redis() -> bool:
+    """Whether this ``tabletris serve`` takes ``--redis`` (the bus between instances)."""
+    out = subprocess.run([sys.executable, "-c", "from tabletris.cli.app import main; main()", "serve", "--help"],
+                         cwd=str(ROOT), capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+    return "--redis" in out.stdout
+
+
+class Instance:
+    """One ``tabletris serve`` child process on a free local port."""
+
+    def __init__(self, db_url: str, redis: str | None, bot_delay: float) -> None:
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        extra = ["--redis", redis] if redis else []
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "from tabletris.cli.app import main; main()", "serve", "--port", str(self.port),
+             "--db", db_url, "--bot-delay", str(bot_delay), "--log-level", "warning", "--no-client-limits", *extra],
+            cwd=str(ROOT), env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+
+    def wait_ready(self, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                sys.exit(f"load.py: tabletris serve exited with {self.proc.returncode}")
+            try:
+                if httpx.get(self.base + "/readyz", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        sys.exit(f"load.py: tabletris serve on {self.base} not ready within {timeout:g} s")
+
+    def collect(self) -> dict[str, Any]:
+        """A full garbage collection in the server (its loopback-only debug endpoint)."""
+        return dict(httpx.post(self.base + "/debug/gc", timeout=60).json())
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def run_setup(setup: str, args: argparse.Namespace) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix=f"tabletris-load-{setup}-"))
+    with backing(setup, tmp) as (db_url, redis):
+        if redis is not None and not serve_has_redis():
+            if setup == "pg2":
+                sys.exit("load.py: pg2 needs tabletris serve --redis (the bus between instances)")
+            print(json.dumps({"setup": setup, "note": "tabletris serve has no --redis yet: PostgreSQL only"}))
+            redis = None
+        instances: list[Instance] = []
+        try:
+            # One after the other: the first one creates the schema.
+            for _ in range(2 if setup == "pg2" else 1):
+                instances.append(Instance(db_url, redis, args.bot_delay))
+                instances[-1].wait_ready()
+            bases = [i.base for i in instances]
+            print(json.dumps({"setup": setup, "instances": bases, "pids": [i.proc.pid for i in instances],
+                              "think_s": args.think, "bot_delay_s": args.bot_delay, "cpus": os.cpu_count(),
+                              "load_average_before": load_average()}), flush=True)
+            acked_all = []
+            levels = [args.rooms[0]] if args.rss else args.rooms
+            for n in levels:
+                before_rss = [rss_mb(i.proc.pid) for i in instances]
+                server_cpu, client_cpu = [cpu_seconds(i.proc.pid) for i in instances], time.process_time()
+                with asyncio.Runner(loop_factory=loop_factory()) as runner:
+                    if args.rss:
+                        checkpoints: list[dict[str, Any]] = []
+                        t0 = time.perf_counter()
+
+                        def progress(games: int, checkpoints: list[dict[str, Any]] = checkpoints,
+                                     t0: float = t0) -> None:
+                            if games >= (len(checkpoints) + 1) * args.rss_every:
+                                rss = [rss_mb(i.proc.pid) for i in instances]
+                                collected = [i.collect() for i in instances]
+                                checkpoints.append({
+                                    "games": games, "seconds": round(time.perf_counter() - t0), "rss_mb": rss,
+                                    "rss_mb_after_gc": [round(c["rss_bytes"] / 2**20, 1) for c in collected],
+                                    "objects": [c.get("objects") for c in collected],
+                                })
+                                print(json.dumps({"rss_checkpoint": checkpoints[-1]}), flush=True)
+
+                        result = runner.run(run_level(bases, db_url, n, args.duration, 0.0, args.seed + n, True,
+                                                      SHORT_ROOM, args.rss_games, progress))
+                    else:
+                        result = runner.run(run_level(bases, db_url, n, args.duration, args.think, args.seed + n,
+                                                      not args.no_rematch))
+                    acked_all.extend(result.pop("acked"))
+                moves = max(1, result["all_moves_stored"])
+                result["setup"] = setup
+                result["server_cpu_s"] = round(
+                    sum(cpu_seconds(i.proc.pid) - c for i, c in zip(instances, server_cpu, strict=True)), 1)
+                result["client_cpu_s"] = round(time.process_time() - client_cpu, 1)
+                result["server_cpu_ms_per_move"] = round(1000 * result["server_cpu_s"] / moves, 2)
+                result["load_average"] = load_average()
+                result["rss_mb_before_after"] = [[b, rss_mb(i.proc.pid)] for b, i in zip(before_rss, instances, strict=True)]
+                if args.rss:
+                    after = [rss_mb(i.proc.pid) for i in instances]
+                    collected = [i.collect() for i in instances]
+                    result["rss_mb"] = [
+                        {"start": b, "after_games": a, "after_gc": round(c["rss_bytes"] / 2**20, 1),
+                         "gc_collected": c["collected"], "objects_after_gc": c.get("objects")}
+                        for b, a, c in zip(before_rss, after, collected, strict=True)
+                    ]
+                print(json.dumps(result), flush=True)
+            with asyncio.Runner() as runner:
+                check = runner.run(check_store(db_url, acked_all))
+            print(json.dumps({"setup": setup, "store_check": check}), flush=True)
+        finally:
+            for i in instances:
+                i.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--setup", nargs="*", choices=["sqlite", "pg", "pg2"], default=["sqlite"],
+                        help="sqlite (1 instance), pg (1 instance, PostgreSQL + Redis), pg2 (2 instances)")
     parser.add_argument("--rooms", type=int, nargs="*", default=[10, 100, 500])
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of play per level")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds a person thinks before a move")
     parser.add_argument("--bot-delay", type=float, default=0.5, help="the server's pause before a bot moves")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-rematch", action="store_true", help="let finished games end instead of playing the rematch")
+    parser.add_argument("--rss", action="store_true", help="memory run: --rss-games short games over --rooms rooms")
+    parser.add_argument("--rss-games", type=int, default=10_000)
+    parser.add_argument("--rss-every", type=int, default=1000, help="print the RSS after every this many games")
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="tabletris-load-"))
-    db = tmp / "load.sqlite3"
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-c", "from tabletris.cli.app import main; main()", "serve", "--port", str(port),
-         "--db", str(db), "--bot-delay", str(args.bot_delay), "--log-level", "warning",
-         "--no-client-limits"],
-        cwd=str(ROOT), env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
-            try:
-                if httpx.get(base + "/api/meta", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        print(f"server pid {server.pid} on {base}; database {db}; think {args.think}s; bot delay {args.bot_delay}s; "
-              f"{os.cpu_count()} CPUs (shared)", flush=True)
-        acked_all = []
-        for n in args.rooms:
-            server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
-            with asyncio.Runner(loop_factory=loop_factory()) as runner:
-                result = runner.run(run_level(base, db, n, args.duration, args.think, args.seed + n, not args.no_rematch))
-            acked_all.extend(result.pop("acked"))
-            moves = max(1, result["all_moves_stored"])
-            result["server_cpu_s"] = round(cpu_seconds(server.pid) - server_cpu, 1)
-            result["client_cpu_s"] = round(time.process_time() - client_cpu, 1)
-            result["server_cpu_ms_per_move"] = round(1000 * result["server_cpu_s"] / moves, 2)
-            print(json.dumps(result), flush=True)
-        print(json.dumps({"store_check": check_store(db, acked_all)}), flush=True)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+    for setup in args.setup:
+        run_setup(setup, args)
 
 
 if __name__ == "__main__":

@@ -242,6 +242,12 @@ async def test_kill_9_of_the_lease_holder_moves_bots_and_timer_to_another_instan
     for seq in acked:
         assert seq - 1 < len(log), f"acknowledged move {seq} is stored"
     assert await replays(db, room["id"]), "the log replays: no move applied twice"
+    takeovers = 0.0
+    for server in servers[1:]:
+        for line in httpx.get(server.url + "/metrics", timeout=10).text.splitlines():
+            if line.startswith("tabletris_lease_takeovers_total"):
+                takeovers += float(line.split()[-1])
+    assert takeovers >= 1, "the takeover is counted"
     for c in [*clients, *back]:
         with contextlib.suppress(Exception):
             await c.close()

@@ -165,12 +165,30 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option(help="Compress websocket messages (saves bandwidth on slow links, costs CPU per message)."),
         ] = False,
+        log_format: Annotated[
+            str | None,
+            typer.Option(
+                help="Log lines as text or json (one JSON object per event, for a log collector) "
+                "[default: $TABLETRIS_LOG_FORMAT, else text].",
+            ),
+        ] = None,
     ) -> None:
-        """Run the game server: lobby, rooms, live games and replays in the browser."""
+        """Run the game server: lobby, rooms, live games and replays in the browser.
+
+        Operations (docs/deploy.md): /healthz, /readyz, and /metrics (Prometheus; from this
+        machine only, or with the bearer token in $TABLETRIS_METRICS_TOKEN)."""
         import uvicorn
 
         from tabletris.server.app import create_app, default_db_url, uvicorn_options
         from tabletris.server.limits import Limits
+        from tabletris.server.logs import FORMATS, default_format, log_config
+        from tabletris.server.metrics import instance_name
+
+        fmt = (log_format or default_format()).strip().lower()
+        if fmt not in FORMATS:
+            typer.echo(f"tabletris serve: --log-format {fmt!r}: expected text or json", err=True)
+            raise typer.Exit(2)
+        os.environ.setdefault("TABLETRIS_INSTANCE", instance_name(port))
 
         if allow_ext:
             commands = [c if c.startswith("ext:") else f"ext:{c}" for c in allow_ext]
@@ -197,6 +215,7 @@ def register(app: typer.Typer) -> None:
             host=host,
             port=port,
             log_level=log_level,
+            log_config=log_config(fmt, log_level),
             ws_per_message_deflate=ws_deflate,
             **uvicorn_options(limits),
         )

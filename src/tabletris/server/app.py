@@ -21,11 +21,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import hmac
 import json
 import logging
 import os
-import re
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -35,6 +35,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
+from sqlalchemy import text as sql_text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
@@ -49,6 +50,8 @@ from tabletris.server.bus import Bus, LocalBus, RedisBus
 from tabletris.server.games import ADAPTERS, ActionError, adapter_for
 from tabletris.server.leases import Leases, LocalLeases, RedisLeases
 from tabletris.server.limits import Bucket, ClientLedger, Limits
+from tabletris.server.logs import RedactTokens, log_context
+from tabletris.server.metrics import CONTENT_TYPE
 from tabletris.server.models import (
     CreateRoomIn,
     ErrorOut,
@@ -226,24 +229,6 @@ async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code:
     await JSONResponse(error_body(code, message), status_code=status)(scope, receive, send)
 
 
-class RedactTokens(logging.Filter):
-    """Masks anything shaped like a token in a query string (``token=...``) in log records: an
-    old client may still put its seat token in the websocket URL, and the access log must never
-    show it."""
-
-    PATTERN = re.compile(r"(token=)[^&\s\"']+", re.IGNORECASE)
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.args:
-            record.args = tuple(
-                self.PATTERN.sub(r"\1***", a) if isinstance(a, str) else a
-                for a in (record.args if isinstance(record.args, tuple) else (record.args,))
-            )
-        if isinstance(record.msg, str) and "token=" in record.msg.lower():
-            record.msg = self.PATTERN.sub(r"\1***", record.msg)
-        return True
-
-
 def install_log_redaction() -> None:
     for name in ("uvicorn.access", "uvicorn.error"):
         logger = logging.getLogger(name)
@@ -299,6 +284,7 @@ def create_app(
     origins: Sequence[str] = (),
     redis_url: str | None = None,
     lease_ttl: float = 5.0,
+    metrics_token: str | None = None,
 ) -> FastAPI:
     """The server application, storing its rooms at ``db_url`` (see ``default_db_url``).
 
@@ -306,7 +292,9 @@ def create_app(
     server's own (``https://table.example`` behind a proxy that rewrites the Host header).
     ``redis_url``: one of several instances sharing the database: room changes fan out through
     Redis pub/sub, and bots and timers run under Redis leases of ``lease_ttl`` seconds
-    (docs/api.md, "Several instances")."""
+    (docs/api.md, "Several instances").
+    ``metrics_token``: a bearer token that opens ``/metrics`` to other machines (default
+    ``$TABLETRIS_METRICS_TOKEN``; without one, only this machine may read it: see ``observer``)."""
     limits = limits or Limits()
     storage = Storage(db_url or default_db_url())
     bus: Bus = LocalBus()
@@ -318,9 +306,12 @@ def create_app(
     install_log_redaction()
     allowed_origins = {o.rstrip("/").lower() for o in origins}
 
+    database_check = DatabaseCheck(storage)
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await lobby.open()
+        database_check.remember()
         try:
             with paced_gc():
                 yield
@@ -367,6 +358,69 @@ def create_app(
     def client_of(request: Request) -> str:
         return request.client.host if request.client else "unknown"
 
+    # ------------------------------------------------------------------ operations
+
+    metrics_token = metrics_token or os.environ.get("TABLETRIS_METRICS_TOKEN") or None
+    ready_checks: dict[str, Callable[[], Awaitable[None]]] = {"database": database_check}
+    app.state.ready_checks = ready_checks
+    """What ``/readyz`` asks, by name; a component added later (a Redis bus) registers its own."""
+
+    def observer(request: Request) -> bool:
+        """Who may read ``/metrics`` and ask for ``/debug/gc``: a client on this machine that
+        did not come through a proxy (a proxy on the same machine connects from loopback too,
+        but adds a forwarding header), or anyone with ``metrics_token``. Metrics tell how busy
+        the server is and when it restarted: not secret, but no business of the players'."""
+        if metrics_token is not None:
+            given = request.headers.get("authorization", "")
+            if hmac.compare_digest(given.encode(), f"Bearer {metrics_token}".encode()):
+                return True
+        if any(h in request.headers for h in ("x-forwarded-for", "forwarded", "x-real-ip")):
+            return False
+        return client_of(request) in ("127.0.0.1", "::1")
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        """The process is up and its event loop answers (a liveness probe: it checks nothing
+        else, so a database outage does not get every instance restarted)."""
+        return {"status": "ok"}
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz() -> JSONResponse:
+        """Ready to serve: every dependency answers (the database a ``SELECT 1``; Redis a PING
+        where one is configured) within ``READY_TIMEOUT`` seconds. 503 names what failed; the
+        reason goes to the log, not to the caller."""
+        names = list(ready_checks)
+        results = await asyncio.gather(
+            *(asyncio.wait_for(ready_checks[n](), READY_TIMEOUT) for n in names), return_exceptions=True
+        )
+        failed = {}
+        for name, result in zip(names, results, strict=True):
+            if isinstance(result, BaseException):
+                failed[name] = "timeout" if isinstance(result, TimeoutError) else type(result).__name__
+                log.warning("readyz: %s failed: %s", name, str(result).splitlines()[0][:200] if str(result) else failed[name])
+        if failed:
+            return JSONResponse({"status": "unavailable", "failed": failed}, status_code=503)
+        return JSONResponse({"status": "ready", "checked": names})
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics(request: Request) -> Response:
+        """Prometheus text format (see server/metrics.py); for ``observer``s only, 404 otherwise."""
+        if not observer(request):
+            raise StarletteHTTPException(404, "Not Found")
+        return Response(lobby.metrics.text(), media_type=CONTENT_TYPE)
+
+    @app.post("/debug/gc", include_in_schema=False)
+    async def debug_gc(request: Request) -> dict[str, int]:
+        """A full garbage collection now, then the process's resident memory and the number of
+        container objects the collector tracks, those made since start-up (``paced_gc`` froze
+        the rest): the load benchmark's memory check (objects flat while the RSS grows points
+        at the allocator or a C library, not at Python objects kept alive). For ``observer``s
+        only."""
+        if not observer(request):
+            raise StarletteHTTPException(404, "Not Found")
+        collected = gc.collect()
+        return {"collected": collected, "rss_bytes": rss_bytes(), "objects": len(gc.get_objects())}
+
     @app.get("/api/meta", response_model=MetaOut, tags=["lobby"])
     async def meta() -> MetaOut:
         """Games, presets, every rule option with its help text, and the bots."""
@@ -397,6 +451,7 @@ def create_app(
         room = await lobby.create(
             body.game, body.rules, [s.model_dump() for s in body.seats], body.timer, creator=client_of(request)
         )
+        log.info("room created: %s, %d seats", body.game, len(body.seats), extra={"room": room.id})
         return room.info()
 
     @app.get("/api/rooms/{room_id}", response_model=StateOut, responses=ERRORS, tags=["room"])
@@ -581,6 +636,8 @@ def create_app(
             return
         conn = Connection(ws.send_text, seat, outbox=limits.outbox, send_timeout=limits.send_timeout)
         conn.token = token
+        log_context(room.id, seat)
+        log.info("websocket joined as %s", "spectator" if seat is None else f"seat {seat}")
         for line in room.chat_log:
             conn.send(line)
         room.conns.add(conn)
@@ -598,6 +655,7 @@ def create_app(
             if seat is not None:
                 room.seats[seat].connected -= 1
             room.presence()
+            log.info("websocket left (close code %s)", conn.close_code)
             if conn.close_code in (4408, 1008):
                 _abort(ws)
             else:
@@ -701,6 +759,50 @@ def create_app(
             )
 
     return app
+
+
+READY_TIMEOUT = 2.0
+"""Seconds a readiness check may take: a database slower than that is as good as down to a
+player waiting for a move's acknowledgement."""
+
+
+class DatabaseCheck:
+    """The database answers ``SELECT 1``. For SQLite, also: the file the server opened is still
+    the one at its path (a connection keeps working on a deleted or replaced file, and every
+    move stored after that would be lost at the next restart)."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        url = storage.engine.url
+        database = url.database or ""
+        self.path = (
+            Path(database) if url.get_backend_name() == "sqlite" and database and ":memory:" not in database
+            and "mode=memory" not in str(url.query) else None
+        )
+        self.inode: int | None = None
+
+    def remember(self) -> None:
+        """Note which file is the database (when the server has opened it)."""
+        if self.path is not None:
+            self.inode = self.path.stat().st_ino
+
+    async def __call__(self) -> None:
+        async with self.storage.engine.connect() as conn:
+            await conn.execute(sql_text("SELECT 1"))
+        # stat(): FileNotFoundError when the file is gone
+        if self.path is not None and self.inode is not None and self.path.stat().st_ino != self.inode:
+            raise FileNotFoundError(f"{self.path} was replaced by another file")
+
+
+def rss_bytes() -> int:
+    """This process's resident memory (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 def _abort(ws: WebSocket) -> None:

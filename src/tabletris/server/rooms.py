@@ -41,7 +41,7 @@ from tabletris.engine.options import RulesError
 from tabletris.engine.records import replay
 from tabletris.server.bus import Bus, LocalBus
 from tabletris.server.games import ActionError, GameAdapter, adapter_for
-from tabletris.server.leases import Leases, LocalLeases
+from tabletris.server.leases import NOT_HELD, TAKEN_OVER, Leases, LocalLeases
 from tabletris.server.limits import (
     ClientLedger,
     Limits,
@@ -50,6 +50,8 @@ from tabletris.server.limits import (
     check_timer,
     clean_name,
 )
+from tabletris.server.logs import log_context
+from tabletris.server.metrics import Metrics
 from tabletris.server.storage import Conflict, Storage, StoredRoom
 from tabletris.table.driver import Table
 
@@ -747,6 +749,8 @@ class Room:
         and the move is tried again on it: a dice move for the turn just played is then a stale
         move; a tower submission of a seat that had not submitted this round is still good."""
         done = False
+        arrived = time.perf_counter()
+        log_context(room=self.id, seat=seat)
         try:
             async with self.lock:
                 for attempt in range(CONFLICT_RETRIES):
@@ -760,6 +764,7 @@ class Room:
                                 "stale_move", "the room kept changing on other servers: look again"
                             ) from None
                 done = True
+                self.lobby.metrics.moved(self.game_name, time.perf_counter() - arrived)
         finally:
             if done or self._dirty:
                 self.schedule()
@@ -825,6 +830,7 @@ class Room:
                 self.error = f"stopped after {self.limits.bot_only_moves} moves: bot-only rooms have a move cap"
             self._retire()
             self.lobby.note_ended(self)
+            log.info("room %s: game %s after %d events", self.id, status, len(self.events))
 
     def _retire(self) -> None:
         """Keep an ended game as text: its last public state and its record. The game object,
@@ -917,6 +923,7 @@ class Room:
         time), through the same path as a person's. The bot thinks off the event loop within
         ``bot_budget`` seconds; a bot that fails or runs out of time is replaced for this move
         by the timer bot, so the game goes on."""
+        log_context(room=self.id, seat=seat)
         spec = self.seats[seat]
         name = spec.bot_name if by == "bot" else TIMER_BOT
         for attempt in range(2):
@@ -979,6 +986,8 @@ class Lobby:
         self._procs_ready: asyncio.Future[Any] | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self.idle_evict = IDLE_EVICT
+        self.metrics = Metrics(database=storage.engine.dialect.name)
+        self.metrics.watch(self.rooms, LIVE)
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
@@ -1174,7 +1183,10 @@ class Lobby:
             room = restored
             if room.status in LIVE:
                 room._published = len(room.events)
-                room.runs_clock = await self.leases.acquire(room_id)
+                got = await self.leases.acquire(room_id)
+                if got == TAKEN_OVER and room.status == "playing":
+                    self._took_over(room_id)
+                room.runs_clock = got != NOT_HELD
             else:
                 room.ended_at = time.monotonic()
             room._refresh()
@@ -1271,7 +1283,7 @@ class Lobby:
         room._refresh()
         self.rooms[room_id] = room
         await self.bus.watch(room_id)
-        room.runs_clock = await self.leases.acquire(room_id)
+        room.runs_clock = await self.leases.acquire(room_id) != NOT_HELD
         if all(s.kind != "open" and s.kind != "reserved" for s in seats):
             async with room.lock:
                 await room._start()
@@ -1411,14 +1423,21 @@ class Lobby:
                 room.runs_clock = False
                 room._cancel_timer()
         for room in [r for r in self.rooms.values() if not r.runs_clock and r.status in LIVE]:
-            if await self.leases.acquire(room.id):
-                self._took_over(room.id)
+            got = await self.leases.acquire(room.id)
+            if got != NOT_HELD:
+                if got == TAKEN_OVER and room.status == "playing":
+                    self._took_over(room.id)
                 room.runs_clock = True
                 await room.resync()
         if scan:
+            # Playing rooms that no instance serves (their holder died with nobody watching).
             for room_id in await self.storage.room_ids("playing", limit=200):
-                if room_id not in self.rooms and await self.leases.acquire(room_id):
+                if room_id in self.rooms:
+                    continue
+                got = await self.leases.acquire(room_id)
+                if got == TAKEN_OVER:
                     self._took_over(room_id)
+                if got != NOT_HELD:
                     try:
                         await self.find(room_id)
                     except ActionError:
@@ -1426,6 +1445,7 @@ class Lobby:
 
     def _took_over(self, room_id: str) -> None:
         self.takeovers += 1
+        self.metrics.lease_takeovers.inc()
         log.warning("room %s: lease taken over (its holder stopped renewing it)", room_id)
 
     async def _end(self, room: Room, status: str, why: str) -> None:
