@@ -154,6 +154,11 @@ class Seat:
                 "token_hash": self.token_hash, "tower": self.tower}
 
 
+def _seat_facts(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A seat as the database has it (the tower choice is not stored)."""
+    return (row["kind"], row["name"], row["strength"], row["token_hash"])
+
+
 def with_towers(rules: Mapping[str, Any], towers: Sequence[str | None]) -> dict[str, Any]:
     """The rules a room's game starts with: the seats' tower choices as the ``towers`` option
     (the engine draws a free tower for a seat without one)."""
@@ -464,30 +469,36 @@ class Room:
             first, new = int(data["events_from"]), list(data["events"])
             status = str(data["status"])
             have = len(self.events)
-            if first > have or (status != "waiting" and self.start is None and self._record_text is None):
+            self.by_timer.update(int(k) for k in data.get("by_timer") or ())
+            if (
+                first > have
+                or status != self.status
+                or [_seat_facts(r) for r in data["seats"]] != [_seat_facts(s.row()) for s in self.seats]
+                or (status != "waiting" and self.start is None and self._record_text is None)
+            ):
+                # A gap, or seats or status changed: the message may be older than another
+                # instance's change to other seats, so the database decides.
                 await self._reload()
-            else:
-                for seat, row in zip(self.seats, data["seats"], strict=False):
-                    seat.kind, seat.name, seat.strength = row["kind"], row["name"], row["strength"]
-                    seat.token_hash, seat.tower = row["token_hash"], row["tower"]
+            elif first + len(new) > have:
                 self.rematch, self.error = data.get("rematch"), data.get("error")
-                self.by_timer.update(int(k) for k in data.get("by_timer") or ())
-                if first + len(new) > have:
-                    self.events.extend(new[have - first:])
-                    if self.start is not None:
-                        start, logged = self.start, self.logged_events()
-                        self.game = await asyncio.to_thread(self.adapter.rebuild, start, logged)
-                        assert self.table is not None
-                        self.table.advance()
-                if status != self.status:
-                    self.status = status
-                    if status not in LIVE:
-                        self._retire()
-                        self.ended_at = time.monotonic()
-                        self.lobby.note_ended(self)
+                self.events.extend(new[have - first:])
+                if self.start is not None:
+                    start, logged = self.start, self.logged_events()
+                    self.game = await asyncio.to_thread(self.adapter.rebuild, start, logged)
+                    assert self.table is not None
+                    self.table.advance()
+            else:
+                self.rematch, self.error = data.get("rematch"), data.get("error")
             self._published = len(self.events)
+            # The last seats were taken on different instances at once: neither saw the room
+            # full, so the lease holder starts it (the start is guarded: it happens once).
+            begin = self.status == "waiting" and self.runs_clock and all(
+                s.kind not in ("open", "reserved") for s in self.seats
+            )
+            if begin:
+                await self._start()
         self.schedule()
-        self.broadcast(publish=False)
+        self.broadcast(publish=begin)
 
     async def _reload(self) -> None:
         """Replace this copy by the database's (under the lock): another instance changed it."""
@@ -497,6 +508,7 @@ class Room:
         fresh = await asyncio.to_thread(self.lobby._restore, stored)
         for seat, new_seat in zip(self.seats, fresh.seats, strict=False):
             new_seat.connected, new_seat.remote = seat.connected, seat.remote
+            new_seat.tower = new_seat.tower or seat.tower  # not stored: kept from this copy
         self.seats = fresh.seats
         self.status, self.start, self.events = fresh.status, fresh.start, fresh.events
         self.table = fresh.table
@@ -506,6 +518,7 @@ class Room:
             self._retire()
             self.ended_at = self.ended_at or time.monotonic()
             self._cancel_timer()
+            self.lobby.note_ended(self)
         self._published = len(self.events)
 
     async def resync(self) -> None:
