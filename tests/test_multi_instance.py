@@ -194,6 +194,30 @@ async def test_fifty_concurrent_moves_for_one_turn_over_three_instances_accept_e
 
 
 @pytest.mark.asyncio
+async def test_the_last_seats_taken_on_two_instances_at_once_start_the_game_once(
+    instances: tuple[list[ServeProcess], str],
+) -> None:
+    servers, db = instances
+    for _ in range(3):
+        room = create_room(servers[0].url, {"game": "dice", "rules": SMALL, "seats": [{"kind": "open"}] * 2})
+        for s in servers[1:]:  # both instances have the room cached before the joins
+            assert httpx.get(f"{s.url}/api/rooms/{room['id']}", timeout=10).status_code == 200
+        async with httpx.AsyncClient() as client:
+            replies = await asyncio.gather(*(
+                client.post(f"{servers[1 + i].url}/api/rooms/{room['id']}/join", json={"name": f"P{i}", "seat": i}, timeout=30)
+                for i in range(2)
+            ))
+        assert [r.status_code for r in replies] == [200, 200], [r.text for r in replies]
+        watcher = await Client.connect(ws(servers[2]), room["id"])
+        state = await watcher.state_where(lambda m: m["room"]["status"] == "playing" and bool(m["game"]), timeout=30)
+        assert state["game"]["turn"] >= 0
+        await watcher.close()
+        log = await stored_events(db, room["id"])
+        assert [seq for seq, _ in log] == list(range(len(log)))
+        assert await replays(db, room["id"])
+
+
+@pytest.mark.asyncio
 async def test_kill_9_of_the_lease_holder_moves_bots_and_timer_to_another_instance(
     instances: tuple[list[ServeProcess], str],
 ) -> None:
@@ -242,6 +266,12 @@ async def test_kill_9_of_the_lease_holder_moves_bots_and_timer_to_another_instan
     for seq in acked:
         assert seq - 1 < len(log), f"acknowledged move {seq} is stored"
     assert await replays(db, room["id"]), "the log replays: no move applied twice"
+    takeovers = 0.0
+    for server in servers[1:]:
+        for line in httpx.get(server.url + "/metrics", timeout=10).text.splitlines():
+            if line.startswith("tabletris_lease_takeovers_total"):
+                takeovers += float(line.split()[-1])
+    assert takeovers >= 1, "the takeover is counted"
     for c in [*clients, *back]:
         with contextlib.suppress(Exception):
             await c.close()

@@ -13,6 +13,11 @@ from collections.abc import Iterable
 from typing import Protocol
 
 KEY = "tabletris:lease:"
+LAST = "tabletris:lease-last:"
+"""The instance that last took a room's lease (kept a day): telling a takeover from a first take."""
+NOT_HELD, HELD, TAKEN_OVER = 0, 1, 2
+"""What ``acquire`` answers: another instance holds the lease; this one does (it was free or
+already ours); this one took it over from another instance that stopped renewing it."""
 
 _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -32,7 +37,7 @@ class Leases(Protocol):
     ttl: float
     distributed: bool
 
-    async def acquire(self, room_id: str) -> bool: ...
+    async def acquire(self, room_id: str) -> int: ...
     async def renew(self, room_ids: Iterable[str]) -> set[str]: ...
     async def release(self, room_id: str) -> None: ...
     async def close(self) -> None: ...
@@ -46,8 +51,8 @@ class LocalLeases:
     def __init__(self, ttl: float = 5.0) -> None:
         self.ttl = ttl
 
-    async def acquire(self, room_id: str) -> bool:
-        return True
+    async def acquire(self, room_id: str) -> int:
+        return HELD
 
     async def renew(self, room_ids: Iterable[str]) -> set[str]:
         return set(room_ids)
@@ -77,12 +82,13 @@ class RedisLeases:
     def _ms(self) -> int:
         return int(self.ttl * 1000)
 
-    async def acquire(self, room_id: str) -> bool:
-        """Take the lease if nobody holds it (True also when this instance holds it already)."""
+    async def acquire(self, room_id: str) -> int:
+        """Take the lease if nobody holds it: ``NOT_HELD``, ``HELD`` or ``TAKEN_OVER``."""
         key = KEY + room_id
         if await self.redis.set(key, self.instance, nx=True, px=self._ms):
-            return True
-        return bool(await self.redis.get(key) == self.instance)
+            before = await self.redis.set(LAST + room_id, self.instance, px=86_400_000, get=True)
+            return TAKEN_OVER if before not in (None, self.instance) else HELD
+        return HELD if await self.redis.get(key) == self.instance else NOT_HELD
 
     async def renew(self, room_ids: Iterable[str]) -> set[str]:
         """Extend the leases still this instance's; the rooms whose lease it still holds."""

@@ -42,7 +42,7 @@ from tabletris.engine.records import replay
 from tabletris.i18n import _
 from tabletris.server.bus import Bus, LocalBus
 from tabletris.server.games import ActionError, GameAdapter, adapter_for, engine_text
-from tabletris.server.leases import Leases, LocalLeases
+from tabletris.server.leases import NOT_HELD, TAKEN_OVER, Leases, LocalLeases
 from tabletris.server.limits import (
     ClientLedger,
     Limits,
@@ -153,6 +153,11 @@ class Seat:
         """What another instance needs to know about the seat (the bus message)."""
         return {"kind": self.kind, "name": self.name, "strength": self.strength,
                 "token_hash": self.token_hash, "tower": self.tower}
+
+
+def _seat_facts(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A seat as the database has it (the tower choice is not stored)."""
+    return (row["kind"], row["name"], row["strength"], row["token_hash"])
 
 
 def with_towers(rules: Mapping[str, Any], towers: Sequence[str | None]) -> dict[str, Any]:
@@ -465,30 +470,36 @@ class Room:
             first, new = int(data["events_from"]), list(data["events"])
             status = str(data["status"])
             have = len(self.events)
-            if first > have or (status != "waiting" and self.start is None and self._record_text is None):
+            self.by_timer.update(int(k) for k in data.get("by_timer") or ())
+            if (
+                first > have
+                or status != self.status
+                or [_seat_facts(r) for r in data["seats"]] != [_seat_facts(s.row()) for s in self.seats]
+                or (status != "waiting" and self.start is None and self._record_text is None)
+            ):
+                # A gap, or seats or status changed: the message may be older than another
+                # instance's change to other seats, so the database decides.
                 await self._reload()
-            else:
-                for seat, row in zip(self.seats, data["seats"], strict=False):
-                    seat.kind, seat.name, seat.strength = row["kind"], row["name"], row["strength"]
-                    seat.token_hash, seat.tower = row["token_hash"], row["tower"]
+            elif first + len(new) > have:
                 self.rematch, self.error = data.get("rematch"), data.get("error")
-                self.by_timer.update(int(k) for k in data.get("by_timer") or ())
-                if first + len(new) > have:
-                    self.events.extend(new[have - first:])
-                    if self.start is not None:
-                        start, logged = self.start, self.logged_events()
-                        self.game = await asyncio.to_thread(self.adapter.rebuild, start, logged)
-                        assert self.table is not None
-                        self.table.advance()
-                if status != self.status:
-                    self.status = status
-                    if status not in LIVE:
-                        self._retire()
-                        self.ended_at = time.monotonic()
-                        self.lobby.note_ended(self)
+                self.events.extend(new[have - first:])
+                if self.start is not None:
+                    start, logged = self.start, self.logged_events()
+                    self.game = await asyncio.to_thread(self.adapter.rebuild, start, logged)
+                    assert self.table is not None
+                    self.table.advance()
+            else:
+                self.rematch, self.error = data.get("rematch"), data.get("error")
             self._published = len(self.events)
+            # The last seats were taken on different instances at once: neither saw the room
+            # full, so the lease holder starts it (the start is guarded: it happens once).
+            begin = self.status == "waiting" and self.runs_clock and all(
+                s.kind not in ("open", "reserved") for s in self.seats
+            )
+            if begin:
+                await self._start()
         self.schedule()
-        self.broadcast(publish=False)
+        self.broadcast(publish=begin)
 
     async def _reload(self) -> None:
         """Replace this copy by the database's (under the lock): another instance changed it."""
@@ -498,6 +509,7 @@ class Room:
         fresh = await asyncio.to_thread(self.lobby._restore, stored)
         for seat, new_seat in zip(self.seats, fresh.seats, strict=False):
             new_seat.connected, new_seat.remote = seat.connected, seat.remote
+            new_seat.tower = new_seat.tower or seat.tower  # not stored: kept from this copy
         self.seats = fresh.seats
         self.status, self.start, self.events = fresh.status, fresh.start, fresh.events
         self.table = fresh.table
@@ -507,6 +519,7 @@ class Room:
             self._retire()
             self.ended_at = self.ended_at or time.monotonic()
             self._cancel_timer()
+            self.lobby.note_ended(self)
         self._published = len(self.events)
 
     async def resync(self) -> None:
@@ -1188,7 +1201,10 @@ class Lobby:
             room = restored
             if room.status in LIVE:
                 room._published = len(room.events)
-                room.runs_clock = await self.leases.acquire(room_id)
+                got = await self.leases.acquire(room_id)
+                if got == TAKEN_OVER and room.status == "playing":
+                    self._took_over(room_id)
+                room.runs_clock = got != NOT_HELD
             else:
                 room.ended_at = time.monotonic()
             room._refresh()
@@ -1285,7 +1301,7 @@ class Lobby:
         room._refresh()
         self.rooms[room_id] = room
         await self.bus.watch(room_id)
-        room.runs_clock = await self.leases.acquire(room_id)
+        room.runs_clock = await self.leases.acquire(room_id) != NOT_HELD
         if all(s.kind != "open" and s.kind != "reserved" for s in seats):
             async with room.lock:
                 await room._start()
@@ -1425,14 +1441,21 @@ class Lobby:
                 room.runs_clock = False
                 room._cancel_timer()
         for room in [r for r in self.rooms.values() if not r.runs_clock and r.status in LIVE]:
-            if await self.leases.acquire(room.id):
-                self._took_over(room.id)
+            got = await self.leases.acquire(room.id)
+            if got != NOT_HELD:
+                if got == TAKEN_OVER and room.status == "playing":
+                    self._took_over(room.id)
                 room.runs_clock = True
                 await room.resync()
         if scan:
+            # Playing rooms that no instance serves (their holder died with nobody watching).
             for room_id in await self.storage.room_ids("playing", limit=200):
-                if room_id not in self.rooms and await self.leases.acquire(room_id):
+                if room_id in self.rooms:
+                    continue
+                got = await self.leases.acquire(room_id)
+                if got == TAKEN_OVER:
                     self._took_over(room_id)
+                if got != NOT_HELD:
                     try:
                         await self.find(room_id)
                     except ActionError:

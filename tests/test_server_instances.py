@@ -1,0 +1,73 @@
+"""Two lobbies (two instances' worth of rooms) in one process, on one PostgreSQL database and one
+Redis: a copy kept by the instance that does not run the room follows it over the bus, leaves
+memory when idle, and is read back from the database on the next request, where it plays on."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from server_helpers import dice_moves
+from services import new_database
+from tabletris.server.bus import RedisBus
+from tabletris.server.leases import RedisLeases
+from tabletris.server.limits import Limits
+from tabletris.server.rooms import Lobby
+from tabletris.server.storage import Storage
+
+SMALL = {"width": 5, "height": 6}
+
+
+def lobby(db: str, redis_url: str) -> Lobby:
+    bus = RedisBus(redis_url)
+    return Lobby(Storage(db), bot_delay=0, limits=Limits.unlimited_clients(),
+                 bus=bus, leases=RedisLeases(redis_url, bus.instance, ttl=2.0))
+
+
+async def until(check: Any, timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, "timed out"
+        await asyncio.sleep(0.02)
+
+
+def test_an_idle_copy_leaves_memory_and_is_read_back_where_it_plays_on(postgres_cluster: str, redis_url: str) -> None:
+    db = new_database(postgres_cluster)
+
+    async def scenario() -> None:
+        a, b = lobby(db, redis_url), lobby(db, redis_url)
+        await a.open()
+        await b.open()
+        try:
+            room = await a.create("dice", SMALL, [{"kind": "open"}, {"kind": "open"}])
+            tokens = [(await room.join(i, f"P{i}"))[1] for i in range(2)]
+            copy = await b.find(room.id)
+            assert room.runs_clock and not copy.runs_clock, "the creating instance holds the lease"
+
+            def mover(r: Any) -> int:
+                return next(s for s in range(2) if (r.state(s)["private"] or {}).get("options"))
+
+            seat = mover(room)
+            await room.act(seat, dice_moves(room.state(seat))[0])
+            await until(lambda: len(copy.events) == len(room.events) == 1)
+            assert copy.state(seat)["game"] == room.state(seat)["game"], "the copy followed over the bus"
+
+            b.idle_evict = 0.0
+            copy.touched -= 1
+            assert room.id in await b.sweep()
+            assert room.id not in b.rooms, "the idle copy left memory"
+
+            again = await b.find(room.id)  # read back from the database
+            assert again is not copy and len(again.events) == 1
+            seat = mover(again)
+            assert again.authenticate(tokens[seat]) == seat
+            seq = await again.act(seat, dice_moves(again.state(seat))[0])
+            assert seq == 2
+            await until(lambda: len(room.events) == 2)
+            assert room.state(seat)["game"] == again.state(seat)["game"]
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(scenario())
