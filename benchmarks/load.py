@@ -39,6 +39,7 @@ import gc
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import statistics
@@ -471,6 +472,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
         finally:
             for i in instances:
                 i.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main() -> None:
