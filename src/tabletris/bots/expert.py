@@ -37,7 +37,7 @@ from typing import Any
 
 from tabletris.bots import tower_eval as te
 from tabletris.bots.base import Bot
-from tabletris.bots.dice_eval import immediate, outlook, rescores, shape_outlook
+from tabletris.bots.dice_eval import immediate_all, outlook, rescores, shape_outlook
 from tabletris.bots.greedy import decision_for, legal_options, plays_random, seat_of, strength_of
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights, board_cost
 from tabletris.bots.registry import register
@@ -126,8 +126,7 @@ class ExpertBot(Bot):
         start = time.perf_counter()
         params = self.params
         ranked = []
-        for i, option in enumerate(options):
-            m = immediate(game, option, params.weights)
+        for i, (option, m) in enumerate(zip(options, immediate_all(game, options, params.weights), strict=True)):
             ranked.append((m.points - params.shape * m.cost, i, option))
         ranked.sort(key=lambda t: (-t[0], t[1]))
         best: DiceAction | None = None
