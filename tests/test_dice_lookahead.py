@@ -124,3 +124,29 @@ def test_rules_constants_are_computed_once() -> None:
     assert rules.face_shapes["*"] == rules.shapes and [s.value for s in rules.face_shapes["I"]] == ["I"]
     assert not rules.limited_supply and not rules.takes_tokens
     assert rules == DiceRules.from_dict({"die": ["I", "O", "*", "I"], "clear_rows": "cells"})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rules=st.sampled_from(VARIANTS),
+    seed=st.integers(0, 2**32 - 1),
+    turns=st.integers(0, 40),
+)
+def test_one_option_by_index_is_turn_options_at_that_index(rules: dict[str, Any], seed: int, turns: int) -> None:
+    """``turn_option(i)``/``turn_option_count()`` are ``turn_options()[i]``/its length, and the
+    random bot that uses them draws exactly what ``rng.choice(turn_options())`` drew."""
+    from tabletris.bots.registry import make_bot
+
+    game = DiceGame(["Ann", "Bob"], rules, seed=seed)
+    play_random_game(game, random.Random(seed), max_turns=turns)
+    if not game.over and game.roll_face is None:
+        game.roll()
+    options = game.turn_options() if not game.over else []
+    assert game.turn_option_count() == len(options)
+    for i in {0, len(options) // 2, len(options) - 1} if options else set():
+        assert game.turn_option(i) == options[i]
+    with pytest.raises(IndexError):
+        game.turn_option(len(options))
+    if options:
+        bot, twin = make_bot("random", seed=seed), make_bot("random", seed=seed)
+        assert bot.choose_dice(game.view()) == game.complete(twin.rng.choice(options))

@@ -598,12 +598,29 @@ class DiceGame:
 
     def turn_options(self) -> list[DiceAction]:
         """Every decision the pending roll allows, rewards left to ``complete``."""
-        result = []
-        for shape in self.shapes_for_roll():
-            for take in self.take_options(shape):
-                for p in self.legal_placements(shape, take):
-                    result.append(DiceAction(shape, p, take))
-        return result
+        return [DiceAction(shape, p, take) for shape, take, placements in self._option_groups() for p in placements]
+
+    def turn_option_count(self) -> int:
+        """``len(turn_options())``, without building the options."""
+        return sum(len(placements) for _, _, placements in self._option_groups())
+
+    def turn_option(self, index: int) -> DiceAction:
+        """``turn_options()[index]``, without building the others (a random player draws one of
+        hundreds per turn); IndexError when there is no such option."""
+        if index >= 0:
+            for shape, take, placements in self._option_groups():
+                if index < len(placements):
+                    return DiceAction(shape, placements[index], take)
+                index -= len(placements)
+        raise IndexError("turn option index out of range")
+
+    def _option_groups(self) -> list[tuple[Shape, Stone | None, list[Placement]]]:
+        """The options in ``turn_options`` order, grouped by shape and take."""
+        return [
+            (shape, take, self.legal_placements(shape, take))
+            for shape in self.shapes_for_roll()
+            for take in self.take_options(shape)
+        ]
 
     def complete(self, action: DiceAction) -> DiceAction:
         """``action`` with what it left open filled in by the rules: the one place that says
@@ -613,14 +630,14 @@ class DiceGame:
         returned as it is (``play`` then says why)."""
         if self.rules.row_reward == "choose" and action.rewards is None:
             rows = self.scoring_rows_after(action.placement, action.take)
-            action = replace(action, rewards=("point",) * len(rows))
+            action = DiceAction(action.shape, action.placement, action.take, ("point",) * len(rows), action.tokens)
         if action.tokens is None and self.rules.takes_tokens and self.roll_face is not None and not self.over:
             try:
                 move = self.push(action.placement, action.shape, action.take, action.rewards)
             except IllegalMove:
                 return action
             self.pop()
-            action = replace(action, tokens=move.tokens or ())
+            action = DiceAction(action.shape, action.placement, action.take, action.rewards, move.tokens or ())
         return action
 
     def act(self, action: DiceAction) -> DiceMove:
