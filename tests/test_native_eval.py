@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 
 from helpers import play_random_game
 from tabletris.bots.dice_eval import immediate, immediate_all, outlook
-from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights
+from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights, board_cost, board_cost_py
 from tabletris.engine import board as board_module
+from tabletris.engine.board import Placement
 from tabletris.engine.dice import DiceGame
+from tabletris.engine.errors import IllegalMove
 from test_dice_properties import VARIANTS
 
 if not board_module.native_available():
@@ -56,8 +58,10 @@ def test_evaluation_identical_on_both_engines(
     # The outlook is asked of every position, the finished ones too (the expert asks it after
     # each option, whoever is to move).
     native_outlook = outlook(game)
+    native_cost = board_cost(game.board, weights)
     with board_module.engine(False):
         assert outlook(game) == native_outlook
+        assert board_cost(game.board, weights) == native_cost == board_cost_py(game.board, weights)
     if game.over:
         return
     options = game.turn_options()
@@ -66,6 +70,23 @@ def test_evaluation_identical_on_both_engines(
         reference = [immediate(game, o, weights) for o in options]
         assert immediate_all(game, options, weights) == reference
     assert fast == reference
+    # ``Board.check_placement`` (what ``play`` asks of an engine-made placement) accepts exactly
+    # what ``validate`` accepts: every legal option, and no placement validate refuses.
+    mode, access = game.rules.orientation_mode, game.rules.access_mode
+    board = game.board
+    for o in options:
+        if o.take is None:
+            assert board.check_placement(o.placement, mode, access) == o.placement
+    rng = random.Random(seed)
+    for shape in game.rules.shapes:
+        for form in shape.orientations(mode):
+            for _ in range(6):
+                p = Placement(shape, form, rng.randrange(-1, board.width), rng.randrange(-1, board.height))
+                try:
+                    legal = board.validate(shape, p.cells, mode, access) == p
+                except IllegalMove:
+                    legal = False
+                assert (board.check_placement(p, mode, access) is not None) == legal, p
 
 
 def test_the_core_counts_and_clears_rows_as_the_reference() -> None:

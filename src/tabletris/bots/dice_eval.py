@@ -9,7 +9,7 @@ complete with this roll, or is the game over because they cannot place?".
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from functools import cache
 
 from tabletris.bots.heuristics import (
@@ -17,6 +17,7 @@ from tabletris.bots.heuristics import (
     Weights,
     features_of,
     max_rows_of,
+    weights_tuple,
 )
 from tabletris.engine.board import (
     ACCESS_CODE,
@@ -100,18 +101,12 @@ def immediate_all(
     scored = 0 if rescores(game) else game.scored_rows
     measured = nat.immediate(
         board.occupied, board.width, board.height, masks, scored, game.rules.clear_rows == "cells",
-        _weights_tuple(weights),
+        weights_tuple(weights),
     )
     result: list[Immediate | None] = [None] * len(options)
     for i, (points, cost) in zip(plain, measured, strict=True):
         result[i] = Immediate(points, cost)
     return [m if m is not None else immediate(game, options[i], weights) for i, m in enumerate(result)]
-
-
-@cache
-def _weights_tuple(weights: Weights) -> tuple[float, ...]:
-    """The weights in ``Weights.cost``'s order, as the core reads them."""
-    return tuple(float(w) for w in astuple(weights))
 
 
 def _immediate_pushed(game: DiceGame, option: DiceAction, weights: Weights) -> Immediate:

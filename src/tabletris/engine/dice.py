@@ -908,10 +908,12 @@ class DiceGame:
         if isinstance(place, Placement):
             if place.shape is not shape:
                 raise IllegalMove(f"the die shows {shape.value}, not {place.shape.value}")
-            cells: Sequence[Sequence[int]] = place.cells
+            # An engine-made placement skips the shape lookup by cells; validate words any error.
+            placement = board.check_placement(
+                place, rules.orientation_mode, rules.access_mode
+            ) or board.validate(shape, place.cells, rules.orientation_mode, rules.access_mode)
         else:
-            cells = place
-        placement = board.validate(shape, cells, rules.orientation_mode, rules.access_mode)
+            placement = board.validate(shape, place, rules.orientation_mode, rules.access_mode)
         if duty and not self._closes_row(placement):
             raise IllegalMove(_must_close_error(shape, placement.cells))
         before = board.complete_rows_mask()
