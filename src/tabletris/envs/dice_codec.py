@@ -328,10 +328,16 @@ class DiceCodec:
         obs = np.zeros(self.obs_size, dtype=np.float32)
         h, w = self.height, self.width
         planes = obs[self.layout["board"]].reshape(BOARD_PLANES, h, w)
+        # Flat indices gathered in Python and set in one NumPy call: one item assignment per cell
+        # was the env step's largest single cost.
+        hw = h * w
+        cells: list[int] = []
         for stone in game.board.stones.values():
-            plane = 2 if stone.owner is None else 0 if stone.owner == seat else 1
+            base = 2 * hw if stone.owner is None else 0 if stone.owner == seat else hw
             for x, y in stone.cells:
-                planes[plane, y, x] = 1.0
+                cells.append(base + y * w + x)
+        if cells:
+            obs[self.layout["board"].start + np.array(cells, dtype=np.intp)] = 1.0
         if game.roll_face is not None:
             obs[self.layout["face"].start + self.faces.index(game.roll_face)] = 1.0
         n = self.players
