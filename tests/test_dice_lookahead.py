@@ -150,3 +150,26 @@ def test_one_option_by_index_is_turn_options_at_that_index(rules: dict[str, Any]
     if options:
         bot, twin = make_bot("random", seed=seed), make_bot("random", seed=seed)
         assert bot.choose_dice(game.view()) == game.complete(twin.rng.choice(options))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1), turns=st.integers(0, 40))
+def test_complete_without_a_trial_play_takes_the_tokens_play_takes(
+    rules: dict[str, Any], seed: int, turns: int
+) -> None:
+    """``complete`` skips its trial play for a made placement that scores nothing: its tokens are
+    still exactly those the trial play (``push``) takes, for every option."""
+    game = DiceGame(["Ann", "Bob", "Cid"], rules, seed=seed)
+    play_random_game(game, random.Random(seed), max_turns=turns)
+    if not game.over and game.roll_face is None:
+        game.roll()
+    if game.over:
+        return
+    for option in game.turn_options():
+        done = game.complete(option)
+        if not game.rules.takes_tokens:
+            assert done.tokens is None
+            continue
+        move = game.push(done.placement, done.shape, done.take, done.rewards)
+        game.pop()
+        assert done.tokens == (move.tokens or ())

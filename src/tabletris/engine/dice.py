@@ -34,6 +34,7 @@ from tabletris.engine.board import (
     Board,
     Placement,
     Stone,
+    complete_rows_of,
     format_cells,
     parse_cells,
 )
@@ -632,6 +633,8 @@ class DiceGame:
             rows = self.scoring_rows_after(action.placement, action.take)
             action = DiceAction(action.shape, action.placement, action.take, ("point",) * len(rows), action.tokens)
         if action.tokens is None and self.rules.takes_tokens and self.roll_face is not None and not self.over:
+            if self._scores_nothing(action):
+                return DiceAction(action.shape, action.placement, action.take, action.rewards, ())
             try:
                 move = self.push(action.placement, action.shape, action.take, action.rewards)
             except IllegalMove:
@@ -639,6 +642,25 @@ class DiceGame:
             self.pop()
             action = DiceAction(action.shape, action.placement, action.take, action.rewards, move.tokens or ())
         return action
+
+    def _scores_nothing(self, action: DiceAction) -> bool:
+        """Whether ``action`` is surely legal and scores no row, so that ``play`` takes no token:
+        a placement this position's generator made (one of its cached list, no take, the supply
+        has the shape, no duty to close), no rewards named, and no new scoring row. Most turns are this,
+        and ``complete`` then needs no trial play; any doubt answers False (the trial decides)."""
+        shape = action.shape
+        if action.take is not None or action.rewards or self.rules.must_close:
+            return False
+        if shape not in self.shapes_for_roll() or not self._in_supply(shape):
+            return False
+        made = self._cache.get((shape, None))
+        placement = action.placement
+        if made is None or placement not in made:
+            return False
+        board = self.board
+        before = board.complete_rows_mask()
+        after = complete_rows_of(board.occupied | board.placement_mask(placement), board.width, board.height)
+        return not self._scoring(after & ~before)
 
     def act(self, action: DiceAction) -> DiceMove:
         """Play a decision (completed first); ``IllegalMove`` leaves the game untouched."""
