@@ -34,7 +34,7 @@ setup(
             "tabletris.engine._native",
             ["src/tabletris/engine/_native.c"],
             optional=True,
-            extra_compile_args=["-O2", "-std=c99"],
+            extra_compile_args=["-O2", "-std=c99", "-ffp-contract=off"],
         )
     ],
 )

@@ -75,3 +75,27 @@ def test_help_shows_examples() -> None:
     assert result.exit_code == 0
     assert "Examples" in result.output
     assert "tabletris bench --seconds 1 --json" in result.output
+
+
+def test_the_batched_env_row_and_the_goals_are_reported() -> None:
+    """Issue 19: the batched env in one process and on two, and each goal row says met or not."""
+    result = runner.invoke(app, ["bench", "--seconds", "0.01", "--only", "vector", "--json"])
+    assert result.exit_code == 0, result.output
+    for f in json.loads(result.output)["engines"].values():
+        assert f["vector"]["steps_per_s"] > 0 and f["vector"]["two_cores_steps_per_s"] > 0
+    table = runner.invoke(app, ["bench", "--seconds", "0.01", "--only", "expert"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0, table.output
+    assert "goal (issue 19)" in table.output
+    assert "≤ 1 ms: met" in table.output or "≤ 1 ms: not met" in table.output
+
+
+def test_goal_status_words() -> None:
+    from tabletris.cli.bench import goal_status
+
+    assert goal_status("expert/median_ms", 5.0, 0.9, True) == "≤ 1 ms: met"
+    assert goal_status("expert/median_ms", 5.0, 1.1, True) == "≤ 1 ms: not met"
+    assert goal_status("env/steps_per_s", 1000.0, 30_000.0, False) == "≥ 20,000/s: met"
+    # placements need the 10x over the pure engine as well as the bound
+    assert goal_status("placements/slide/median_us", 20.0, 1.6, True) == "≤ 2 µs, ≥ 10x: met"
+    assert goal_status("placements/slide/median_us", 8.0, 1.6, True) == "≤ 2 µs, ≥ 10x: not met"
+    assert goal_status("batch/boards_per_s", 1.0, 2.0, False) == ""

@@ -10,16 +10,25 @@ complete with this roll, or is the game over because they cannot place?".
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from tabletris.bots.heuristics import (
     DEFAULT_WEIGHTS,
     Weights,
     features_of,
     max_rows_of,
+    weights_tuple,
 )
-from tabletris.engine.board import Board, complete_rows_of
-from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
-from tabletris.engine.shapes import Shape
+from tabletris.engine.board import (
+    ACCESS_CODE,
+    NATIVE_MAX_WIDTH,
+    Board,
+    complete_rows_of,
+    native_module,
+    shape_spec,
+)
+from tabletris.engine.dice import DiceAction, DiceGame
+from tabletris.engine.shapes import OrientationMode, Shape
 
 
 def rescores(game: DiceGame) -> bool:
@@ -74,6 +83,30 @@ def immediate(game: DiceGame, option: DiceAction, weights: Weights = DEFAULT_WEI
         occupied = _cleared(occupied, new, width, height)
     cost = weights.cost(features_of(occupied, width, height))
     return Immediate(scoring.bit_count(), cost)
+
+
+def immediate_all(
+    game: DiceGame, options: list[DiceAction], weights: Weights = DEFAULT_WEIGHTS
+) -> list[Immediate]:
+    """``immediate`` of every option, in order: one call into the compiled core for the options
+    that take no stone (all but the last turns of a game), ``immediate`` itself for the others,
+    for ``clear_rows: stones`` and on the pure engine. The results are ``immediate``'s exactly
+    (tests/test_native_eval.py): the core sums the weighted features in ``Weights.cost``'s order."""
+    nat = native_module()
+    board = game.board
+    if nat is None or board.width > NATIVE_MAX_WIDTH or game.rules.clear_rows == "stones":
+        return [immediate(game, o, weights) for o in options]
+    plain = [i for i, o in enumerate(options) if o.take is None]
+    masks = [board.placement_mask(options[i].placement) for i in plain]
+    scored = 0 if rescores(game) else game.scored_rows
+    measured = nat.immediate(
+        board.occupied, board.width, board.height, masks, scored, game.rules.clear_rows == "cells",
+        weights_tuple(weights),
+    )
+    result: list[Immediate | None] = [None] * len(options)
+    for i, (points, cost) in zip(plain, measured, strict=True):
+        result[i] = Immediate(points, cost)
+    return [m if m is not None else immediate(game, options[i], weights) for i, m in enumerate(result)]
 
 
 def _immediate_pushed(game: DiceGame, option: DiceAction, weights: Weights) -> Immediate:
@@ -159,17 +192,43 @@ def outlook(game: DiceGame) -> Outlook:
     board = game.board
     all_rows = (1 << board.height) - 1
     rows_mask = all_rows if rescores(game) else all_rows & ~game.scored_rows
-    per_shape: dict[Shape, int] = {}
-    faces = game.rules.die
+    per_shape = _shape_outlooks(game, rows_mask)
+    rules = game.rules
+    faces = rules.die
     p = 1.0 / len(faces)
     result = []
+    face_shapes = rules.face_shapes
     for face in faces:
-        shapes = game.rules.shapes if face == CHOICE else (Shape(face),)
         best = -1
-        for shape in shapes:
-            if shape not in per_shape:
-                per_shape[shape] = shape_outlook(game, shape, rows_mask)
+        for shape in face_shapes[face]:
             best = max(best, per_shape[shape])
         result.append((p, best))
     return Outlook(tuple(result))
+
+
+def _shape_outlooks(game: DiceGame, rows_mask: int) -> dict[Shape, int]:
+    """``shape_outlook`` of every shape on the die: the shapes the supply has in one call into
+    the compiled core (no stone to lift, so one board for all), the others one by one."""
+    rules = game.rules
+    nat = native_module()
+    board = game.board
+    if nat is None or board.width > NATIVE_MAX_WIDTH:
+        return {shape: shape_outlook(game, shape, rows_mask) for shape in rules.shapes}
+    free = tuple(s for s in rules.shapes if game.take_options(s) == [None])
+    result: dict[Shape, int] = {}
+    if free:
+        values = nat.outlook_rows(
+            board.occupied, board.width, board.height, ACCESS_CODE[rules.access_mode],
+            _specs(free, rules.orientation_mode), rows_mask, 4,
+        )
+        result = dict(zip(free, values, strict=True))
+    for shape in rules.shapes:
+        if shape not in result:
+            result[shape] = shape_outlook(game, shape, rows_mask)
+    return result
+
+
+@cache
+def _specs(shapes: tuple[Shape, ...], mode: OrientationMode) -> tuple[bytes, ...]:
+    return tuple(shape_spec(s, mode) for s in shapes)
 

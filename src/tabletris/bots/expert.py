@@ -30,12 +30,14 @@ clock, so simulations are reproducible.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
 from tabletris.bots import tower_eval as te
 from tabletris.bots.base import Bot
-from tabletris.bots.dice_eval import immediate, outlook, rescores, shape_outlook
+from tabletris.bots.dice_eval import immediate_all, outlook, rescores, shape_outlook
 from tabletris.bots.greedy import decision_for, legal_options, plays_random, seat_of, strength_of
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights, board_cost
 from tabletris.bots.registry import register
@@ -124,8 +126,7 @@ class ExpertBot(Bot):
         start = time.perf_counter()
         params = self.params
         ranked = []
-        for i, option in enumerate(options):
-            m = immediate(game, option, params.weights)
+        for i, (option, m) in enumerate(zip(options, immediate_all(game, options, params.weights), strict=True)):
             ranked.append((m.points - params.shape * m.cost, i, option))
         ranked.sort(key=lambda t: (-t[0], t[1]))
         best: DiceAction | None = None
@@ -150,11 +151,11 @@ class ExpertBot(Bot):
             return decision
         me = game.to_move
         params = self.params
-        probe = self._after(game, decision, decision.rewards)
-        rows_mask = (1 << probe.board.height) - 1
-        if not rescores(probe):
-            rows_mask &= ~probe.scored_rows
-        need = {s: max(0, shape_outlook(probe, s, rows_mask)) for s in game.rules.shapes}
+        with _pushed(game, decision, decision.rewards):
+            rows_mask = (1 << game.board.height) - 1
+            if not rescores(game):
+                rows_mask &= ~game.scored_rows
+            need = {s: max(0, shape_outlook(game, s, rows_mask)) for s in game.rules.shapes}
         for k in range(len(tokens)):
             best_value = float("-inf")
             # The default first: another shape must be strictly better (no choice without purpose).
@@ -162,12 +163,12 @@ class ExpertBot(Bot):
             for shape in (default, *(s for s in game.rules.shapes if s is not default)):
                 trial = (*tokens[:k], shape, *tokens[k + 1 :])
                 try:
-                    child = self._after(game, decision, decision.rewards, trial)
+                    with _pushed(game, decision, decision.rewards, trial):
+                        value = position_value(game, me, params) + params.starve * need[shape] / (
+                            1 + game.supply.get(shape, 0)
+                        )
                 except IllegalMove:  # no stone of that shape left for this token
                     continue
-                value = position_value(child, me, params) + params.starve * need[shape] / (
-                    1 + child.supply.get(shape, 0)
-                )
                 if value > best_value:
                     best_value, tokens[k] = value, shape
         return replace(decision, tokens=tuple(tokens))
@@ -239,38 +240,27 @@ class ExpertBot(Bot):
             total += p * best
         return total
 
-    def _after(
-        self,
-        game: DiceGame,
-        option: DiceAction,
-        rewards: tuple[Any, ...] | None,
-        tokens: tuple[Shape, ...] | None = None,
-    ) -> DiceGame:
-        child = game.view()
-        child.play(option.placement, option.shape, option.take, rewards, tokens)
-        return child
-
     def _with_rewards(self, game: DiceGame, option: DiceAction) -> tuple[DiceAction, float]:
         """The decision for ``option`` with its best rewards (not yet ``complete``d), and its value."""
         me = game.to_move
         params = self.params
         if game.rules.row_reward != "choose":
-            child = self._after(game, option, None)
-            return _bare(option), position_value(child, me, params)
+            with _pushed(game, option, None):
+                return _bare(option), position_value(game, me, params)
         count = len(game.scoring_rows_after(option.placement, option.take))
         rewards: list[Any] = ["point"] * count
-        child = self._after(game, option, tuple(rewards))
-        value = position_value(child, me, params)
+        with _pushed(game, option, tuple(rewards)):
+            value = position_value(game, me, params)
         for k in range(count):
             # Each reward in turn: keep the point, or remove the opponent stone that hurts most.
             best_k: Any = "point"
             for stone in _removable_after(game, option):
                 trial = rewards[:k] + [{"remove": [list(c) for c in stone]}] + rewards[k + 1 :]
                 try:
-                    c = self._after(game, option, tuple(trial))
+                    with _pushed(game, option, tuple(trial)):
+                        v = position_value(game, me, params)
                 except IllegalMove:  # a stone an earlier removal already took: not a choice
                     continue
-                v = position_value(c, me, params)
                 if v > value:
                     value, best_k = v, trial[k]
             rewards[k] = best_k
@@ -282,12 +272,25 @@ def _bare(option: DiceAction, rewards: tuple[Any, ...] | None = None) -> DiceAct
     return DiceAction(option.shape, option.placement, option.take, rewards)
 
 
+@contextmanager
+def _pushed(
+    game: DiceGame,
+    option: DiceAction,
+    rewards: tuple[Any, ...] | None,
+    tokens: tuple[Shape, ...] | None = None,
+) -> Iterator[DiceGame]:
+    """``game`` (the bot's own view) with ``option`` played on it, taken back after the block:
+    the engine's ``push``/``pop``, no copy of the game per option. ``IllegalMove`` as ``play``."""
+    game.push(option.placement, option.shape, option.take, rewards, tokens)
+    try:
+        yield game
+    finally:
+        game.pop()
+
+
 def _removable_after(game: DiceGame, option: DiceAction) -> list[tuple[tuple[int, int], ...]]:
     """Cells of each stone a ``choose`` reward could remove once ``option`` is on the board: the
-    rewards are settled before any row is cleared, so these are the cells before the fall."""
-    probe = game.view()
-    board = probe.board
-    if option.take is not None:
-        board.remove(option.take)
-    board.push(option.placement, probe.to_move)
-    return [s.cells for s in probe.rewardable_stones()]
+    rewards are settled before any row is cleared, so these are the cells before the fall. The
+    placed piece is the mover's own (never removable); a taken stone is off the board."""
+    taken = None if option.take is None else option.take.number
+    return [s.cells for s in game.rewardable_stones() if s.number != taken]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tabletris.bots.base import Bot
-from tabletris.bots.dice_eval import immediate
+from tabletris.bots.dice_eval import immediate_all
 from tabletris.bots.registry import register
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.tower import TowerAction, TowerGame
@@ -55,8 +55,7 @@ class GreedyBot(Bot):
             return decision_for(game, self.rng.choice(options))
         best = options[0]
         best_key = (-1, 0.0)
-        for option in options:
-            m = immediate(game, option)
+        for option, m in zip(options, immediate_all(game, options), strict=True):
             key = (m.points, -m.cost)
             if key > best_key:
                 best, best_key = option, key

@@ -8,7 +8,7 @@ scoring rows from the game's masks. This module only *measures* positions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache
 
 from tabletris.engine.board import (
@@ -171,8 +171,27 @@ DEFAULT_WEIGHTS = Weights()
 
 
 def board_cost(board: Board, weights: Weights = DEFAULT_WEIGHTS) -> float:
-    """The shape penalty of ``board``: lower is a cleaner, more completable board."""
+    """The shape penalty of ``board``: lower is a cleaner, more completable board. On the
+    compiled core it is one call (its ``immediate`` with no piece: the weighted features, summed
+    in ``Weights.cost``'s order, so the same float); ``board_cost_py`` is the reference."""
+    nat = native_module()
+    if nat is not None and board.width <= NATIVE_MAX_WIDTH:
+        cost: float = nat.immediate(
+            board.occupied, board.width, board.height, [0], 0, False, weights_tuple(weights)
+        )[0][1]
+        return cost
+    return board_cost_py(board, weights)
+
+
+def board_cost_py(board: Board, weights: Weights = DEFAULT_WEIGHTS) -> float:
+    """The reference for ``board_cost``."""
     return weights.cost(features(board))
+
+
+@cache
+def weights_tuple(weights: Weights) -> tuple[float, ...]:
+    """The weights in ``Weights.cost``'s order, as the core reads them."""
+    return tuple(float(getattr(weights, f.name)) for f in fields(weights))
 
 
 # ----------------------------------------------------------------- row threats

@@ -11,7 +11,9 @@ boards, positions and seeds, so the speed-up column compares like with like in t
 - ``simulate``: whole 2-player dice games, expert against greedy, per second;
 - ``dice-games``: whole 4-player dice games between random bots, per second;
 - ``tower-games``: whole 4-player tower games (``advanced`` preset) between random bots, per second;
-- ``env``: ``tabletris/Dice-v0`` steps per second, random legal actions against a random opponent.
+- ``env``: ``tabletris/Dice-v0`` steps per second, random legal actions against a random opponent;
+- ``vector``: ``DiceVectorEnv`` (16 games stepped together) steps per second, in one process and
+  in two worker processes (one per core).
 
 Times are this process's CPU time (``time.process_time``), not wall time: on a machine shared
 with other busy processes a benchmark's own work is measured, not its wait for a core (the figure
@@ -237,6 +239,47 @@ def bench_env(seconds: float) -> dict[str, Any]:
     return {"steps": steps, "episodes": episodes, "steps_per_s": round(steps / elapsed, 1)}
 
 
+VECTOR_GAMES = 16
+
+
+def _vector_rate(seconds: float, native: bool = True) -> dict[str, Any]:
+    """One process stepping ``DiceVectorEnv`` (``VECTOR_GAMES`` games) with random legal actions;
+    learner steps (games x batch steps) per CPU-second of this process."""
+    import numpy as np
+
+    from tabletris.envs.vector import DiceVectorEnv
+
+    with engine(native):
+        vec = DiceVectorEnv(VECTOR_GAMES, action_mask=False)
+        rng = np.random.default_rng(5)
+        vec.reset(seed=5)
+        steps = 0
+        start = time.process_time()
+        while not steps or time.process_time() - start < seconds:
+            masks = vec.action_masks()
+            vec.step(np.array([int(rng.choice(np.flatnonzero(m))) for m in masks]))
+            steps += VECTOR_GAMES
+        elapsed = time.process_time() - start
+        vec.close()
+    return {"games": VECTOR_GAMES, "steps": steps, "steps_per_s": round(steps / elapsed, 1)}
+
+
+def bench_vector(seconds: float) -> dict[str, Any]:
+    """``DiceVectorEnv`` steps per second: in this process, and in two worker processes at once
+    (one per core of this machine), their CPU-time rates added: what both cores give when they
+    are free for it (wall time on a shared machine would measure the other sessions' load)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    one = _vector_rate(seconds, board_module.native_module() is not None)
+    native = board_module.native_module() is not None
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        rates = list(pool.map(_vector_rate, [seconds, seconds], [native, native]))
+    return {
+        **one,
+        "two_cores_steps_per_s": round(sum(r["steps_per_s"] for r in rates), 1),
+    }
+
+
 BENCHES: dict[str, Callable[[float], dict[str, Any]]] = {
     "placements": bench_placements,
     "batch": bench_batch,
@@ -245,6 +288,7 @@ BENCHES: dict[str, Callable[[float], dict[str, Any]]] = {
     "dice-games": bench_dice_games,
     "tower-games": bench_tower_games,
     "env": bench_env,
+    "vector": bench_vector,
 }
 
 
@@ -305,6 +349,34 @@ def register(app: typer.Typer) -> None:
         print_figures(figures, Console(highlight=False, no_color=bool(os.environ.get("NO_COLOR"))))
 
 
+GOALS: dict[str, tuple[float, str]] = {
+    "placements/drop/median_us": (2.0, "≤ 2 µs, ≥ 10x"),
+    "placements/slide/median_us": (2.0, "≤ 2 µs, ≥ 10x"),
+    "placements/free/median_us": (2.0, "≤ 2 µs, ≥ 10x"),
+    "expert/median_ms": (1.0, "≤ 1 ms"),
+    "simulate/games_per_s": (100.0, "≥ 100/s"),
+    "env/steps_per_s": (20_000.0, "≥ 20,000/s"),
+    "vector/two_cores_steps_per_s": (100_000.0, "≥ 100,000/s"),
+}
+"""Issue 19's goals, per figure: the bound and how the table words it (placements also ask for
+a 10x speed-up over the pure engine)."""
+
+
+def goal_status(path: str, pure: float | None, native: float | None, lower_is_better: bool) -> str:
+    """``met`` or ``not met`` for a figure with a goal (the engine in use, native when built);
+    empty for a figure without one."""
+    if path not in GOALS:
+        return ""
+    bound, words = GOALS[path]
+    value = native if native is not None else pure
+    if value is None:
+        return ""
+    ok = value <= bound if lower_is_better else value >= bound
+    if path.startswith("placements/"):
+        ok = ok and bool(pure and native and pure / native >= 10)
+    return f"{words}: {'met' if ok else 'not met'}"
+
+
 def _ratio(pure: float | None, native: float | None, lower_is_better: bool) -> str:
     if not pure or not native:
         return ""
@@ -328,7 +400,12 @@ def _rows(names: list[str], engines: dict[str, Any]) -> list[tuple[str, str, boo
         "tower-games": ("tower, 4 random bots (games/s)", "tower-games/games_per_s", False),
         "env": ("tabletris/Dice-v0 vs random, one env (steps/s)", "env/steps_per_s", False),
     }
-    rows.extend(labels[n] for n in names if n in labels)
+    for n in names:
+        if n in labels:
+            rows.append(labels[n])
+        if n == "vector":
+            rows.append((f"DiceVectorEnv, {VECTOR_GAMES} games, one process (steps/s)", "vector/steps_per_s", False))
+            rows.append(("DiceVectorEnv, two processes (steps/s, CPU-time rates added)", "vector/two_cores_steps_per_s", False))
     return rows
 
 
@@ -359,11 +436,13 @@ def print_figures(figures: dict[str, Any], console: Console) -> None:
         table.add_column("pure Python" if label == "pure" else "native", justify="right")
     if "native" in engines:
         table.add_column("speed-up", justify="right", style="green")
+    table.add_column("goal (issue 19)")
     for label, path, lower in _rows(names, engines):
         values = [_get(engines[e], path) for e in engines]
         cells = ["" if v is None else f"{v:g}" for v in values]
         if "native" in engines:
             cells.append(_ratio(values[0], values[1], lower))
+        cells.append(goal_status(path, values[0], values[1] if len(values) > 1 else None, lower))
         table.add_row(label, *cells)
     console.print(table)
     for label, results in engines.items():

@@ -356,6 +356,18 @@ error:
 /* max_rows(occupied, width, height, access, spec, candidates, max_gaps) -> int:
  * heuristics.max_rows_completed for the rows of ``candidates`` (a bit set of row indices) that miss
  * 1..max_gaps cells: the most of them one legal placement completes, -1 with no legal placement. */
+/* The candidate rows (a Python int, bit y = row y) as one flag per row. */
+static int load_candidates(PyObject *cand_obj, int h, uint64_t *cand_rows) {
+    unsigned char buf[MAX_H / 8 + 16];
+    memset(buf, 0, sizeof buf);
+    if (int_to_bytes(cand_obj, buf, sizeof buf - 8) < 0) return -1;
+    for (int y = 0; y < h; y++) cand_rows[y] = buf[y >> 3] >> (y & 7) & 1;
+    return 0;
+}
+
+static long max_rows_core(const uint64_t *occ, int w, int h, const orient_t *os, int k, int access,
+                          const uint64_t *cand_rows, int max_gaps);
+
 static PyObject *py_max_rows(PyObject *self, PyObject *args) {
     PyObject *occ_obj, *spec, *cand_obj;
     int w, h, access, max_gaps;
@@ -365,15 +377,51 @@ static PyObject *py_max_rows(PyObject *self, PyObject *args) {
     orient_t os[8];
     int k = parse_spec(spec, os, 8);
     if (k < 0) return NULL;
-    uint64_t occ[MAX_H], legal[MAX_H], cand_rows[MAX_H];
+    uint64_t occ[MAX_H], cand_rows[MAX_H];
     if (load_rows(occ_obj, w, h, occ) < 0) return NULL;
-    /* the candidate rows as a bitboard of one "row" per word: reuse load_rows with width 1 */
-    {
-        unsigned char buf[MAX_H / 8 + 16];
-        memset(buf, 0, sizeof buf);
-        if (int_to_bytes(cand_obj, buf, sizeof buf - 8) < 0) return NULL;
-        for (int y = 0; y < h; y++) cand_rows[y] = buf[y >> 3] >> (y & 7) & 1;
+    if (load_candidates(cand_obj, h, cand_rows) < 0) return NULL;
+    return PyLong_FromLong(max_rows_core(occ, w, h, os, k, access, cand_rows, max_gaps));
+}
+
+/* outlook_rows(occupied, width, height, access, specs, candidates, max_gaps) -> tuple: for each
+ * shape's spec, max_rows over the candidate rows that are not complete now (dice_eval's
+ * shape_outlook for a shape the supply has: one call per position instead of one per shape). */
+static PyObject *py_outlook_rows(PyObject *self, PyObject *args) {
+    PyObject *occ_obj, *specs, *cand_obj;
+    int w, h, access, max_gaps;
+    if (!PyArg_ParseTuple(args, "OiiiO!Oi", &occ_obj, &w, &h, &access, &PyTuple_Type, &specs, &cand_obj,
+                          &max_gaps))
+        return NULL;
+    if (check_size(w, h) < 0 || parse_access(access) < 0) return NULL;
+    uint64_t occ[MAX_H], cand_rows[MAX_H];
+    if (load_rows(occ_obj, w, h, occ) < 0) return NULL;
+    if (load_candidates(cand_obj, h, cand_rows) < 0) return NULL;
+    uint64_t col = (1ULL << w) - 1;
+    for (int y = 0; y < h; y++)
+        if (occ[y] == col) cand_rows[y] = 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(specs);
+    PyObject *out = PyTuple_New(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        orient_t os[8];
+        int k = parse_spec(PyTuple_GET_ITEM(specs, i), os, 8);
+        if (k < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject *v = PyLong_FromLong(max_rows_core(occ, w, h, os, k, access, cand_rows, max_gaps));
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i, v);
     }
+    return out;
+}
+
+static long max_rows_core(const uint64_t *occ, int w, int h, const orient_t *os, int k, int access,
+                          const uint64_t *cand_rows, int max_gaps) {
+    uint64_t legal[MAX_H];
     uint64_t col = (1ULL << w) - 1;
     int gy[MAX_H];
     uint64_t gaps[MAX_H];
@@ -436,7 +484,7 @@ static PyObject *py_max_rows(PyObject *self, PyObject *args) {
             }
         }
     }
-    return PyLong_FromLong(best);
+    return best;
 }
 
 /* ------------------------------------------------------------ rows and features */
@@ -458,6 +506,13 @@ static PyObject *py_complete_rows(PyObject *self, PyObject *args) {
 
 /* features(occupied, width, height) -> (holes, hole_rows, bumpiness, row_transitions,
  * column_transitions, wells, max_height, aggregate_height, heights): heuristics.features_of. */
+typedef struct {
+    long holes, hole_rows, bump, row_tr, col_tr, wells, maxh, agg;
+    int heights[64];
+} features_t;
+
+static void features_core(const uint64_t *occ, int w, int h, features_t *f);
+
 static PyObject *py_features(PyObject *self, PyObject *args) {
     PyObject *occ_obj;
     int w, h;
@@ -465,6 +520,91 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
     if (check_size(w, h) < 0) return NULL;
     uint64_t occ[MAX_H];
     if (load_rows(occ_obj, w, h, occ) < 0) return NULL;
+    features_t f;
+    features_core(occ, w, h, &f);
+    PyObject *hs = PyTuple_New(w);
+    if (hs == NULL) return NULL;
+    for (int x = 0; x < w; x++) {
+        PyObject *v = PyLong_FromLong(f.heights[x]);
+        if (v == NULL) {
+            Py_DECREF(hs);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(hs, x, v);
+    }
+    return Py_BuildValue("(llllllllN)", f.holes, f.hole_rows, f.bump, f.row_tr, f.col_tr, f.wells, f.maxh,
+                         f.agg, hs);
+}
+
+/* The weighted cost of heuristics.Weights.cost, summed in its order (so the double is the same). */
+static double features_cost(const features_t *f, const double *wt) {
+    double c = wt[0] * (double)f->holes;
+    c += wt[1] * (double)f->hole_rows;
+    c += wt[2] * (double)f->bump;
+    c += wt[3] * (double)f->row_tr;
+    c += wt[4] * (double)f->col_tr;
+    c += wt[5] * (double)f->wells;
+    c += wt[6] * (double)f->maxh;
+    c += wt[7] * (double)f->agg;
+    return c;
+}
+
+/* immediate(occupied, width, height, masks, scored, clear_cells, weights) -> list of (points, cost):
+ * dice_eval.immediate for many options of one position (no take; clear_rows off or "cells"): each
+ * placement mask is ORed onto the board, its new complete rows counted (less ``scored``, the rows
+ * that do not score again: 0 when they all do), those rows cleared when ``clear_cells``, and the
+ * board's features weighted by the 8 ``weights``. */
+static PyObject *py_immediate(PyObject *self, PyObject *args) {
+    PyObject *occ_obj, *masks, *scored_obj, *wt_obj;
+    int w, h, clear_cells;
+    if (!PyArg_ParseTuple(args, "OiiO!OpO!", &occ_obj, &w, &h, &PyList_Type, &masks, &scored_obj, &clear_cells,
+                          &PyTuple_Type, &wt_obj))
+        return NULL;
+    if (check_size(w, h) < 0) return NULL;
+    if (PyTuple_GET_SIZE(wt_obj) != 8) {
+        PyErr_SetString(PyExc_ValueError, "weights: expected 8 numbers");
+        return NULL;
+    }
+    double wt[8];
+    for (int i = 0; i < 8; i++) {
+        wt[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(wt_obj, i));
+        if (wt[i] == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    uint64_t occ[MAX_H], scored[MAX_H], piece[MAX_H], after[MAX_H];
+    if (load_rows(occ_obj, w, h, occ) < 0) return NULL;
+    if (load_candidates(scored_obj, h, scored) < 0) return NULL;
+    uint64_t col = (1ULL << w) - 1;
+    Py_ssize_t n = PyList_GET_SIZE(masks);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (load_rows(PyList_GET_ITEM(masks, i), w, h, piece) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        long points = 0;
+        int nrows = 0;
+        for (int y = 0; y < h; y++) {
+            uint64_t a = occ[y] | piece[y];
+            int fresh = a == col && occ[y] != col;
+            if (fresh && !scored[y]) points++;
+            if (fresh && clear_cells) continue;
+            after[nrows++] = a;
+        }
+        for (int y = nrows; y < h; y++) after[y] = 0;
+        features_t f;
+        features_core(after, w, h, &f);
+        PyObject *item = Py_BuildValue("(ld)", points, features_cost(&f, wt));
+        if (item == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, item);
+    }
+    return out;
+}
+
+static void features_core(const uint64_t *occ, int w, int h, features_t *f) {
     uint64_t col = (1ULL << w) - 1, wall = 1ULL << w, with_wall = (wall << 1) - 1;
     long holes = 0, hole_rows = 0, row_tr = 0, col_tr = 0, wells = 0;
     int heights[64] = {0}, well_depth[64] = {0};
@@ -500,17 +640,15 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
         if (heights[x] > maxh) maxh = heights[x];
         if (x > 0) bump += heights[x] > heights[x - 1] ? heights[x] - heights[x - 1] : heights[x - 1] - heights[x];
     }
-    PyObject *hs = PyTuple_New(w);
-    if (hs == NULL) return NULL;
-    for (int x = 0; x < w; x++) {
-        PyObject *v = PyLong_FromLong(heights[x]);
-        if (v == NULL) {
-            Py_DECREF(hs);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(hs, x, v);
-    }
-    return Py_BuildValue("(llllllllN)", holes, hole_rows, bump, row_tr, col_tr, wells, maxh, agg, hs);
+    f->holes = holes;
+    f->hole_rows = hole_rows;
+    f->bump = bump;
+    f->row_tr = row_tr;
+    f->col_tr = col_tr;
+    f->wells = wells;
+    f->maxh = maxh;
+    f->agg = agg;
+    for (int x = 0; x < w; x++) f->heights[x] = heights[x];
 }
 
 static PyMethodDef methods[] = {
@@ -521,6 +659,8 @@ static PyMethodDef methods[] = {
     {"max_rows", py_max_rows, METH_VARARGS, "The most threatened rows one placement completes."},
     {"complete_rows", py_complete_rows, METH_VARARGS, "Complete rows as a bit set of row indices."},
     {"features", py_features, METH_VARARGS, "The heuristics' board features."},
+    {"outlook_rows", py_outlook_rows, METH_VARARGS, "max_rows of several shapes over the rows not complete."},
+    {"immediate", py_immediate, METH_VARARGS, "Points and weighted board cost of many placements."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -621,6 +621,35 @@ class Board:
             raise IllegalPlacement(shape, pts, Message(N_("is not where a straight drop lands (access drop)")))
         return placement
 
+    def check_placement(
+        self, placement: Placement, orientation: OrientationMode = "rotate", access: Access = "slide"
+    ) -> Placement | None:
+        """``placement`` when ``validate`` would accept its cells, else None (``validate`` then
+        says why). For a ``Placement`` the engine made (a bot's, an env's): its orientation is one
+        of the mode's own objects, so the shape lookup by cells is skipped; the board checks are
+        ``_validate_fast``'s, in its order."""
+        o = placement.orientation
+        if not any(form is o for form in placement.shape.orientations(orientation)):
+            return None
+        return placement if self._board_allows(o, placement.x, placement.y, access) else None
+
+    def _board_allows(self, o: Orientation, x: int, y: int, access: Access) -> bool:
+        """The board's rules for ``o`` anchored at ``(x, y)``: on the board, no overlap, resting
+        (slide, free), reachable (slide, drop)."""
+        if x < 0 or y < 0 or x + o.width > self.width or y + o.height > self.height:
+            return False
+        stride = self.geometry.stride
+        m = _orientation_masks(self.width, self.height, o)
+        mask = m.shape_mask << (y * stride + x)
+        occupied = self.occupied
+        if occupied & mask:
+            return False
+        if (access == "free" or access == "slide") and not (y == 0 or (mask >> stride) & occupied):
+            return False
+        return access == "free" or bool(
+            positions_of(occupied, self.width, self.height, o, access) >> (y * stride + x) & 1
+        )
+
     def _validate_fast(
         self, shape: Shape, cells: Any, orientation: OrientationMode, access: Access
     ) -> Placement | None:
@@ -636,21 +665,7 @@ class Board:
         if found is None:
             return None
         o, x, y = found
-        if x < 0 or y < 0 or x + o.width > self.width or y + o.height > self.height:
-            return None
-        stride = self.geometry.stride
-        m = _orientation_masks(self.width, self.height, o)
-        mask = m.shape_mask << (y * stride + x)
-        occupied = self.occupied
-        if occupied & mask:
-            return None
-        if (access == "free" or access == "slide") and not (y == 0 or (mask >> stride) & occupied):
-            return None
-        if access != "free" and not positions_of(occupied, self.width, self.height, o, access) >> (
-            y * stride + x
-        ) & 1:
-            return None
-        return Placement(shape, o, x, y)
+        return Placement(shape, o, x, y) if self._board_allows(o, x, y, access) else None
 
     # ---------------------------------------------------------------- changes
 

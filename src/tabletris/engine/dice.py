@@ -25,6 +25,7 @@ import random
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from tabletris.engine.board import (
@@ -33,6 +34,7 @@ from tabletris.engine.board import (
     Board,
     Placement,
     Stone,
+    complete_rows_of,
     format_cells,
     parse_cells,
 )
@@ -176,7 +178,10 @@ class DiceRules:
     def to_dict(self) -> dict[str, Any]:
         return options_to_dict(self)
 
-    @property
+    # The derived values below are asked on every turn (and hundreds of times per bot decision):
+    # computed once per rules object (frozen, so they cannot go stale). ``cached_property``
+    # writes the instance's ``__dict__`` directly, which a frozen dataclass allows.
+    @cached_property
     def shapes(self) -> tuple[Shape, ...]:
         """The shapes on the die, each once, in die order: what ``*`` may name."""
         seen: list[Shape] = []
@@ -185,7 +190,12 @@ class DiceRules:
                 seen.append(Shape(face))
         return tuple(seen)
 
-    @property
+    @cached_property
+    def face_shapes(self) -> dict[str, tuple[Shape, ...]]:
+        """Each face of the die and the shapes it lets the player place (``*``: every shape)."""
+        return {face: self.shapes if face == CHOICE else (Shape(face),) for face in self.die}
+
+    @cached_property
     def limited_supply(self) -> bool:
         """Whether stones run out. Clearing ``cells`` cuts stones that cannot go back to the box,
         so its supply is unlimited; clearing ``stones`` returns them whole, so it stays finite."""
@@ -193,16 +203,16 @@ class DiceRules:
             return not self.unlimited_supply
         return self.clear_rows != "cells"
 
-    @property
+    @cached_property
     def takes_tokens(self) -> bool:
         """Whether a point takes a stone out of the supply (only a finite supply can give one)."""
         return self.tokens_from_supply and self.limited_supply
 
-    @property
+    @cached_property
     def orientation_mode(self) -> OrientationMode:
         return "free" if self.orientation == "free" else "rotate"
 
-    @property
+    @cached_property
     def access_mode(self) -> Access:
         return "drop" if self.access == "drop" else "free" if self.access == "free" else "slide"
 
@@ -307,10 +317,11 @@ class _Snapshot:
 
     def copy(self) -> _Snapshot:
         """A snapshot that can be restored without sharing anything mutable with this one."""
-        return replace(
-            self, board=self.board.copy(), scores=list(self.scores),
-            rows_completed=list(self.rows_completed), supply=dict(self.supply),
-            tokens=[list(t) for t in self.tokens],
+        # The constructor, not ``dataclasses.replace``: this runs on every lookahead (``push``).
+        return _Snapshot(
+            self.board.copy(), list(self.scores), list(self.rows_completed), dict(self.supply),
+            self.scored_rows, self.turn, self.to_move, self.roll, self.over, self.stuck,
+            self.rng_state, self.moves, [list(t) for t in self.tokens],
         )
 
 
@@ -389,7 +400,10 @@ class DiceGame:
                 seat=self.rules.first_player, count=len(players),
             ))
         self.seed = seed if seed is not None else secrets.randbits(32)
-        self.rng = random.Random(self.seed)
+        self._rng: random.Random | None = random.Random(self.seed)
+        self._blind_start = False
+        self._undo: list[tuple[_Snapshot, dict[Any, Any], dict[Any, Any]]] = []
+        """What each ``push`` changed, for ``pop``: the saved state and the position's caches."""
         self.board = Board(self.rules.width, self.rules.height)
         n = len(players)
         self.scores = [0] * n
@@ -470,6 +484,19 @@ class DiceGame:
     # ---------------------------------------------------------------- queries
 
     @property
+    def rng(self) -> random.Random:
+        """The die's generator. A view's is made on first use, seeded by the OS: seeding one
+        costs more than a bot's whole lookahead step, and most views never roll."""
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = random.Random()
+        return rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng = value
+
+    @property
     def player_count(self) -> int:
         return len(self.players)
 
@@ -485,6 +512,9 @@ class DiceGame:
         face = face if face is not None else self.roll_face
         if face is None:
             return ()
+        known = self.rules.face_shapes.get(face)
+        if known is not None:
+            return known
         return self.rules.shapes if face == CHOICE else (Shape(face),)
 
     def take_candidates(self, shape: Shape) -> list[Stone]:
@@ -572,30 +602,68 @@ class DiceGame:
 
     def turn_options(self) -> list[DiceAction]:
         """Every decision the pending roll allows, rewards left to ``complete``."""
-        result = []
-        for shape in self.shapes_for_roll():
-            for take in self.take_options(shape):
-                for p in self.legal_placements(shape, take):
-                    result.append(DiceAction(shape, p, take))
-        return result
+        return [DiceAction(shape, p, take) for shape, take, placements in self._option_groups() for p in placements]
+
+    def turn_option_count(self) -> int:
+        """``len(turn_options())``, without building the options."""
+        return sum(len(placements) for _, _, placements in self._option_groups())
+
+    def turn_option(self, index: int) -> DiceAction:
+        """``turn_options()[index]``, without building the others (a random player draws one of
+        hundreds per turn); IndexError when there is no such option."""
+        if index >= 0:
+            for shape, take, placements in self._option_groups():
+                if index < len(placements):
+                    return DiceAction(shape, placements[index], take)
+                index -= len(placements)
+        raise IndexError("turn option index out of range")
+
+    def _option_groups(self) -> list[tuple[Shape, Stone | None, list[Placement]]]:
+        """The options in ``turn_options`` order, grouped by shape and take."""
+        return [
+            (shape, take, self.legal_placements(shape, take))
+            for shape in self.shapes_for_roll()
+            for take in self.take_options(shape)
+        ]
 
     def complete(self, action: DiceAction) -> DiceAction:
         """``action`` with what it left open filled in by the rules: the one place that says
         "when no reward is chosen, every completed row is a point" and "a token not named is the
-        shape with the most stones left". The tokens are found by playing the action on a view,
-        so they are exactly the ones ``play`` would take; an illegal action is returned as it is
-        (``play`` then says why)."""
+        shape with the most stones left". The tokens are found by playing the action (``push``,
+        then ``pop``), so they are exactly the ones ``play`` would take; an illegal action is
+        returned as it is (``play`` then says why)."""
         if self.rules.row_reward == "choose" and action.rewards is None:
             rows = self.scoring_rows_after(action.placement, action.take)
-            action = replace(action, rewards=("point",) * len(rows))
+            action = DiceAction(action.shape, action.placement, action.take, ("point",) * len(rows), action.tokens)
         if action.tokens is None and self.rules.takes_tokens and self.roll_face is not None and not self.over:
-            probe = self.view()
+            if self._scores_nothing(action):
+                return DiceAction(action.shape, action.placement, action.take, action.rewards, ())
             try:
-                move = probe.play(action.placement, action.shape, action.take, action.rewards)
+                move = self.push(action.placement, action.shape, action.take, action.rewards)
             except IllegalMove:
                 return action
-            action = replace(action, tokens=move.tokens or ())
+            self.pop()
+            action = DiceAction(action.shape, action.placement, action.take, action.rewards, move.tokens or ())
         return action
+
+    def _scores_nothing(self, action: DiceAction) -> bool:
+        """Whether ``action`` is surely legal and scores no row, so that ``play`` takes no token:
+        a placement this position's generator made (one of its cached list, no take, the supply
+        has the shape, no duty to close), no rewards named, and no new scoring row. Most turns are this,
+        and ``complete`` then needs no trial play; any doubt answers False (the trial decides)."""
+        shape = action.shape
+        if action.take is not None or action.rewards or self.rules.must_close:
+            return False
+        if shape not in self.shapes_for_roll() or not self._in_supply(shape):
+            return False
+        made = self._cache.get((shape, None))
+        placement = action.placement
+        if made is None or placement not in made:
+            return False
+        board = self.board
+        before = board.complete_rows_mask()
+        after = complete_rows_of(board.occupied | board.placement_mask(placement), board.width, board.height)
+        return not self._scoring(after & ~before)
 
     def act(self, action: DiceAction) -> DiceMove:
         """Play a decision (completed first); ``IllegalMove`` leaves the game untouched."""
@@ -734,17 +802,83 @@ class DiceGame:
         if face is None:
             raise IllegalMove(Message(N_("roll the die first")))
         chosen = self._chosen_shape(face, shape)
-        snapshot = self._snapshot()
+        self._place(face, chosen, place, take, rewards, tokens, keep=False)
+        return self.moves[-1]
+
+    def push(
+        self,
+        place: Sequence[Sequence[int]] | Placement,
+        shape: Shape | str | None = None,
+        take: Sequence[Sequence[int]] | Stone | None = None,
+        rewards: Sequence[Any] | None = None,
+        tokens: Sequence[Shape | str] | None = None,
+    ) -> DiceMove:
+        """``play``, to be taken back by ``pop``: a bot's lookahead on its own view, as
+        python-chess's ``push``/``pop``. Nothing is copied beyond what the placement changes
+        (the board, scores and supply: the originals are kept aside and put back by ``pop``) and
+        no generator is made; the rules and checks are ``play``'s own."""
+        if self.over:
+            raise IllegalMove(Message(N_("the game is over")))
+        face = self.roll_face
+        if face is None:
+            raise IllegalMove(Message(N_("roll the die first")))
+        chosen = self._chosen_shape(face, shape)
+        self._undo.append(self._place(face, chosen, place, take, rewards, tokens, keep=True))
+        return self.moves[-1]
+
+    def pop(self) -> DiceMove:
+        """Take back the last ``push``: the game is exactly as before it, down to the objects
+        (``board``, ``scores``) it held; ``IllegalMove`` when nothing was pushed."""
+        if not self._undo:
+            raise IllegalMove("there is no pushed move to pop")
+        saved, cache, duty = self._undo.pop()
+        move = self.moves[-1]
+        self._restore(saved)
+        self._cache = cache
+        self._duty = duty
+        return move
+
+    def _place(
+        self,
+        face: str,
+        shape: Shape,
+        place: Sequence[Sequence[int]] | Placement,
+        take: Sequence[Sequence[int]] | Stone | None,
+        rewards: Sequence[Any] | None,
+        tokens: Sequence[Shape | str] | None,
+        keep: bool,
+    ) -> tuple[_Snapshot, dict[Any, Any], dict[Any, Any]]:
+        """Apply a placement, with the state it changes saved: on an illegal move the save is
+        restored (the game untouched), else it is returned (for ``pop``). ``keep``: the game's
+        own objects (board, scores, supply) are kept aside and the placement changes copies, so
+        ``pop`` gives back the very objects; else (``play``) the copies are the save and the game
+        changes its own objects, as front ends that hold ``game.board`` expect. Placing never
+        draws from the generator, so its state is not saved."""
+        saved = _Snapshot(
+            self.board, self.scores, self.rows_completed, self.supply, self.scored_rows, self.turn,
+            self.to_move, self.roll_face, self.over, self.stuck, None, len(self.moves), self.tokens,
+        )
+        if keep:
+            self.board = self.board.copy()
+            self.scores = list(self.scores)
+            self.rows_completed = list(self.rows_completed)
+            self.supply = dict(self.supply)
+            self.tokens = [list(t) for t in self.tokens]
+        else:
+            saved = saved.copy()
+        cache, duty = self._cache, self._duty
         try:
-            move = self._apply(face, chosen, place, take, rewards, tokens)
+            move = self._apply(face, shape, place, take, rewards, tokens)
         except IllegalMove:
-            self._restore(snapshot)
+            self._restore(saved)
+            self._cache, self._duty = cache, duty
             raise
         except (TypeError, ValueError, IndexError) as e:
-            self._restore(snapshot)
+            self._restore(saved)
+            self._cache, self._duty = cache, duty
             raise MalformedMove(Message(N_("malformed move: {error}"), error=_text(e))) from None
         self.moves.append(move)
-        return move
+        return saved, cache, duty
 
     def _chosen_shape(self, face: str, shape: Shape | str | None) -> Shape:
         if face == CHOICE:
@@ -801,10 +935,12 @@ class DiceGame:
         if isinstance(place, Placement):
             if place.shape is not shape:
                 raise IllegalMove(Message(N_("the die shows {face}, not {shape}"), face=shape.value, shape=place.shape.value))
-            cells: Sequence[Sequence[int]] = place.cells
+            # An engine-made placement skips the shape lookup by cells; validate words any error.
+            placement = board.check_placement(
+                place, rules.orientation_mode, rules.access_mode
+            ) or board.validate(shape, place.cells, rules.orientation_mode, rules.access_mode)
         else:
-            cells = place
-        placement = board.validate(shape, cells, rules.orientation_mode, rules.access_mode)
+            placement = board.validate(shape, place, rules.orientation_mode, rules.access_mode)
         if duty and not self._closes_row(placement):
             raise IllegalMove(_must_close_error(shape, placement.cells))
         before = board.complete_rows_mask()
@@ -824,8 +960,9 @@ class DiceGame:
         self.scores[player] += points
         self.rows_completed[player] += count
         self.tokens[player].extend(taken_tokens)
-        self._cache.clear()
-        self._duty.clear()
+        # New dicts, not cleared ones: ``pop`` puts the position's own back.
+        self._cache = {}
+        self._duty = {}
         self.roll_face = None
         self.turn += 1
         self.to_move = (player + 1) % len(self.players)
@@ -991,7 +1128,9 @@ class DiceGame:
 
     # ------------------------------------------------------------------- undo
 
-    def _snapshot(self) -> _Snapshot:
+    def _snapshot(self, with_rng: bool = True) -> _Snapshot:
+        """The game's state; ``with_rng=False`` leaves the generator out (``None``), for a
+        rollback of a placement, which never draws from it."""
         return _Snapshot(
             self.board.copy(),
             list(self.scores),
@@ -1003,7 +1142,7 @@ class DiceGame:
             self.roll_face,
             self.over,
             self.stuck,
-            self.rng.getstate(),
+            self.rng.getstate() if with_rng else None,
             len(self.moves),
             [list(t) for t in self.tokens],
         )
@@ -1019,11 +1158,12 @@ class DiceGame:
         self.roll_face = s.roll
         self.over = s.over
         self.stuck = s.stuck
-        self.rng.setstate(s.rng_state)
+        if s.rng_state is not None:
+            self.rng.setstate(s.rng_state)
         del self.moves[s.moves :]
         self.tokens = s.tokens
-        self._cache.clear()
-        self._duty.clear()
+        self._cache = {}
+        self._duty = {}
 
     def undo(self) -> DiceMove:
         """Take back the last placement: the game returns to that turn with the same roll showing.
@@ -1038,7 +1178,12 @@ class DiceGame:
             raise IllegalMove(Message(N_("there is no move to undo")))
         move = self.moves[placed[-1]]
         keep = self.moves[: placed[-1]]
-        self._restore(self._start.copy())
+        start = self._start.copy()
+        if self._blind_start:  # a view: a new blind generator, never the game's (see ``view``)
+            start.rng_state = None
+            self._rng = None
+        self._restore(start)
+        self._undo.clear()
         for m in keep:
             self.roll(m.roll)
             if m.place is not None:
@@ -1054,7 +1199,7 @@ class DiceGame:
         """
         other = DiceGame.__new__(DiceGame)
         other.__dict__.update(self.__dict__)
-        other.rng = random.Random()
+        other._rng = None  # made on first use (``rng``), from the OS: it knows nothing of this game
         other.board = self.board.copy()
         other.scores = list(self.scores)
         other.rows_completed = list(self.rows_completed)
@@ -1063,8 +1208,10 @@ class DiceGame:
         other.garbage = list(self.garbage)
         other.tokens = [list(t) for t in self.tokens]
         other._duty = {}
-        # Its own start, with its own blind generator: undo in a view must not reveal the rolls.
-        other._start = replace(self._start.copy(), rng_state=other.rng.getstate())
+        # The same start (``undo`` restores a copy of it), but never its generator's state: undo
+        # in a view gets a new blind generator, so it cannot reveal the rolls.
+        other._blind_start = True
+        other._undo = []
         other._cache = {}
         other.seed = 0
         return other

@@ -84,6 +84,10 @@ class DiceTurn:
     """Point tokens this decision takes (``tokens_from_supply``): the engine's count."""
 
 
+_SUPPLY: tuple[Stone | None, ...] = (None,)
+"""The takes of a placement the supply pays for: shared, as nearly every placement has it."""
+
+
 class DiceCodec:
     """The action and observation encoding for one rules set and number of players."""
 
@@ -101,8 +105,13 @@ class DiceCodec:
         # Keyed by cells, not by the Orientation object: a deep-copied game (OpenSpiel clones
         # states that way) holds copies of the interned orientations.
         self._place_index: dict[tuple[Shape, tuple[Cell, ...], int, int], int] = {}
+        self._form_base: dict[Orientation, tuple[int, int]] = {}
+        """Per interned orientation (the engine's own objects, compared by identity): the PLACE
+        id of anchor (0, 0) and the anchors per row, so an id is arithmetic, not a lookup by
+        cells (``placement_options`` runs once per step). Copies fall back to ``_place_index``."""
         for shape in self.shapes:
             for form in self.orientations[shape]:
+                self._form_base[form] = (len(self.placements), w - form.width + 1)
                 for y in range(h - form.height + 1):
                     for x in range(w - form.width + 1):
                         self._place_index[(shape, form.cells, x, y)] = len(self.placements)
@@ -178,11 +187,20 @@ class DiceCodec:
         if game.over or game.roll_face is None:
             return result
         index = self._place_index
+        bases = self._form_base
         for shape in game.shapes_for_roll():
             for take in game.take_options(shape):
                 for p in game.legal_placements(shape, take):
-                    a = index[(shape, p.orientation.cells, p.x, p.y)]
-                    result[a] = (*result.get(a, ()), take)
+                    form = p.orientation
+                    base = bases.get(form)
+                    if base is None:
+                        a = index[(shape, form.cells, p.x, p.y)]
+                    else:
+                        a = base[0] + p.y * base[1] + p.x
+                    if take is None and a not in result:
+                        result[a] = _SUPPLY
+                    else:
+                        result[a] = (*result.get(a, ()), take)
         return result
 
     def legal(self, game: DiceGame, turn: DiceTurn) -> dict[int, Any]:
@@ -310,10 +328,16 @@ class DiceCodec:
         obs = np.zeros(self.obs_size, dtype=np.float32)
         h, w = self.height, self.width
         planes = obs[self.layout["board"]].reshape(BOARD_PLANES, h, w)
+        # Flat indices gathered in Python and set in one NumPy call: one item assignment per cell
+        # was the env step's largest single cost.
+        hw = h * w
+        cells: list[int] = []
         for stone in game.board.stones.values():
-            plane = 2 if stone.owner is None else 0 if stone.owner == seat else 1
+            base = 2 * hw if stone.owner is None else 0 if stone.owner == seat else hw
             for x, y in stone.cells:
-                planes[plane, y, x] = 1.0
+                cells.append(base + y * w + x)
+        if cells:
+            obs[self.layout["board"].start + np.array(cells, dtype=np.intp)] = 1.0
         if game.roll_face is not None:
             obs[self.layout["face"].start + self.faces.index(game.roll_face)] = 1.0
         n = self.players
@@ -377,14 +401,28 @@ class DiceDecider:
         self.codec = codec
         self.game = game
         self.turn = DiceTurn()
-        self.legal: dict[int, Any] = {}
+        self._legal: dict[int, Any] | None = None
         self.refresh()
+
+    @property
+    def legal(self) -> dict[int, Any]:
+        """The ids legal now, each with what it stands for. Worked out when first asked after a
+        ``refresh``: an env refreshes after every opponent's move, and a bot opponent never asks."""
+        legal = self._legal
+        if legal is None:
+            game = self.game
+            legal = {} if game.over or game.roll_face is None else self.codec.legal(game, self.turn)
+            self._legal = legal
+        return legal
+
+    @legal.setter
+    def legal(self, value: dict[int, Any]) -> None:
+        self._legal = value
 
     def refresh(self) -> None:
         """A fresh decision for the pending roll (nothing legal when no roll is pending)."""
         self.turn = DiceTurn()
-        game = self.game
-        self.legal = {} if game.over or game.roll_face is None else self.codec.legal(game, self.turn)
+        self._legal = None
 
     def apply(self, action: int) -> DiceAction | None:
         """Take the legal id ``action``; the decision played on the game once it is whole."""
