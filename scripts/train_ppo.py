@@ -125,42 +125,57 @@ def evaluate(model: MaskablePPO, opponent: str, games: int, seed: int, observati
     return play(predict, opponent, games, seed, observation)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--timesteps", type=int, default=2_000_000)
-    parser.add_argument("--cpu-minutes", type=float, default=15.0)
-    parser.add_argument("--wall-minutes", type=float, default=None, help="also stop after this long")
-    parser.add_argument("--opponent", default="random")
-    parser.add_argument("--reward", default="shaped", choices=["score", "difference", "win", "shaped"])
-    parser.add_argument("--observation", default="vector", choices=["vector", "image"])
-    parser.add_argument("--net", default="64,64", help="hidden layer sizes of the policy and value MLPs")
-    parser.add_argument("--n-envs", type=int, default=1, help="games stepped together (one batched policy call)")
-    parser.add_argument("--n-steps", type=int, default=1024, help="steps per game per rollout")
-    parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--n-epochs", type=int, default=10)
-    parser.add_argument("--learning-rate", type=float, default=3e-4)
-    parser.add_argument("--gamma", type=float, default=0.99)
-    parser.add_argument("--ent-coef", type=float, default=0.01)
-    parser.add_argument("--eval-games", type=int, default=400)
-    parser.add_argument("--eval-opponents", default="random,greedy")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=None, help="write the figures here as JSON")
-    parser.add_argument("--save", type=Path, default=None, help="save the model here")
-    args = parser.parse_args()
-    torch.set_num_threads(args.threads)
+def parser() -> argparse.ArgumentParser:
+    """The options; their defaults are the setup of the docs' example (``docs/ai-interfaces.md``)."""
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--timesteps", type=int, default=2_000_000)
+    p.add_argument("--cpu-minutes", type=float, default=15.0)
+    p.add_argument("--wall-minutes", type=float, default=None, help="also stop after this long")
+    p.add_argument("--opponent", default="random")
+    p.add_argument("--reward", default="shaped", choices=["score", "difference", "win", "shaped"])
+    p.add_argument("--observation", default="vector", choices=["vector", "image"])
+    p.add_argument("--net", default="64,64", help="hidden layer sizes of the policy and value MLPs")
+    p.add_argument("--n-envs", type=int, default=8, help="games stepped together (one batched policy call)")
+    p.add_argument("--n-steps", type=int, default=128, help="steps per game per rollout")
+    p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument("--n-epochs", type=int, default=4)
+    p.add_argument("--learning-rate", type=float, default=1e-3)
+    p.add_argument("--gamma", type=float, default=0.99)
+    p.add_argument("--ent-coef", type=float, default=0.01)
+    p.add_argument("--eval-games", type=int, default=300)
+    p.add_argument("--eval-opponents", default="random,greedy")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", type=Path, default=None, help="write the figures here as JSON")
+    p.add_argument("--save", type=Path, default=None, help="save the model here")
+    return p
 
-    env_kwargs = {"opponents": args.opponent, "reward": args.reward, "action_mask": False,
-                  "observation": args.observation, "gamma": args.gamma}
-    env = make_vec_env("tabletris:tabletris/Dice-v0", n_envs=args.n_envs, env_kwargs=env_kwargs)
-    net = [int(n) for n in args.net.split(",")]
-    hyper: dict[str, Any] = {
+
+def hyperparameters(args: argparse.Namespace) -> dict[str, Any]:
+    return {
         "n_steps": args.n_steps, "batch_size": args.batch_size, "n_epochs": args.n_epochs,
         "learning_rate": args.learning_rate, "gamma": args.gamma, "ent_coef": args.ent_coef,
     }
-    model = MaskablePPO(
-        "MlpPolicy", env, policy_kwargs={"net_arch": net}, seed=args.seed, verbose=0, **hyper  # type: ignore[arg-type]
+
+
+def build_model(args: argparse.Namespace) -> MaskablePPO:
+    """The untrained learner on ``n_envs`` games, built as the docs' example builds it."""
+    env_kwargs = {"opponents": args.opponent, "reward": args.reward, "gamma": args.gamma,
+                  "action_mask": False, "observation": args.observation}
+    env = make_vec_env("tabletris:tabletris/Dice-v0", n_envs=args.n_envs, env_kwargs=env_kwargs)
+    net = [int(n) for n in args.net.split(",")]
+    return MaskablePPO(
+        "MlpPolicy", env, policy_kwargs={"net_arch": net}, seed=args.seed, verbose=0,
+        **hyperparameters(args),
     )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parser().parse_args(argv)
+    torch.set_num_threads(args.threads)
+    model = build_model(args)
+    net = [int(n) for n in args.net.split(",")]
+    hyper = hyperparameters(args)
     start_cpu, start_wall = time.process_time(), time.perf_counter()
     model.learn(total_timesteps=args.timesteps, callback=CpuBudget(args.cpu_minutes, args.wall_minutes))
     train_cpu, train_wall = time.process_time() - start_cpu, time.perf_counter() - start_wall
