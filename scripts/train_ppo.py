@@ -7,6 +7,8 @@ first, so a run fits a CPU budget on any machine. Example (the run in docs/ai-in
 
     python scripts/train_ppo.py --cpu-minutes 15 --out docs/ppo-baseline.json
 
+(the docs' figures: the defaults with ``--wall-minutes 54`` on a loaded machine).
+
 The learner plays seat 0 and seat 1 in alternate evaluation games (the dice game's first player
 has an edge). Most games between weak players end 0-0, a shared win, so the evaluation reports
 sole wins, shared wins (draws) and losses apart, besides the rate that counts a shared win one
