@@ -10,7 +10,8 @@
   as the learner (``observation`` exactly as the learner gets it, ``action_mask`` a bool array). A policy makes
   self-play a one-liner (``SelfPlay`` below). Named bots are seeded from the env's seed, so
   ``reset(seed=...)`` replays the same game for the same actions.
-- ``reward``: ``score`` (own points; the default), ``difference`` or ``win`` (``envs.rewards``).
+- ``reward``: ``score`` (own points; the default), ``difference`` or ``win`` (``envs.rewards``);
+  the dice env also ``shaped`` (``difference`` plus potential-based shaping with discount ``gamma``).
 - ``observation``: ``vector`` (flat) or ``image`` (channels x rows x columns; see the codecs);
   ``action_mask``: True puts the mask in the observation dict, False gives the bare Box; either
   way ``action_masks()`` returns it (what sb3-contrib's ``MaskablePPO`` calls).
@@ -35,7 +36,7 @@ from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
 from tabletris.envs.dice_codec import DiceCodec, DiceDecider
 from tabletris.envs.dice_v0 import IllegalPolicy, player_names
 from tabletris.envs.render import board_rgb, side_by_side
-from tabletris.envs.rewards import check_scheme, step_reward
+from tabletris.envs.rewards import SHAPED, check_scheme, dice_potential, shaping, step_reward
 from tabletris.envs.spaces import check_modes, codec_spaces
 from tabletris.envs.tower_codec import SeatTurn, TowerCodec
 from tabletris.envs.tower_v0 import Legal, first_choice
@@ -83,7 +84,7 @@ class _SeatEnv(gym.Env[Any, Any]):
         if not 0 <= seat < players:
             raise ValueError(f"seat: {seat} does not exist with {players} players")
         check_modes(render_mode, self.metadata["render_modes"], illegal_action, observation)
-        check_scheme(reward)
+        check_scheme(reward, shaped=isinstance(self, DiceEnv))
         self.opponents = opponent_list(opponents, players - 1)
         for name in {o for o in self.opponents if isinstance(o, str)}:
             make_bot(name)  # unknown names fail now, not at reset()
@@ -153,9 +154,13 @@ class DiceEnv(_SeatEnv):
         reward: str = "score",
         observation: str = "vector",
         action_mask: bool = True,
+        gamma: float = 0.99,
     ) -> None:
         if isinstance(rules, str):
             rules = {"preset": rules}
+        if not 0.0 < gamma <= 1.0:
+            raise ValueError(f"gamma: {gamma} is not in (0, 1] (the shaped reward's discount)")
+        self.gamma = float(gamma)
         self.rules = rules if isinstance(rules, DiceRules) else DiceRules.from_dict(rules)
         self.players = player_names(players)
         DiceGame(self.players, self.rules, seed=0)  # bad players or rules fail here, clearly
@@ -190,6 +195,13 @@ class DiceEnv(_SeatEnv):
         game = self._game()
         winners = game.winners() if game.over else None
         return self._outcome_info(list(game.scores), winners, turn=game.turn, **extra)
+
+    def _potential(self) -> float:
+        """The shaped reward's ``phi`` of the board now (0 for the other schemes: not computed)."""
+        if self.reward_scheme != SHAPED:
+            return 0.0
+        board = self._game().board
+        return dice_potential(board.occupied, board.geometry.row_masks, board.width)
 
     def _others_play(self) -> None:
         """Opponents move (the die rolled for each) until the learner has a decision, or the end."""
@@ -242,10 +254,16 @@ class DiceEnv(_SeatEnv):
             extra["illegal_action"] = what
             penalty = self.illegal_reward
         before = list(game.scores)
+        phi = self._potential()
         if decider.apply(a) is not None:
             self._others_play()
         winners = game.winners() if game.over else None
-        reward = self._reward(before, list(game.scores), winners) + penalty
+        if self.reward_scheme == SHAPED:
+            after = None if game.over else self._potential()
+            reward = step_reward("difference", self.seat, before, game.scores, winners)
+            reward += shaping(self.gamma, phi, after) + penalty
+        else:
+            reward = self._reward(before, list(game.scores), winners) + penalty
         truncated = not game.over and self.max_turns is not None and game.turn >= self.max_turns
         return self._obs(), reward, game.over, truncated, self._info(**extra)
 
