@@ -796,13 +796,7 @@ class DiceGame:
 
         ``tokens`` names the shape of each point's token (``tokens_from_supply``), one per point
         that has a stone left to take; None lets the default rule pick them."""
-        if self.over:
-            raise IllegalMove(Message(N_("the game is over")))
-        face = self.roll_face
-        if face is None:
-            raise IllegalMove(Message(N_("roll the die first")))
-        chosen = self._chosen_shape(face, shape)
-        self._place(face, chosen, place, take, rewards, tokens, keep=False)
+        self._place(shape, place, take, rewards, tokens, keep=False)
         return self.moves[-1]
 
     def push(
@@ -817,20 +811,14 @@ class DiceGame:
         python-chess's ``push``/``pop``. Nothing is copied beyond what the placement changes
         (the board, scores and supply: the originals are kept aside and put back by ``pop``) and
         no generator is made; the rules and checks are ``play``'s own."""
-        if self.over:
-            raise IllegalMove(Message(N_("the game is over")))
-        face = self.roll_face
-        if face is None:
-            raise IllegalMove(Message(N_("roll the die first")))
-        chosen = self._chosen_shape(face, shape)
-        self._undo.append(self._place(face, chosen, place, take, rewards, tokens, keep=True))
+        self._undo.append(self._place(shape, place, take, rewards, tokens, keep=True))
         return self.moves[-1]
 
     def pop(self) -> DiceMove:
         """Take back the last ``push``: the game is exactly as before it, down to the objects
         (``board``, ``scores``) it held; ``IllegalMove`` when nothing was pushed."""
         if not self._undo:
-            raise IllegalMove("there is no pushed move to pop")
+            raise IllegalMove(Message(N_("there is no pushed move to pop")))
         saved, cache, duty = self._undo.pop()
         move = self.moves[-1]
         self._restore(saved)
@@ -840,8 +828,7 @@ class DiceGame:
 
     def _place(
         self,
-        face: str,
-        shape: Shape,
+        shape: Shape | str | None,
         place: Sequence[Sequence[int]] | Placement,
         take: Sequence[Sequence[int]] | Stone | None,
         rewards: Sequence[Any] | None,
@@ -854,6 +841,12 @@ class DiceGame:
         ``pop`` gives back the very objects; else (``play``) the copies are the save and the game
         changes its own objects, as front ends that hold ``game.board`` expect. Placing never
         draws from the generator, so its state is not saved."""
+        if self.over:
+            raise IllegalMove(Message(N_("the game is over")))
+        face = self.roll_face
+        if face is None:
+            raise IllegalMove(Message(N_("roll the die first")))
+        chosen = self._chosen_shape(face, shape)
         saved = _Snapshot(
             self.board, self.scores, self.rows_completed, self.supply, self.scored_rows, self.turn,
             self.to_move, self.roll_face, self.over, self.stuck, None, len(self.moves), self.tokens,
@@ -868,7 +861,7 @@ class DiceGame:
             saved = saved.copy()
         cache, duty = self._cache, self._duty
         try:
-            move = self._apply(face, shape, place, take, rewards, tokens)
+            move = self._apply(face, chosen, place, take, rewards, tokens)
         except IllegalMove:
             self._restore(saved)
             self._cache, self._duty = cache, duty
