@@ -73,3 +73,26 @@ def test_the_language_of_underscore_is_scoped() -> None:
     with i18n.language("cs") as lang:
         assert lang == "cs" and i18n.current_language() == "cs"
     assert i18n.current_language() == "en"
+
+
+def test_each_front_end_keeps_its_own_wording() -> None:
+    """Merged into one catalog, a later domain silently won everywhere: the terminal app showed
+    the web's word for an English msgid both use differently. Each front end's own catalog wins."""
+    from babel.messages.pofile import read_po
+
+    def word(domain: str, msgid: str) -> str | None:
+        with (i18n.LOCALE_DIR / "cs" / "LC_MESSAGES" / f"{domain}.po").open("rb") as f:
+            found = read_po(f, locale="cs").get(msgid)
+        return str(found.string) if found is not None and found.string else None
+
+    clashes = [m for m in ("NEXT", "PLAY", "free", "out") if word("cli", m) and word("tui", m) and word("cli", m) != word("tui", m)]
+    assert clashes, "the catalogs no longer word any of these differently: pick another msgid"
+    msgid = clashes[0]
+    assert i18n.translations("cs", "cli").gettext(msgid) == word("cli", msgid)
+    assert i18n.translations("cs", "tui").gettext(msgid) == word("tui", msgid)
+
+
+def test_a_front_end_may_not_reword_an_engine_text() -> None:
+    assert catalogs.clashes() == []
+    with pytest.raises(ValueError, match="unknown catalog domain"):
+        i18n.use_domain("kitchen")
