@@ -48,7 +48,8 @@ def two_player_game() -> DiceGame:
 
 # ------------------------------------------------------------------ PostgreSQL and Redis
 
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from contextlib import AbstractContextManager  # noqa: E402
 
 from services import ServiceMissing, new_database, postgres_server, redis_server  # noqa: E402
 
@@ -56,32 +57,29 @@ DATABASES = ["sqlite", "postgresql"]
 """The databases the storage-touching server tests run against (``db_url``)."""
 
 
-@pytest.fixture(scope="session")
-def postgres_cluster() -> Iterator[str]:
-    """``TABLETRIS_TEST_POSTGRES`` (from .ci/run), else a cluster of this session's own."""
-    given = os.environ.get("TABLETRIS_TEST_POSTGRES")
+def _service(variable: str, start: Callable[[], AbstractContextManager[str]]) -> Iterator[str]:
+    """The URL ``.ci/run`` exported in ``variable``, else a server of this session's own."""
+    given = os.environ.get(variable)
     if given:
         yield given
         return
     try:
-        with postgres_server() as url:
+        with start() as url:
             yield url
     except ServiceMissing as e:
         pytest.fail(str(e))
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[str]:
+    """``TABLETRIS_TEST_POSTGRES`` (from .ci/run), else a cluster of this session's own."""
+    yield from _service("TABLETRIS_TEST_POSTGRES", postgres_server)
 
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     """``TABLETRIS_TEST_REDIS`` (from .ci/run), else a redis-server of this session's own."""
-    given = os.environ.get("TABLETRIS_TEST_REDIS")
-    if given:
-        yield given
-        return
-    try:
-        with redis_server() as url:
-            yield url
-    except ServiceMissing as e:
-        pytest.fail(str(e))
+    yield from _service("TABLETRIS_TEST_REDIS", redis_server)
 
 
 @pytest.fixture(params=DATABASES)
