@@ -219,17 +219,26 @@ static int parse_access(int access) {
     return 0;
 }
 
+/* The arguments every single-board call shares: the board's size and access mode checked, up to
+ * ``max`` orientations parsed from ``spec`` and the occupied rows loaded. Returns the number of
+ * orientations, or -1 with the Python error set. */
+static int board_args(PyObject *occ_obj, int w, int h, int access, PyObject *spec, orient_t *os, int max,
+                      uint64_t *occ) {
+    if (check_size(w, h) < 0 || parse_access(access) < 0) return -1;
+    int k = parse_spec(spec, os, max);
+    if (k < 0 || load_rows(occ_obj, w, h, occ) < 0) return -1;
+    return k;
+}
+
 /* positions(occupied, width, height, access, spec) -> int: as Board.positions, one orientation. */
 static PyObject *py_positions(PyObject *self, PyObject *args) {
     PyObject *occ_obj, *spec;
     int w, h, access;
     if (!PyArg_ParseTuple(args, "OiiiO", &occ_obj, &w, &h, &access, &spec)) return NULL;
-    if (check_size(w, h) < 0 || parse_access(access) < 0) return NULL;
     orient_t os[1];
-    int k = parse_spec(spec, os, 1);
-    if (k < 0) return NULL;
     uint64_t occ[MAX_H], out[MAX_H];
-    if (load_rows(occ_obj, w, h, occ) < 0) return NULL;
+    int k = board_args(occ_obj, w, h, access, spec, os, 1, occ);
+    if (k < 0) return NULL;
     if (k == 0) return PyLong_FromLong(0);
     generate(occ, w, h, &os[0], access, out);
     return rows_to_int(out, w, h);
@@ -240,12 +249,10 @@ static PyObject *py_has_any(PyObject *self, PyObject *args) {
     PyObject *occ_obj, *spec;
     int w, h, access;
     if (!PyArg_ParseTuple(args, "OiiiO", &occ_obj, &w, &h, &access, &spec)) return NULL;
-    if (check_size(w, h) < 0 || parse_access(access) < 0) return NULL;
     orient_t os[8];
-    int k = parse_spec(spec, os, 8);
-    if (k < 0) return NULL;
     uint64_t occ[MAX_H], out[MAX_H];
-    if (load_rows(occ_obj, w, h, occ) < 0) return NULL;
+    int k = board_args(occ_obj, w, h, access, spec, os, 8, occ);
+    if (k < 0) return NULL;
     for (int i = 0; i < k; i++) {
         generate(occ, w, h, &os[i], access, out);
         for (int y = 0; y < h; y++)
@@ -264,9 +271,9 @@ static PyObject *py_placements(PyObject *self, PyObject *args) {
     int w, h, access;
     if (!PyArg_ParseTuple(args, "OiiiOO!", &occ_obj, &w, &h, &access, &spec, &PyTuple_Type, &table))
         return NULL;
-    if (check_size(w, h) < 0 || parse_access(access) < 0) return NULL;
     orient_t os[8];
-    int k = parse_spec(spec, os, 8);
+    uint64_t occ[MAX_H];
+    int k = board_args(occ_obj, w, h, access, spec, os, 8, occ);
     if (k < 0) return NULL;
     if (PyTuple_GET_SIZE(table) != k) {
         PyErr_SetString(PyExc_ValueError, "one table entry per orientation of the spec");
@@ -279,9 +286,7 @@ static PyObject *py_placements(PyObject *self, PyObject *args) {
             return NULL;
         }
     }
-    uint64_t occ[MAX_H];
     uint64_t out[8][MAX_H];
-    if (load_rows(occ_obj, w, h, occ) < 0) return NULL;
     Py_ssize_t count = 0;
     for (int i = 0; i < k; i++) {
         generate(occ, w, h, &os[i], access, out[i]);
@@ -373,12 +378,10 @@ static PyObject *py_max_rows(PyObject *self, PyObject *args) {
     int w, h, access, max_gaps;
     if (!PyArg_ParseTuple(args, "OiiiOOi", &occ_obj, &w, &h, &access, &spec, &cand_obj, &max_gaps))
         return NULL;
-    if (check_size(w, h) < 0 || parse_access(access) < 0) return NULL;
     orient_t os[8];
-    int k = parse_spec(spec, os, 8);
-    if (k < 0) return NULL;
     uint64_t occ[MAX_H], cand_rows[MAX_H];
-    if (load_rows(occ_obj, w, h, occ) < 0) return NULL;
+    int k = board_args(occ_obj, w, h, access, spec, os, 8, occ);
+    if (k < 0) return NULL;
     if (load_candidates(cand_obj, h, cand_rows) < 0) return NULL;
     return PyLong_FromLong(max_rows_core(occ, w, h, os, k, access, cand_rows, max_gaps));
 }
