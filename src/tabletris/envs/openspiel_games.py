@@ -562,16 +562,22 @@ class TowerSpielState(_RewardsMixin, pyspiel.State):
         game = self.game
         assert game is not None
         rounds = len(game.rounds)
-        value = self._legal(seat)[action]
+        self._take(seat, self._legal(seat)[action])
+        if game.over or len(game.rounds) != rounds:
+            self.turns = [SeatTurn() for _ in range(self.n)]
+            self._round_start = None
+            self._round_moves = []
+
+    def _take(self, seat: int, value: object) -> None:
+        """One seat's decision, in either form of the round: a mino column is kept for the seat's
+        submission; the piece's drop (or hold) submits it with those minos."""
+        game = self.game
+        assert game is not None
         if isinstance(value, int):
             self.turns[seat].minos.append(value)
         elif isinstance(value, TowerAction):
             self.turns[seat].done = True
             game.submit_dealt(seat, value)
-        if game.over or len(game.rounds) != rounds:
-            self.turns = [SeatTurn() for _ in range(self.n)]
-            self._round_start = None
-            self._round_moves = []
 
     def _apply_actions(self, actions: list[int]) -> None:
         game = self.game
@@ -580,11 +586,7 @@ class TowerSpielState(_RewardsMixin, pyspiel.State):
         rounds = len(game.rounds)
         chosen = [self._legal(p)[a] for p, a in enumerate(actions)]
         for seat, value in enumerate(chosen):
-            if isinstance(value, int):
-                self.turns[seat].minos.append(value)
-            elif isinstance(value, TowerAction):
-                self.turns[seat].done = True
-                game.submit_dealt(seat, value)
+            self._take(seat, value)
         if game.over or len(game.rounds) != rounds:
             self.turns = [SeatTurn() for _ in range(self.n)]
         self._note(before, chance=False)
