@@ -70,6 +70,15 @@ async def replays(db: str, room: str) -> bool:
     return True
 
 
+async def latest_state(client: Client, quiet: float = 0.5) -> dict[str, Any]:
+    """The client's last state once the server has sent nothing more for ``quiet`` seconds."""
+    with contextlib.suppress(TimeoutError):
+        while True:
+            await client.recv(quiet)
+    assert client.state is not None
+    return client.state
+
+
 def states(client: Client) -> list[dict[str, Any]]:
     return [m for m in client.received if m.get("type") == "state" and m.get("game")]
 
@@ -243,16 +252,33 @@ async def test_kill_9_of_the_lease_holder_moves_bots_and_timer_to_another_instan
                                            return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)  # no recv of theirs left running
         for task in done:
             task.result()
     assert acked
-    seq_before = max(m["seq"] for m in states(clients[0]))
+    # A person's turn in play: its deadline is the same on an instance that does not run the
+    # clock (the turn's start comes with the events); it was missing there before.
+    await clients[0].state_where(
+        lambda m: bool(m["game"]) and m["game"]["to_move"] in (0, 2) and m["room"]["deadline"] is not None, timeout=30
+    )
+    person_to_move = await latest_state(clients[0])  # nobody moves in a person's turn: it stays
+    assert person_to_move["game"]["to_move"] in (0, 2)
+    seq_before = person_to_move["seq"]
+    turn, deadline = person_to_move["game"]["turn"], person_to_move["room"]["deadline"]
+    watcher = await Client.connect(ws(servers[2]), room["id"])
+    seen = await watcher.state_where(lambda m: bool(m["game"]) and m["game"]["turn"] >= turn, timeout=30)
+    assert (seen["game"]["turn"], seen["room"]["deadline"]) == (turn, deadline)
     holder.kill9()
     killed_at = time.monotonic()
 
     # The clients come back on another instance with their tokens; nobody moves: the new lease
     # holder's timer plays for the people and its bots for the bot seat.
     back = [await Client.connect(ws(servers[1 + i]), room["id"], t) for i, t in enumerate(tokens)]
+    # The new lease holder keeps the turn's deadline: the clock did not restart with the takeover.
+    for c in back:
+        first = await c.state_where(lambda m: bool(m["game"]), timeout=30)
+        if first["game"]["turn"] == turn:  # (unless the timer has played meanwhile)
+            assert first["room"]["deadline"] == deadline
     later = await back[0].state_where(
         lambda m: bool(m["game"]) and m["seq"] >= seq_before + 3 and any(x.get("by") == "timer" for x in m["game"]["log"]),
         timeout=90,
@@ -272,6 +298,6 @@ async def test_kill_9_of_the_lease_holder_moves_bots_and_timer_to_another_instan
             if line.startswith("tabletris_lease_takeovers_total"):
                 takeovers += float(line.split()[-1])
     assert takeovers >= 1, "the takeover is counted"
-    for c in [*clients, *back]:
+    for c in [*clients, *back, watcher]:
         with contextlib.suppress(Exception):
             await c.close()

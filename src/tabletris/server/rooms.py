@@ -305,6 +305,12 @@ class Room:
     conns: set[Connection] = field(default_factory=set)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     deadline: float | None = None
+    """When the turn timer plays for the people to act (wall time), shown by every instance."""
+    turn_started: float | None = None
+    """When the turn in play began (wall time): the stored time of the room's last move, so
+    that the instance that takes a room over keeps its turn's deadline instead of restarting
+    the clock. None: the turn starts when it is scheduled (a restarted single server gives the
+    player to move a whole turn: nobody could move while it was down)."""
     version: int = 0
     creator: str | None = None
     """The address that created the room (per-client limits; not stored)."""
@@ -461,7 +467,7 @@ class Room:
             self.lobby.bus.publish(self.id, {
                 "kind": "room", "events_from": self._published, "events": self.events[self._published:],
                 "status": self.status, "seats": [s.row() for s in self.seats], "rematch": self.rematch,
-                "error": self.error, "by_timer": sorted(self.by_timer),
+                "error": self.error, "by_timer": sorted(self.by_timer), "turn_started": self.turn_started,
             })
         self._published = len(self.events)
 
@@ -486,6 +492,7 @@ class Room:
             elif first + len(new) > have:
                 self.rematch, self.error = data.get("rematch"), data.get("error")
                 self.events.extend(new[have - first:])
+                self.turn_started = data.get("turn_started", self.turn_started)
                 if self.start is not None:
                     start, logged = self.start, self.logged_events()
                     self.game = await asyncio.to_thread(self.adapter.rebuild, start, logged)
@@ -515,6 +522,7 @@ class Room:
             new_seat.tower = new_seat.tower or seat.tower  # not stored: kept from this copy
         self.seats = fresh.seats
         self.status, self.start, self.events = fresh.status, fresh.start, fresh.events
+        self.turn_started = fresh.turn_started
         self.table = fresh.table
         self._game_text, self._record_text = fresh._game_text, fresh._record_text
         self.rematch, self.error = fresh.rematch, fresh.error
@@ -737,7 +745,7 @@ class Room:
         game = await asyncio.to_thread(self.adapter.new_game, players, rules, seed)
         start = self.adapter.start_record(game)
         try:
-            await self.lobby.storage.start_room(self.id, start)
+            self.turn_started = await self.lobby.storage.start_room(self.id, start)
         except Conflict:  # another instance started it: take its game
             await self._reload()
             return
@@ -831,7 +839,7 @@ class Room:
         status = "over" if over else "stopped" if capped else None
         texts = [json.dumps(e, separators=(",", ":")) for e in new_events]
         try:
-            await self.lobby.storage.append(self.id, len(self.events), texts, status)
+            stored_at = await self.lobby.storage.append(self.id, len(self.events), texts, status)
         except Conflict:
             # Another instance committed to this room first: take the database's room (the
             # caller tries the move again on it, or answers it as stale).
@@ -845,6 +853,8 @@ class Room:
             self.table.advance()
             raise ActionError("storage", _("the move could not be stored; nothing changed: try again")) from e
         self.events.extend(texts)
+        if texts:
+            self.turn_started = stored_at
         if status is not None:
             self.status = status
             if capped:
@@ -890,12 +900,19 @@ class Room:
         return bot
 
     def schedule(self) -> None:
-        """Start a task for each bot that must act, and the turn timer for the humans."""
-        if self.status != "playing" or self.game is None or not self.runs_clock:
+        """Start a task for each bot that must act, and the turn timer for the humans: on the
+        instance that holds the room's lease. The others show the same deadline (the turn's
+        start comes with the events) and run nothing."""
+        if self.status != "playing" or self.game is None:
             self._cancel_timer()
             return
         key = self.adapter.turn_key(self.game)
         acting = self.table.to_act() if self.table is not None else []
+        if not self.runs_clock:
+            self._stop_timer()
+            people_act = any(not self.seats[s].is_bot for s in acting)
+            self.deadline = self._turn_deadline() if self.timer and people_act else None
+            return
         for seat in acting:
             if self.seats[seat].is_bot and (seat, key) not in self._bot_pending:
                 self._bot_pending.add((seat, key))
@@ -905,16 +922,26 @@ class Room:
             if self._timer_key != key:
                 self._cancel_timer()
                 self._timer_key = key
-                self.deadline = time.time() + self.timer
-                self._timer = self.lobby.spawn(self._timeout(key, self.timer))
+                self.deadline = self._turn_deadline()
+                self._timer = self.lobby.spawn(self._timeout(key, max(0.0, self.deadline - time.time())))
         else:
             self._cancel_timer()
 
-    def _cancel_timer(self) -> None:
+    def _turn_deadline(self) -> float:
+        """The turn's start plus the timer: the same on every instance, and after a takeover."""
+        assert self.timer is not None
+        started = self.turn_started if self.turn_started is not None else time.time()
+        return started + self.timer
+
+    def _stop_timer(self) -> None:
+        """Stop this instance's timer task (the deadline stays shown)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         self._timer_key = None
+
+    def _cancel_timer(self) -> None:
+        self._stop_timer()
         self.deadline = None
 
     async def _bot_turn(self, seat: int, key: Any) -> None:
@@ -1096,6 +1123,7 @@ class Lobby:
             except Exception as e:  # any damage: this room is set aside, the rest start
                 self._quarantine(stored.id, f"{type(e).__name__}: {e}")
                 continue
+            room.turn_started = None  # a restarted server: the player to move gets a whole turn
             self.rooms[room.id] = room
         for room in self.rooms.values():
             room._refresh()
@@ -1152,6 +1180,7 @@ class Lobby:
         room = Room(
             self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
             stored.rematch, stored.start, list(stored.events), stored_events=stored.event_count,
+            turn_started=stored.updated,
         )
         if stored.start is not None and stored.status != "broken":
             try:

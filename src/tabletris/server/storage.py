@@ -96,6 +96,9 @@ class StoredRoom:
     events: list[str]
     """Each event as the JSON text stored (decoded only to rebuild the game)."""
     event_count: int = 0
+    updated: float | None = None
+    """When the room last changed in the database (wall time): its last move, or its start.
+    The turn in play began then, so an instance taking the room over keeps its deadline."""
 
 
 class Conflict(Exception):
@@ -189,13 +192,16 @@ class Storage:
         statement = update(rooms).where(rooms.c.id == room_id).values(status=status, updated=time.time())
         await self._submit([], [(statement, None)])
 
-    async def start_room(self, room_id: str, start: dict[str, Any]) -> None:
-        """Start the game; ``Conflict`` if another instance started it first."""
+    async def start_room(self, room_id: str, start: dict[str, Any]) -> float:
+        """Start the game; ``Conflict`` if another instance started it first. Returns the time
+        stored as the room's ``updated``."""
+        now = time.time()
         statement = (
             update(rooms).where(rooms.c.id == room_id, rooms.c.status == "waiting")
-            .values(start=start, status="playing", updated=time.time())
+            .values(start=start, status="playing", updated=now)
         )
         await self._submit([], [], guard=statement)
+        return now
 
     async def set_rematch(self, room_id: str, rematch: str) -> None:
         await self._submit([], [(update(rooms).where(rooms.c.id == room_id).values(rematch=rematch), None)])
@@ -204,15 +210,16 @@ class Storage:
 
     async def append(
         self, room_id: str, first_seq: int, data: Sequence[str], status: str | None = None
-    ) -> None:
+    ) -> float | None:
         """Store a room's events (JSON texts) from number ``first_seq`` on (and its new status);
-        returns once they are committed. All of them or none: they share one transaction.
+        returns once they are committed, with the time stored as the room's ``updated`` (None
+        when there was nothing to store). All of them or none: they share one transaction.
 
         The room's ``version`` (its stored event count) is checked and bumped in the same
         transaction: if the database holds more than ``first_seq`` events (another instance
         answered this turn first) nothing is stored and ``Conflict`` is raised."""
         if not data and status is None:
-            return
+            return None
         now = time.time()
         rows = [{"room_id": room_id, "seq": first_seq + i, "data": d, "created": now} for i, d in enumerate(data)]
         values: dict[str, Any] = {"version": first_seq + len(data), "updated": now}
@@ -220,6 +227,7 @@ class Storage:
             values["status"] = status
         guard = update(rooms).where(rooms.c.id == room_id, rooms.c.version == first_seq).values(**values)
         await self._submit(rows, [], guard=guard)
+        return now
 
     async def _submit(
         self, events: list[dict[str, Any]], statements: list[tuple[Executable, Any]], guard: Executable | None = None
@@ -431,7 +439,7 @@ def _assemble(
         try:
             stored = StoredRoom(
                 r["id"], r["game"], dict(_json(r["config"])), _json(r["start"]), r["status"], r["created"],
-                r["rematch"], [], [],
+                r["rematch"], [], [], updated=r.get("updated"),
             )
         except Exception as e:  # a row that does not decode (hand-edited, half-written)
             broken[r["id"]] = f"its row does not decode: {type(e).__name__}: {e}"
