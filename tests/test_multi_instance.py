@@ -226,6 +226,22 @@ async def test_the_last_seats_taken_on_two_instances_at_once_start_the_game_once
         assert await replays(db, room["id"])
 
 
+def test_every_instance_lists_the_rooms_created_on_the_others(instances: tuple[list[ServeProcess], str]) -> None:
+    """A player asks whichever instance the proxy picks for the list of open rooms: a room
+    created on another instance is listed (it was missing: each instance listed its memory)."""
+    servers, _ = instances
+    room = create_room(servers[0].url, {"game": "dice", "rules": SMALL, "seats": [{"kind": "open"}, {"kind": "open"}]})
+    for server in servers[1:]:
+        listed = httpx.get(server.url + "/api/rooms", params={"status": "waiting"}, timeout=10).json()
+        mine = [r for r in listed if r["id"] == room["id"]]
+        assert len(mine) == 1 and mine[0]["status"] == "waiting"
+        assert [s["kind"] for s in mine[0]["seats"]] == ["open", "open"]
+        assert room["id"] in [r["id"] for r in httpx.get(server.url + "/api/rooms", timeout=10).json()]
+    join(servers[1].url, room["id"], "Far", seat=1)
+    seats = [s["kind"] for s in httpx.get(servers[2].url + f"/api/rooms/{room['id']}", timeout=10).json()["room"]["seats"]]
+    assert seats == ["open", "human"]
+
+
 @pytest.mark.asyncio
 async def test_kill_9_of_the_lease_holder_moves_bots_and_timer_to_another_instance(
     instances: tuple[list[ServeProcess], str],

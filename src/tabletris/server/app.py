@@ -68,7 +68,7 @@ from tabletris.server.models import (
     RoomOut,
     StateOut,
 )
-from tabletris.server.rooms import ENDED, LIVE, TIMER_BOT, Connection, Lobby, Room
+from tabletris.server.rooms import ENDED, TIMER_BOT, Connection, Lobby, Room
 from tabletris.server.storage import Storage
 
 log = logging.getLogger("tabletris.server")
@@ -492,11 +492,7 @@ def create_app(
         """Rooms, newest first: open ones to join, running ones to watch, ended ones to replay
         (the newest 500 ended ones; an ended room leaves memory, and is served by id from the
         database)."""
-        rooms = [r.info() for r in lobby.rooms.values() if r.status in LIVE and (status is None or r.status == status)]
-        if status is None or status not in LIVE:
-            rooms += [info for info in lobby.ended.values() if status is None or info["status"] == status]
-        rooms.sort(key=lambda r: r["created"], reverse=True)
-        return rooms[:limit]
+        return await lobby.listing(status, limit)
 
     @app.post("/api/rooms", response_model=RoomOut, status_code=201, responses=ERRORS, tags=["lobby"])
     async def create_room(request: Request, body: CreateRoomIn) -> dict[str, Any]:
