@@ -5,10 +5,12 @@ memory when idle, and is read back from the database on the next request, where 
 from __future__ import annotations
 
 import asyncio
+import json
+import random
 import time
 from typing import Any
 
-from server_helpers import dice_moves
+from server_helpers import dice_moves, tower_moves
 from services import new_database
 from tabletris.server.bus import RedisBus
 from tabletris.server.leases import RedisLeases
@@ -66,6 +68,47 @@ def test_an_idle_copy_leaves_memory_and_is_read_back_where_it_plays_on(postgres_
             assert seq == 2
             await until(lambda: len(room.events) == 2)
             assert room.state(seat)["game"] == again.state(seat)["game"]
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_copy_applies_the_other_instances_moves_to_its_game_without_replaying_it(
+    postgres_cluster: str, redis_url: str
+) -> None:
+    """Each remote move is applied to the copy's own game (the same object, one move's work);
+    it was replayed from the start for every move. The copy stays the game the database holds."""
+    db = new_database(postgres_cluster)
+
+    async def scenario() -> None:
+        a, b = lobby(db, redis_url), lobby(db, redis_url)
+        await a.open()
+        await b.open()
+        try:
+            for game, moves_of in (("dice", dice_moves), ("tower", tower_moves)):
+                room = await a.create(game, {}, [{"kind": "open"}, {"kind": "open"}])
+                for i in range(2):
+                    await room.join(i, f"P{i}")
+                copy = await b.find(room.id)
+                assert not copy.runs_clock
+                followed = copy.game
+                assert followed is not None
+                for _ in range(6):
+                    if room.game is None or room.game.over:
+                        break
+                    for seat in room.table.to_act() if room.table is not None else []:
+                        await room.act(seat, random.Random(len(room.events)).choice(moves_of(room.state(seat))))
+                    await until(lambda c=copy, r=room: len(c.events) == len(r.events))
+                    assert copy.game is followed, f"{game}: the copy's game was extended, not rebuilt"
+                    for seat in range(2):
+                        assert copy.state(seat)["game"] == room.state(seat)["game"]
+                assert len(room.events) >= 4
+                stored = await b.storage.load_room(room.id)
+                assert stored is not None and stored.start is not None
+                rebuilt = copy.adapter.rebuild(stored.start, [json.loads(e) for e in stored.events])
+                assert copy.adapter.record(followed) == copy.adapter.record(rebuilt)
         finally:
             await a.close()
             await b.close()

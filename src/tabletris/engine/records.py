@@ -138,37 +138,45 @@ def replay_dice(doc: Mapping[str, Any], step: Callable[[DiceGame], None] | None 
     if step is not None:
         step(game)
     for number, move in enumerate(moves, 1):
-        seat = move.get("player", game.to_move) if game.over else game.to_move
-        name = game.players[seat] if 0 <= seat < len(game.players) else f"seat {seat}"
-        where = Message(N_("move {number} ({player})"), number=number, player=name)
-        if game.over:
-            raise RecordError(Message(N_("{where}: the game is already over"), where=where))
-        if "player" in move and move["player"] != game.to_move:
-            raise RecordError(Message(
-                N_("{where}: it is seat {seat}'s turn, not seat {other}'s"), where=where, seat=game.to_move, other=move["player"]
-            ))
-        try:
-            game.roll(move["roll"])
-        except IllegalMove as e:
-            raise RecordError(Message(N_("{where}: {error}"), where=where, error=error_text(e))) from None
-        if game.over:
-            if "place" in move or "take" in move or "rewards" in move or "tokens" in move:
-                shapes = " ".join(s.value for s in game.shapes_for_roll(move["roll"]))
-                raise RecordError(Message(N_("{where}: {shapes} cannot be placed anywhere: the game ends here"), where=where, shapes=shapes))
-            if step is not None:
-                step(game)
-            continue
-        if "place" not in move:
-            raise RecordError(Message(
-                N_("{where}: the roll {face} can be placed, so the turn needs 'place'"), where=where, face=move["roll"]
-            ))
-        try:
-            game.play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens"))
-        except IllegalMove as e:
-            raise RecordError(Message(N_("{where}: {error}"), where=where, error=error_text(e))) from None
+        replay_dice_move(game, move, number)
         if step is not None:
             step(game)
     return game
+
+
+def replay_dice_move(game: DiceGame, move: Mapping[str, Any], number: int) -> None:
+    """Play one recorded turn (``number``, from 1, names it in errors) on ``game``.
+
+    A game whose die already shows this turn's roll (a live copy that rolled it ahead, as a
+    table does before anyone decides) plays it without rolling again: the roll drew from the
+    generator once, as in a replay from the start."""
+    seat = move.get("player", game.to_move) if game.over else game.to_move
+    name = game.players[seat] if 0 <= seat < len(game.players) else f"seat {seat}"
+    where = Message(N_("move {number} ({player})"), number=number, player=name)
+    if game.over:
+        raise RecordError(Message(N_("{where}: the game is already over"), where=where))
+    if "player" in move and move["player"] != game.to_move:
+        raise RecordError(Message(
+            N_("{where}: it is seat {seat}'s turn, not seat {other}'s"), where=where, seat=game.to_move, other=move["player"]
+        ))
+    try:
+        if game.roll_face is None or game.roll_face != move.get("roll"):
+            game.roll(move["roll"])
+    except IllegalMove as e:
+        raise RecordError(Message(N_("{where}: {error}"), where=where, error=error_text(e))) from None
+    if game.over:
+        if "place" in move or "take" in move or "rewards" in move or "tokens" in move:
+            shapes = " ".join(s.value for s in game.shapes_for_roll(move["roll"]))
+            raise RecordError(Message(N_("{where}: {shapes} cannot be placed anywhere: the game ends here"), where=where, shapes=shapes))
+        return
+    if "place" not in move:
+        raise RecordError(Message(
+            N_("{where}: the roll {face} can be placed, so the turn needs 'place'"), where=where, face=move["roll"]
+        ))
+    try:
+        game.play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens"))
+    except IllegalMove as e:
+        raise RecordError(Message(N_("{where}: {error}"), where=where, error=error_text(e))) from None
 
 
 def dice_record(game: DiceGame) -> dict[str, Any]:

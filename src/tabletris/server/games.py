@@ -18,7 +18,13 @@ from tabletris.engine.dice import DiceAction, DiceGame, stone_dict
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.games import GAMES, spec
 from tabletris.engine.options import RulesError
-from tabletris.engine.records import record_of, recorded_towers, replay_dice, replay_tower
+from tabletris.engine.records import (
+    record_of,
+    recorded_towers,
+    replay_dice,
+    replay_dice_move,
+    replay_tower,
+)
 from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
 from tabletris.engine.shapes import Shape
 from tabletris.engine.texts import Message
@@ -60,6 +66,9 @@ class GameAdapter(Protocol):
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> Any: ...
     def start_record(self, game: Any) -> dict[str, Any]: ...
     def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> Any: ...
+    def extend(self, game: Any, events: Sequence[Mapping[str, Any]], first: int) -> None:
+        """Apply the events that follow the ``first`` ones already in ``game`` (a live copy
+        catching up); ``RecordError`` when they do not follow on (the caller rebuilds)."""
     def action(self, game: Any, seat: int, move: Mapping[str, Any]) -> Action: ...
     def action_json(self, action: Any) -> dict[str, Any]: ...
     turn_field: str
@@ -116,6 +125,10 @@ class DiceAdapter:
 
     def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> DiceGame:
         return replay_dice({**start, "moves": list(events)})
+
+    def extend(self, game: DiceGame, events: Sequence[Mapping[str, Any]], first: int) -> None:
+        for number, event in enumerate(events, first + 1):
+            replay_dice_move(game, event, number)
 
     def action(self, game: DiceGame, seat: int, move: Mapping[str, Any]) -> DiceAction:
         """The client's move as the engine's ``DiceAction``: the one of the turn's legal
@@ -305,12 +318,15 @@ class TowerAdapter:
             )
         except RulesError as e:
             raise RecordError(str(e)) from None
-        for number, ev in enumerate(events, 1):
+        self.extend(game, events, 0)
+        return game
+
+    def extend(self, game: TowerGame, events: Sequence[Mapping[str, Any]], first: int) -> None:
+        for number, ev in enumerate(events, first + 1):
             try:
                 game.submit(int(ev["seat"]), ev["action"])
             except (IllegalMove, KeyError, TypeError, ValueError) as e:
                 raise RecordError(f"event {number}: {e}") from None
-        return game
 
     def action(self, game: TowerGame, seat: int, move: Mapping[str, Any]) -> TowerAction:
         if game.over:

@@ -491,11 +491,13 @@ class Room:
                 await self._reload()
             elif first + len(new) > have:
                 self.rematch, self.error = data.get("rematch"), data.get("error")
-                self.events.extend(new[have - first:])
+                added = new[have - first:]
+                self.events.extend(added)
                 self.turn_started = data.get("turn_started", self.turn_started)
                 if self.start is not None:
-                    start, logged = self.start, self.logged_events()
-                    self.game = await asyncio.to_thread(self.adapter.rebuild, start, logged)
+                    if not self._follow(added, have):
+                        start, logged = self.start, self.logged_events()
+                        self.game = await asyncio.to_thread(self.adapter.rebuild, start, logged)
                     assert self.table is not None
                     self.table.advance()
             else:
@@ -510,6 +512,20 @@ class Room:
                 await self._start()
         self.schedule()
         self.broadcast(publish=begin)
+
+    def _follow(self, added: Sequence[str], have: int) -> bool:
+        """Apply another instance's new events to this copy's game in place: a move costs one
+        move here, not a replay of the whole game. False when there is no game to extend or the
+        events do not follow on; the caller then replays the log from the start."""
+        game = self.game
+        if game is None or game.over:
+            return False
+        try:
+            self.adapter.extend(game, [json.loads(text) for text in added], have)
+        except (RecordError, IllegalMove, RulesError, KeyError, TypeError, ValueError) as e:
+            log.info("room %s: events from another instance replayed from the start (%s)", self.id, e)
+            return False
+        return True
 
     async def _reload(self) -> None:
         """Replace this copy by the database's (under the lock): another instance changed it."""
