@@ -5,9 +5,11 @@ memory when idle, and is read back from the database on the next request, where 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 from server_helpers import dice_moves, tower_moves
@@ -27,6 +29,19 @@ def lobby(db: str, redis_url: str) -> Lobby:
                  bus=bus, leases=RedisLeases(redis_url, bus.instance, ttl=2.0))
 
 
+@contextlib.asynccontextmanager
+async def two_instances(db: str, redis_url: str) -> AsyncIterator[tuple[Lobby, Lobby]]:
+    """Two open lobbies on one database and one Redis, closed after the block."""
+    a, b = lobby(db, redis_url), lobby(db, redis_url)
+    await a.open()
+    await b.open()
+    try:
+        yield a, b
+    finally:
+        await a.close()
+        await b.close()
+
+
 async def until(check: Any, timeout: float = 20.0) -> None:
     end = time.monotonic() + timeout
     while not check():
@@ -38,10 +53,7 @@ def test_an_idle_copy_leaves_memory_and_is_read_back_where_it_plays_on(postgres_
     db = new_database(postgres_cluster)
 
     async def scenario() -> None:
-        a, b = lobby(db, redis_url), lobby(db, redis_url)
-        await a.open()
-        await b.open()
-        try:
+        async with two_instances(db, redis_url) as (a, b):
             room = await a.create("dice", SMALL, [{"kind": "open"}, {"kind": "open"}])
             tokens = [(await room.join(i, f"P{i}"))[1] for i in range(2)]
             copy = await b.find(room.id)
@@ -68,9 +80,6 @@ def test_an_idle_copy_leaves_memory_and_is_read_back_where_it_plays_on(postgres_
             assert seq == 2
             await until(lambda: len(room.events) == 2)
             assert room.state(seat)["game"] == again.state(seat)["game"]
-        finally:
-            await a.close()
-            await b.close()
 
     asyncio.run(scenario())
 
@@ -83,10 +92,7 @@ def test_a_copy_applies_the_other_instances_moves_to_its_game_without_replaying_
     db = new_database(postgres_cluster)
 
     async def scenario() -> None:
-        a, b = lobby(db, redis_url), lobby(db, redis_url)
-        await a.open()
-        await b.open()
-        try:
+        async with two_instances(db, redis_url) as (a, b):
             for game, moves_of in (("dice", dice_moves), ("tower", tower_moves)):
                 room = await a.create(game, {}, [{"kind": "open"}, {"kind": "open"}])
                 for i in range(2):
@@ -109,8 +115,5 @@ def test_a_copy_applies_the_other_instances_moves_to_its_game_without_replaying_
                 assert stored is not None and stored.start is not None
                 rebuilt = copy.adapter.rebuild(stored.start, [json.loads(e) for e in stored.events])
                 assert copy.adapter.record(followed) == copy.adapter.record(rebuilt)
-        finally:
-            await a.close()
-            await b.close()
 
     asyncio.run(scenario())
