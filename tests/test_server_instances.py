@@ -117,3 +117,23 @@ def test_a_copy_applies_the_other_instances_moves_to_its_game_without_replaying_
                 assert copy.adapter.record(followed) == copy.adapter.record(rebuilt)
 
     asyncio.run(scenario())
+
+
+def test_tower_choices_made_on_either_instance_are_the_game_s_towers(postgres_cluster: str, redis_url: str) -> None:
+    """A seat's tower choice is stored with the seat: a player who chose on one instance keeps
+    the tower when the game starts on the other (it was lost: choices lived in one memory)."""
+    db = new_database(postgres_cluster)
+
+    async def scenario() -> None:
+        async with two_instances(db, redis_url) as (a, b):
+            room = await a.create("tower", {}, [{"kind": "open"}, {"kind": "open"}, {"kind": "random", "tower": "3a"}])
+            copy = await b.find(room.id)
+            await copy.join(0, "Far", tower="2b")
+            await until(lambda: room.seats[0].kind == "human")
+            await room.join(1, "Near")  # the last seat, on the other instance: the game starts here
+            await until(lambda: copy.status == "playing" and copy.game is not None)
+            for r in (room, copy):
+                layouts = [t["layout"] for t in r.state(None)["game"]["towers"]]
+                assert layouts[0] == "2b" and layouts[2] == "3a"
+
+    asyncio.run(scenario())

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from tabletris.server.storage import Storage, rooms, schema_revision
 
-HEAD = "0003"
+HEAD = "0004"
 
 
 def last_release_metadata() -> MetaData:
@@ -123,3 +123,34 @@ def test_a_database_from_the_last_release_is_stamped_and_upgraded_with_its_rooms
     assert stored is not None and stored.events == ['{"n":0}', '{"n":1}', '{"n":2}']
     assert version == 3, "the room's version is its stored event count"
     assert again is not None and len(again.events) == 4
+    assert stored.seats[0]["tower"] is None, "an old seat has no tower choice"
+
+
+def test_a_waiting_room_s_tower_choices_survive_a_restart(db_url: str) -> None:
+    """The choice is stored with the seat (it lived in memory, and a restart forgot it)."""
+    from tabletris.server.limits import Limits
+    from tabletris.server.rooms import Lobby
+
+    def lobby() -> Lobby:
+        return Lobby(Storage(db_url), bot_delay=0, limits=Limits.unlimited_clients())
+
+    async def run() -> tuple[list[str | None], list[str]]:
+        first = lobby()
+        await first.open()
+        room = await first.create("tower", {}, [{"kind": "open"}, {"kind": "open"}, {"kind": "random", "tower": "3a"}])
+        await room.join(0, "Ann", tower="2b")
+        await first.close()
+        second = lobby()
+        await second.open()
+        try:
+            again = await second.find(room.id)
+            chosen = [s.tower for s in again.seats]
+            await again.join(1, "Bob")
+            state = again.state(None)
+            return chosen, [t["layout"] for t in state["game"]["towers"]]
+        finally:
+            await second.close()
+
+    chosen, layouts = asyncio.run(run())
+    assert chosen == ["2b", None, "3a"]
+    assert layouts[0] == "2b" and layouts[2] == "3a"

@@ -159,8 +159,8 @@ class Seat:
 
 
 def _seat_facts(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    """A seat as the database has it (the tower choice is not stored)."""
-    return (row["kind"], row["name"], row["strength"], row["token_hash"])
+    """A seat as the database has it."""
+    return (row["kind"], row["name"], row["strength"], row["token_hash"], row.get("tower"))
 
 
 def with_towers(rules: Mapping[str, Any], towers: Sequence[str | None]) -> dict[str, Any]:
@@ -535,7 +535,6 @@ class Room:
         fresh = await asyncio.to_thread(self.lobby._restore, stored)
         for seat, new_seat in zip(self.seats, fresh.seats, strict=False):
             new_seat.connected, new_seat.remote = seat.connected, seat.remote
-            new_seat.tower = new_seat.tower or seat.tower  # not stored: kept from this copy
         self.seats = fresh.seats
         self.status, self.start, self.events = fresh.status, fresh.start, fresh.events
         self.turn_started = fresh.turn_started
@@ -699,7 +698,9 @@ class Room:
                     self.seats[seat].tower = tower
                 token_hash = hash_token(new_token)
                 try:
-                    await self.lobby.storage.take_seat(self.id, seat, name if not mine else self.seats[seat].name or name, token_hash)
+                    await self.lobby.storage.take_seat(
+                        self.id, seat, name if not mine else self.seats[seat].name or name, token_hash, self.seats[seat].tower
+                    )
                 except Conflict:
                     await self._reload()
                     raise ActionError(
@@ -722,7 +723,7 @@ class Room:
             if self.status == "waiting":
                 s = self.seats[seat]
                 await self.lobby.storage.set_seat(self.id, seat, "open", None, None)
-                s.kind, s.name, s.token_hash = "open", None, None
+                s.kind, s.name, s.token_hash, s.tower = "open", None, None, None
                 done = "left"
             else:
                 done = ""
@@ -744,7 +745,7 @@ class Room:
                 s = self.seats[seat]
                 if s.kind != "human":
                     raise ActionError("not_seated", f"seat {seat} is not played by a person")
-                await self.lobby.storage.set_seat(self.id, seat, "resigned", s.name, s.token_hash)
+                await self.lobby.storage.set_seat(self.id, seat, "resigned", s.name, s.token_hash, s.tower)
                 s.kind = "resigned"
                 self.touched = time.monotonic()
         finally:
@@ -1214,7 +1215,7 @@ class Lobby:
     def _restore(self, stored: StoredRoom) -> Room:
         """A room from its stored rows (runs in a thread: rebuilding replays every move)."""
         seats = [
-            Seat(s["seat"], s["kind"], s["name"], s["strength"], s["token_hash"]) for s in stored.seats
+            Seat(s["seat"], s["kind"], s["name"], s["strength"], s["token_hash"], tower=s.get("tower")) for s in stored.seats
         ]
         room = Room(
             self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
@@ -1367,7 +1368,11 @@ class Lobby:
             config["reserved_until"] = time.time() + limits.rematch_reserve
         await self.storage.create_room(
             room_id, game, config,
-            [{"seat": s.index, "kind": s.kind, "name": s.name, "strength": s.strength, "token_hash": s.token_hash} for s in seats],
+            [
+                {"seat": s.index, "kind": s.kind, "name": s.name, "strength": s.strength, "token_hash": s.token_hash,
+                 "tower": s.tower}
+                for s in seats
+            ],
         )
         room = Room(self, room_id, game, config, seats, creator=creator)
         room._refresh()

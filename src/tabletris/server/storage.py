@@ -69,6 +69,7 @@ seats = Table(
     Column("name", String(64), nullable=True),
     Column("strength", Float, nullable=True),
     Column("token_hash", String(128), nullable=True),
+    Column("tower", String(32), nullable=True),
 )
 
 events = Table(
@@ -170,21 +171,23 @@ class Storage:
         )
         await self._submit([], [(room, None), (insert(seats), [{"room_id": room_id, **row} for row in seat_rows])])
 
-    async def take_seat(self, room_id: str, seat: int, name: str, token_hash: str) -> None:
-        """Seat a person; ``Conflict`` if the seat is no longer open or reserved in the
-        database (another instance seated someone first)."""
+    async def take_seat(self, room_id: str, seat: int, name: str, token_hash: str, tower: str | None = None) -> None:
+        """Seat a person (with their tower choice); ``Conflict`` if the seat is no longer open or
+        reserved in the database (another instance seated someone first)."""
         statement = (
             update(seats)
             .where(seats.c.room_id == room_id, seats.c.seat == seat, seats.c.kind.in_(["open", "reserved"]))
-            .values(kind="human", name=name, token_hash=token_hash)
+            .values(kind="human", name=name, token_hash=token_hash, tower=tower)
         )
         await self._submit([], [], guard=statement)
 
-    async def set_seat(self, room_id: str, seat: int, kind: str, name: str | None, token_hash: str | None) -> None:
+    async def set_seat(
+        self, room_id: str, seat: int, kind: str, name: str | None, token_hash: str | None, tower: str | None = None
+    ) -> None:
         statement = (
             update(seats)
             .where(seats.c.room_id == room_id, seats.c.seat == seat)
-            .values(kind=kind, name=name, token_hash=token_hash)
+            .values(kind=kind, name=name, token_hash=token_hash, tower=tower)
         )
         await self._submit([], [(statement, None)])
 
