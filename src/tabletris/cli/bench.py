@@ -10,6 +10,9 @@ boards, positions and seeds, so the speed-up column compares like with like in t
 - ``expert``: the median time of one expert dice decision over fixed mid-game positions;
 - ``simulate``: whole 2-player dice games, expert against greedy, per second;
 - ``dice-games``: whole 4-player dice games between random bots, per second;
+- ``playouts``: whole 2-player dice games, random vs random and greedy vs random, through the
+  engine (``Table``, as ``simulate`` plays them) and in the dice kernel (``engine.fastdice``:
+  the whole turn in C, the very same games), per second;
 - ``tower-games``: whole 4-player tower games (``advanced`` preset) between random bots, per second;
 - ``env``: ``tabletris/Dice-v0`` steps per second, random legal actions against a random opponent;
 - ``vector``: ``DiceVectorEnv`` (16 games stepped together) steps per second, in one process and
@@ -199,6 +202,39 @@ def bench_dice_games(seconds: float) -> dict[str, Any]:
     return _games_per_second(seconds, play)
 
 
+PLAYOUT_PAIRS = {"random": ("random", "random"), "greedy": ("greedy", "random")}
+
+
+def bench_playouts(seconds: float) -> dict[str, Any]:
+    """Whole 2-player dice games per second for each pairing of ``PLAYOUT_PAIRS``: through the
+    engine in use (``Table`` and the bots) and, on the compiled core, in the dice kernel (the same
+    games: tests/test_fastdice.py). Each gets ``seconds``."""
+    from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
+    from tabletris.engine import fastdice
+
+    weights = weights_tuple(DEFAULT_WEIGHTS)
+    result: dict[str, Any] = {}
+    for key, seats in PLAYOUT_PAIRS.items():
+
+        def engine_game(seed: int, seats: tuple[str, str] = seats) -> int:
+            game = DiceGame(list(seats), seed=seed)
+            GameTable(game, [make_bot(b, seed=seed + i) for i, b in enumerate(seats)]).play_bots()
+            return game.turn
+
+        def kernel_game(seed: int, seats: tuple[str, str] = seats) -> int:
+            game = DiceGame(list(seats), seed=seed)
+            rngs = [random.Random(seed + i) if b == "random" else None for i, b in enumerate(seats)]
+            fastdice.playout(game, seats, rngs, weights)
+            return game.turn
+
+        here = _games_per_second(seconds, engine_game)
+        figures = {"engine_games_per_s": here["games_per_s"], "mean_turns": here["mean_turns"]}
+        if fastdice.supports(DiceGame(list(seats)).rules):
+            figures["kernel_games_per_s"] = _games_per_second(seconds, kernel_game)["games_per_s"]
+        result[key] = figures
+    return result
+
+
 def play_random_tower_game(seed: int, preset: str = "advanced") -> TowerGame:
     """One 4-player tower game of random bots (seeded), each seeing only its seat's view, so the
     figure includes making views, generating drops, checking every action and resolving rounds
@@ -286,6 +322,7 @@ BENCHES: dict[str, Callable[[float], dict[str, Any]]] = {
     "expert": bench_expert,
     "simulate": bench_simulate,
     "dice-games": bench_dice_games,
+    "playouts": bench_playouts,
     "tower-games": bench_tower_games,
     "env": bench_env,
     "vector": bench_vector,
@@ -403,6 +440,14 @@ def _rows(names: list[str], engines: dict[str, Any]) -> list[tuple[str, str, boo
     for n in names:
         if n in labels:
             rows.append(labels[n])
+        if n == "playouts":
+            for key, (a, b) in PLAYOUT_PAIRS.items():
+                rows.append((f"playouts {a} vs {b}, dice, engine (games/s)", f"playouts/{key}/engine_games_per_s", False))
+                rows.append((
+                    "  the same games in the dice kernel (games/s; pure column: the pure engine's)",
+                    f"playouts/{key}/engine_games_per_s>playouts/{key}/kernel_games_per_s",
+                    False,
+                ))
         if n == "vector":
             rows.append((f"DiceVectorEnv, {VECTOR_GAMES} games, one process (steps/s)", "vector/steps_per_s", False))
             rows.append(("DiceVectorEnv, two processes (steps/s, CPU-time rates added)", "vector/two_cores_steps_per_s", False))
@@ -438,7 +483,9 @@ def print_figures(figures: dict[str, Any], console: Console) -> None:
         table.add_column("speed-up", justify="right", style="green")
     table.add_column("goal (issue 19)")
     for label, path, lower in _rows(names, engines):
-        values = [_get(engines[e], path) for e in engines]
+        # "a>b": the pure column reads a, the native column b (the kernel against the pure engine)
+        paths = path.split(">") if ">" in path else [path, path]
+        values = [_get(engines[e], paths[min(i, 1)]) for i, e in enumerate(engines)]
         cells = ["" if v is None else f"{v:g}" for v in values]
         if "native" in engines:
             cells.append(_ratio(values[0], values[1], lower))
