@@ -456,7 +456,7 @@ static int dk_stuck(dk_game *g) {
 /* DiceGame._apply for an option the generator made (so every check passes), with the
  * rules' default rewards and tokens (``complete``): every scoring row a point, each point's
  * token the default one. */
-static int dk_apply(dk_game *g, int group, int orient, int x, int y) {
+static int dk_apply(dk_game *g, int group, int orient, int x, int y, const int *named) {
     const dk_group *gr = &g->groups[group];
     int s = gr->shape, player = g->to_move;
     const orient_t *o = &g->os[s][orient];
@@ -506,6 +506,7 @@ static int dk_apply(dk_game *g, int group, int orient, int x, int y) {
         if (!(g->flags & F_TOKENS)) break;
         int t = dk_default_token(g);
         if (t < 0) break;
+        if (named != NULL) t = named[i]; /* the env's learner names them (checked against the supply) */
         g->supply[t]--;
         mv->tokens[mv->ntokens++] = t;
     }
@@ -609,7 +610,7 @@ static int dk_turn(dk_game *g, const int *policy, mt_t *bot_rng) {
         PyErr_SetString(PyExc_RuntimeError, "dice kernel: no option chosen (a bug)");
         return -1;
     }
-    return dk_apply(g, group, orient, x, y);
+    return dk_apply(g, group, orient, x, y, NULL);
 }
 
 /* ------------------------------------------------------------ Python in and out */
@@ -857,4 +858,362 @@ done:
     PyMem_Free(bot_rng);
     dk_free(&g);
     return result;
+}
+
+/* ------------------------------------------------------------ the Gymnasium env's fast path */
+
+/* envs/dice_codec.py's encoding (DiceCodec, DiceTurn, DiceDecider) for one learning seat whose
+ * opponents are all random bots: the learner's sub-steps (PLACE, TAKE, TOKEN), the opponents'
+ * whole turns, the observation vector and the action mask, written straight into NumPy arrays.
+ * envs/dice_fast.py drives it; tests/test_fastdice_env.py checks it against the Python env. */
+
+enum { PH_PLACE = 0, PH_TAKE = 1, PH_TOKEN = 2 };
+
+typedef struct {
+    dk_game g;
+    int seat;
+    mt_t bot[DK_PLAYERS];
+    /* the codec */
+    int n_actions, obs_size, full;
+    int lay_face, lay_to_move, lay_supply, lay_scores, lay_phase, lay_rows, lay_tokens;
+    int take_base, token_base;
+    int form_base[DK_SHAPES][8], form_row[DK_SHAPES][8];
+    /* the decision being built (DiceTurn) */
+    int phase, shape, orient, x, y, group;
+    int *takes; /* PLACE with several takes: the groups whose take makes room, in order */
+    int ntakes, cap_takes;
+    int n_tokens, ntok;
+    int tok[DK_MAX_CELLS];
+} dk_env;
+
+static void dk_env_free(PyObject *capsule) {
+    dk_env *e = PyCapsule_GetPointer(capsule, "tabletris.dice_env");
+    if (e == NULL) return;
+    dk_free(&e->g);
+    PyMem_Free(e->takes);
+    PyMem_Free(e);
+}
+
+static dk_env *dk_env_of(PyObject *capsule) {
+    return PyCapsule_GetPointer(capsule, "tabletris.dice_env");
+}
+
+/* A stone's anchor (dice_codec.anchor): its lowest cell, leftmost among the lowest. */
+static void dk_anchor(const dk_stone *st, int *ax, int *ay) {
+    int bx = st->x[0], by = st->y[0];
+    for (int c = 1; c < st->n; c++)
+        if (st->y[c] < by || (st->y[c] == by && st->x[c] < bx)) {
+            bx = st->x[c];
+            by = st->y[c];
+        }
+    *ax = bx;
+    *ay = by;
+}
+
+/* Stones of each shape left for tokens after the placement being built and the tokens named. */
+static void dk_env_remaining(const dk_env *e, int *left) {
+    const dk_game *g = &e->g;
+    for (int s = 0; s < g->nshapes; s++) left[s] = g->supply[s];
+    if (g->groups[e->group].take < 0 && (g->flags & F_LIMITED)) left[e->shape]--;
+    for (int i = 0; i < e->ntok; i++) left[e->tok[i]]--;
+}
+
+static int dk_env_token_options(const dk_env *e, int *out) {
+    int left[DK_SHAPES], n = 0;
+    dk_env_remaining(e, left);
+    for (int s = 0; s < e->g.nshapes; s++)
+        if (left[s] > 0) out[n++] = s;
+    return n;
+}
+
+/* The opponents play (the die rolled for each) until the learner has a decision or the game
+ * is over (DiceEnv._others_play with random bots). */
+static int dk_env_advance(dk_env *e) {
+    dk_game *g = &e->g;
+    while (!g->over) {
+        if (g->roll < 0) {
+            g->roll = (int)mt_below(&g->rng, g->nfaces);
+            long n = dk_options(g);
+            if (n < 0) return -1;
+            if (n == 0) {
+                if (dk_stuck(g) < 0) return -1;
+                continue;
+            }
+            e->phase = PH_PLACE;
+            e->ntok = e->n_tokens = 0;
+        }
+        if (g->to_move == e->seat) break;
+        long n = 0;
+        for (int i = 0; i < g->ngroups; i++) n += g->groups[i].count;
+        int group = -1, orient = 0, x = 0, y = 0;
+        dk_option_at(g, mt_below(&e->bot[g->to_move], n), &group, &orient, &x, &y);
+        if (group < 0 || dk_apply(g, group, orient, x, y, NULL) < 0) return -1;
+    }
+    return 0;
+}
+
+/* After the placement (and its take) are chosen: how many tokens the points take, and the
+ * forced ones taken (DiceCodec._rewards_or_done and _tokens_or_done); 1 when the decision is
+ * whole and was played. */
+static int dk_env_tokens_or_done(dk_env *e) {
+    dk_game *g = &e->g;
+    if (e->phase != PH_TOKEN) {
+        e->phase = PH_TOKEN;
+        e->ntok = 0;
+        e->n_tokens = 0;
+        if (g->flags & F_TOKENS) {
+            long pts;
+            double cost;
+            dk_immediate(g, e->group, e->orient, e->x, e->y, &pts, &cost);
+            int left[DK_SHAPES], total = 0;
+            dk_env_remaining(e, left);
+            for (int s = 0; s < g->nshapes; s++) total += left[s] > 0 ? left[s] : 0;
+            e->n_tokens = (int)(pts < total ? pts : total);
+        }
+    }
+    while (e->ntok < e->n_tokens) {
+        int opts[DK_SHAPES];
+        int n = dk_env_token_options(e, opts);
+        if (n > 1) return 0;
+        if (n == 0) {
+            PyErr_SetString(PyExc_RuntimeError, "dice env: a token to take and no shape left (a bug)");
+            return -1;
+        }
+        e->tok[e->ntok++] = opts[0];
+    }
+    if (dk_apply(g, e->group, e->orient, e->x, e->y, e->n_tokens ? e->tok : NULL) < 0) return -1;
+    e->phase = PH_PLACE;
+    e->ntok = e->n_tokens = 0;
+    return 1;
+}
+
+/* DiceCodec.advance for the legal id ``a``: 0 taken (the learner decides again or the turn was
+ * played), -1 with ValueError when ``a`` is not legal now. */
+static int dk_env_act(dk_env *e, long a) {
+    dk_game *g = &e->g;
+    if (g->over || g->to_move != e->seat || g->roll < 0) goto illegal;
+    if (e->phase == PH_PLACE) {
+        int s = -1, k = -1;
+        for (int si = 0; si < g->nshapes && s < 0; si++)
+            for (int ki = 0; ki < g->nos[si]; ki++) {
+                const orient_t *o = &g->os[si][ki];
+                long rows = g->h - o->oh + 1;
+                if (rows < 1 || e->form_row[si][ki] < 1) continue;
+                long base = e->form_base[si][ki], count = rows * e->form_row[si][ki];
+                if (a >= base && a < base + count) {
+                    s = si;
+                    k = ki;
+                    break;
+                }
+            }
+        if (s < 0) goto illegal;
+        long rel = a - e->form_base[s][k];
+        int y = (int)(rel / e->form_row[s][k]), x = (int)(rel % e->form_row[s][k]);
+        if (dk_grow((void **)&e->takes, &e->cap_takes, NULL, NULL, (size_t)g->ngroups + 1, sizeof(int)) < 0) return -1;
+        e->ntakes = 0;
+        for (int i = 0; i < g->ngroups; i++) {
+            const dk_group *gr = &g->groups[i];
+            if (gr->shape != s) continue;
+            const uint64_t *out = g->pool + gr->off + (size_t)k * g->h;
+            if (out[y] >> x & 1) e->takes[e->ntakes++] = i;
+        }
+        if (e->ntakes == 0) goto illegal;
+        e->shape = s;
+        e->orient = k;
+        e->x = x;
+        e->y = y;
+        e->group = e->takes[0];
+        if (e->ntakes > 1) {
+            e->phase = PH_TAKE;
+            return 0;
+        }
+        return dk_env_tokens_or_done(e) < 0 ? -1 : 0;
+    }
+    if (e->phase == PH_TAKE) {
+        for (int i = 0; i < e->ntakes; i++) {
+            int ax, ay;
+            dk_anchor(&g->stones[g->groups[e->takes[i]].take], &ax, &ay);
+            if (a == e->take_base + (long)ay * g->w + ax) {
+                e->group = e->takes[i];
+                return dk_env_tokens_or_done(e) < 0 ? -1 : 0;
+            }
+        }
+        goto illegal;
+    }
+    {
+        int opts[DK_SHAPES];
+        int n = dk_env_token_options(e, opts);
+        for (int i = 0; i < n; i++)
+            if (a == e->token_base + opts[i]) {
+                e->tok[e->ntok++] = opts[i];
+                return dk_env_tokens_or_done(e) < 0 ? -1 : 0;
+            }
+    }
+illegal:
+    PyErr_Format(PyExc_ValueError, "dice env: action %ld is not legal now", a);
+    return -1;
+}
+
+/* DiceCodec.observe for the learner, and its mask (DiceEnv._mask). */
+static void dk_env_observe(const dk_env *e, float *obs, signed char *mask) {
+    const dk_game *g = &e->g;
+    int w = g->w, h = g->h, hw = w * h, n = g->nplayers;
+    memset(obs, 0, sizeof(float) * (size_t)e->obs_size);
+    memset(mask, 0, (size_t)e->n_actions);
+    for (int i = 0; i < g->nstones; i++) {
+        const dk_stone *st = &g->stones[i];
+        int base = st->owner < 0 ? 2 * hw : st->owner == e->seat ? 0 : hw;
+        for (int c = 0; c < st->n; c++) obs[base + st->y[c] * w + st->x[c]] = 1.0f;
+    }
+    if (g->roll >= 0) obs[e->lay_face + (g->face_shape[g->roll] < 0 ? g->nshapes : g->face_shape[g->roll])] = 1.0f;
+    if (!g->over) obs[e->lay_to_move + ((g->to_move - e->seat) % n + n) % n] = 1.0f;
+    for (int s = 0; s < g->nshapes; s++) {
+        double left = (g->flags & F_LIMITED) ? (double)g->supply[s] : (double)e->full;
+        double v = left / (double)e->full;
+        obs[e->lay_supply + s] = (float)(v < 1.0 ? v : 1.0);
+    }
+    for (int k = 0; k < n; k++) {
+        double sc = (double)g->scores[(e->seat + k) % n];
+        obs[e->lay_scores + k] = (float)(sc < -1000.0 ? -1000.0 : sc > 1000.0 ? 1000.0 : sc);
+    }
+    int mine = g->to_move == e->seat;
+    int phase = mine ? e->phase : PH_PLACE;
+    obs[e->lay_phase + (phase == PH_PLACE ? 0 : phase == PH_TAKE ? 1 : 3)] = 1.0f;
+    if (mine && phase != PH_PLACE) {
+        const orient_t *o = &g->os[e->shape][e->orient];
+        for (int c = 0; c < o->n; c++) obs[3 * hw + (e->y + o->dy[c]) * w + e->x + o->dx[c]] = 1.0f;
+    }
+    if (mine) {
+        double left = (double)(e->n_tokens - e->ntok) / 4.0;
+        obs[e->lay_tokens] = (float)(left < 1.0 ? left : 1.0);
+    }
+    if (g->over || !mine || g->roll < 0) return;
+    if (phase == PH_PLACE) {
+        for (int i = 0; i < g->ngroups; i++) {
+            const dk_group *gr = &g->groups[i];
+            for (int k = 0; k < g->nos[gr->shape]; k++) {
+                const uint64_t *out = g->pool + gr->off + (size_t)k * g->h;
+                for (int y = 0; y < g->h; y++)
+                    for (uint64_t b = out[y]; b; b &= b - 1)
+                        mask[e->form_base[gr->shape][k] + y * e->form_row[gr->shape][k] + __builtin_ctzll(b)] = 1;
+            }
+        }
+    } else if (phase == PH_TAKE) {
+        for (int i = 0; i < e->ntakes; i++) {
+            int ax, ay;
+            dk_anchor(&g->stones[g->groups[e->takes[i]].take], &ax, &ay);
+            mask[e->take_base + ay * w + ax] = 1;
+        }
+    } else {
+        int opts[DK_SHAPES];
+        int nopt = dk_env_token_options(e, opts);
+        for (int i = 0; i < nopt; i++) mask[e->token_base + opts[i]] = 1;
+    }
+}
+
+/* env_new(rules, state, seat, bot_rngs, codec) -> capsule: a game for the fast env, loaded
+ * as dice_playout loads one; ``codec`` = (n_actions, obs_size, full, face, to_move, supply,
+ * scores, phase, rows_left, tokens_left, take_base, token_base, bases), ``bases`` per shape a
+ * tuple of (PLACE id of anchor (0, 0), anchors per row) per orientation. */
+static PyObject *py_env_new(PyObject *self, PyObject *args) {
+    PyObject *rules, *state, *bot_states, *codec, *bases;
+    int seat;
+    if (!PyArg_ParseTuple(args, "O!O!iO!O!", &PyTuple_Type, &rules, &PyTuple_Type, &state, &seat, &PyTuple_Type,
+                          &bot_states, &PyTuple_Type, &codec))
+        return NULL;
+    dk_env *e = PyMem_Calloc(1, sizeof(dk_env));
+    if (e == NULL) return PyErr_NoMemory();
+    if (dk_load_rules(&e->g, rules) < 0 || dk_load_state(&e->g, state) < 0) goto fail;
+    if (!PyArg_ParseTuple(codec, "iiiiiiiiiiiiO!", &e->n_actions, &e->obs_size, &e->full, &e->lay_face,
+                          &e->lay_to_move, &e->lay_supply, &e->lay_scores, &e->lay_phase, &e->lay_rows,
+                          &e->lay_tokens, &e->take_base, &e->token_base, &PyTuple_Type, &bases))
+        goto fail;
+    if (seat < 0 || seat >= e->g.nplayers || PyTuple_GET_SIZE(bot_states) != e->g.nplayers ||
+        PyTuple_GET_SIZE(bases) != e->g.nshapes || e->full < 1) {
+        PyErr_SetString(PyExc_ValueError, "dice env: seat, generators or codec do not fit the rules");
+        goto fail;
+    }
+    e->seat = seat;
+    for (int i = 0; i < e->g.nplayers; i++)
+        if (i != seat && mt_load(&e->bot[i], PyTuple_GET_ITEM(bot_states, i)) < 0) goto fail;
+    for (int s = 0; s < e->g.nshapes; s++) {
+        PyObject *forms = PyTuple_GET_ITEM(bases, s);
+        if (!PyTuple_Check(forms) || PyTuple_GET_SIZE(forms) != e->g.nos[s]) {
+            PyErr_SetString(PyExc_ValueError, "dice env: one base per orientation");
+            goto fail;
+        }
+        for (int k = 0; k < e->g.nos[s]; k++)
+            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(forms, k), "ii", &e->form_base[s][k], &e->form_row[s][k])) goto fail;
+    }
+    if (e->g.roll >= 0) {
+        PyErr_SetString(PyExc_ValueError, "dice env: starts between turns (no roll showing)");
+        goto fail;
+    }
+    PyObject *cap = PyCapsule_New(e, "tabletris.dice_env", dk_env_free);
+    if (cap == NULL) goto fail;
+    return cap;
+fail:
+    dk_free(&e->g);
+    PyMem_Free(e);
+    return NULL;
+}
+
+/* env_step(envs, actions, obs, masks, status): for each env i, the learner's action
+ * ``actions[i]`` (int64; -1: none, only the opponents play up to the learner's decision), then
+ * its observation into row i of ``obs`` (float32), its mask into ``masks`` (int8) and into
+ * ``status`` (int32) (over, turn, to_move, stuck or -1, scores...). One call for a batch. */
+static PyObject *py_env_step(PyObject *self, PyObject *args) {
+    PyObject *envs;
+    Py_buffer act, obs, mask, status;
+    if (!PyArg_ParseTuple(args, "O!y*w*w*w*", &PyList_Type, &envs, &act, &obs, &mask, &status)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = PyList_GET_SIZE(envs);
+    if (n == 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    dk_env *first = dk_env_of(PyList_GET_ITEM(envs, 0));
+    if (first == NULL) goto done;
+    Py_ssize_t width = 4 + first->g.nplayers;
+    if (act.len < n * (Py_ssize_t)sizeof(int64_t) || obs.len < n * first->obs_size * (Py_ssize_t)sizeof(float) ||
+        mask.len < n * first->n_actions || status.len < n * width * (Py_ssize_t)sizeof(int32_t)) {
+        PyErr_SetString(PyExc_ValueError, "dice env: a buffer is too small for the batch");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        dk_env *e = dk_env_of(PyList_GET_ITEM(envs, i));
+        if (e == NULL) goto done;
+        if (e->obs_size != first->obs_size || e->n_actions != first->n_actions || e->g.nplayers != first->g.nplayers) {
+            PyErr_SetString(PyExc_ValueError, "dice env: every game of a batch has the same codec");
+            goto done;
+        }
+        int64_t a = ((const int64_t *)act.buf)[i];
+        if (a >= 0) {
+            if (dk_env_act(e, (long)a) < 0) goto done;
+        }
+        if (dk_env_advance(e) < 0) goto done;
+        dk_env_observe(e, (float *)obs.buf + i * e->obs_size, (signed char *)mask.buf + i * e->n_actions);
+        int32_t *st = (int32_t *)status.buf + i * width;
+        st[0] = e->g.over;
+        st[1] = e->g.turn;
+        st[2] = e->g.to_move;
+        st[3] = e->g.stuck;
+        for (int k = 0; k < e->g.nplayers; k++) st[4 + k] = e->g.scores[k];
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&act);
+    PyBuffer_Release(&obs);
+    PyBuffer_Release(&mask);
+    PyBuffer_Release(&status);
+    return result;
+}
+
+/* env_game(env) -> (moves, state): the game so far, for a DiceGame built on demand. */
+static PyObject *py_env_game(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    if (!PyArg_ParseTuple(args, "O", &cap)) return NULL;
+    dk_env *e = dk_env_of(cap);
+    if (e == NULL) return NULL;
+    return Py_BuildValue("(NN)", dk_store_moves(&e->g), dk_store_state(&e->g));
 }

@@ -1,0 +1,135 @@
+"""``Dice-v0``'s fast path: the learner's steps, random opponents, observation and mask in C.
+
+When every opponent is the ``random`` bot (by name), the reward is not ``shaped`` and the dice
+kernel plays the rules (``engine.fastdice.supports``), ``DiceEnv`` and ``DiceVectorEnv`` keep
+their game in the compiled core (``env_new``/``env_step`` in ``_dice_kernel.c``): one C call per
+step plays the learner's sub-step (PLACE, TAKE, TOKEN, as ``dice_codec`` encodes them), the
+opponents' whole turns (their bots' own generators, loaded from the seeded bots) and writes the
+observation and the mask into NumPy arrays; ``DiceVectorEnv`` makes that one call for all its
+games. Observations, masks, rewards and infos are the Python path's, number for number
+(tests/test_fastdice_env.py). What needs the Python ``DiceGame`` (``render``,
+``env.unwrapped.game``) gets one built on demand: a new game from the same seed, with the
+kernel's position and moves written into it (``engine.fastdice.write_back``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tabletris.bots.base import Bot
+from tabletris.engine import fastdice
+from tabletris.engine.board import native_module
+from tabletris.engine.dice import DiceGame, DiceRules
+from tabletris.envs.dice_codec import DiceCodec
+
+
+def eligible(rules: DiceRules, opponents: Sequence[Any], reward: str) -> bool:
+    """Whether the fast path plays this env exactly as the Python path does."""
+    return (
+        fastdice.supports(rules)
+        and hasattr(native_module(), "env_new")
+        and all(isinstance(o, str) and o == "random" for o in opponents)
+        and reward != "shaped"
+    )
+
+
+def codec_args(codec: DiceCodec) -> tuple[Any, ...]:
+    """The codec as the kernel reads it (``py_env_new``)."""
+    lay = codec.layout
+    bases = tuple(tuple(codec._form_base[form] for form in codec.orientations[s]) for s in codec.shapes)
+    return (
+        codec.n_actions,
+        codec.obs_size,
+        max(1, codec.rules.supply * codec.players),
+        lay["face"].start,
+        lay["to_move"].start,
+        lay["supply"].start,
+        lay["scores"].start,
+        lay["phase"].start,
+        lay["rows_left"].start,
+        lay["tokens_left"].start,
+        codec.take_base,
+        codec.token_base,
+        bases,
+    )
+
+
+class FastDice:
+    """One game of the env in the kernel, and the arrays its steps are written into (rows of a
+    batch's arrays when a ``DiceVectorEnv`` owns them)."""
+
+    def __init__(
+        self,
+        codec: DiceCodec,
+        game: DiceGame,
+        bots: dict[int, Any],
+        seat: int,
+        rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        nat = native_module()
+        assert nat is not None
+        self.codec = codec
+        self.players = list(game.players)
+        self.rules = game.rules
+        self.seed = game.seed
+        n = game.player_count
+        states = tuple(
+            bots[s].rng.getstate()[1] if s in bots and isinstance(bots[s], Bot) else None for s in range(n)
+        )
+        self.capsule = nat.env_new(
+            fastdice.kernel_rules(game.rules, n, (0.0,) * 8), fastdice.kernel_state(game), seat, states,
+            codec_args(codec),
+        )
+        if rows is None:
+            rows = (
+                np.zeros(codec.obs_size, dtype=np.float32),
+                np.zeros(codec.n_actions, dtype=np.int8),
+                np.zeros(4 + n, dtype=np.int32),
+            )
+        self.obs, self.mask, self.status = rows
+        self._game: DiceGame | None = None
+        step_all([self], np.array([-1], dtype=np.int64))
+
+    @property
+    def over(self) -> bool:
+        return bool(self.status[0])
+
+    @property
+    def turn(self) -> int:
+        return int(self.status[1])
+
+    def scores(self) -> list[int]:
+        return [int(s) for s in self.status[4:]]
+
+    def game(self) -> DiceGame:
+        """The game as a Python ``DiceGame`` (built once per step when asked)."""
+        if self._game is None:
+            nat = native_module()
+            assert nat is not None
+            moves, state = nat.env_game(self.capsule)
+            game = DiceGame(self.players, self.rules, seed=self.seed)
+            fastdice.write_back(game, moves, state)
+            self._game = game
+        return self._game
+
+
+def step_all(
+    games: Sequence[FastDice],
+    actions: np.ndarray,
+    batch: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> None:
+    """Each game's action (-1: none), then its observation, mask and status written into its
+    arrays. ``batch``: the (obs, mask, status) arrays whose rows the games' arrays are, in
+    order (``DiceVectorEnv``): then all games are stepped in one C call."""
+    nat = native_module()
+    assert nat is not None
+    for g in games:
+        g._game = None
+    if batch is not None:
+        nat.env_step([g.capsule for g in games], np.ascontiguousarray(actions, dtype=np.int64), *batch)
+        return
+    for g, a in zip(games, actions, strict=True):
+        nat.env_step([g.capsule], np.array([a], dtype=np.int64), g.obs, g.mask, g.status)
