@@ -14,6 +14,7 @@ kernel's position and moves written into it (``engine.fastdice.write_back``).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,6 +58,17 @@ def codec_args(codec: DiceCodec) -> tuple[Any, ...]:
     )
 
 
+_ARGS: weakref.WeakKeyDictionary[DiceCodec, tuple[tuple[Any, ...], tuple[Any, ...]]] = weakref.WeakKeyDictionary()
+
+
+def _kernel_args(codec: DiceCodec) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """The kernel's rules and codec tuples, made once per codec."""
+    known = _ARGS.get(codec)
+    if known is None:
+        known = _ARGS[codec] = (fastdice.kernel_rules(codec.rules, codec.players, (0.0,) * 8), codec_args(codec))
+    return known
+
+
 class FastDice:
     """One game of the env in the kernel, and the arrays its steps are written into (rows of a
     batch's arrays when a ``DiceVectorEnv`` owns them)."""
@@ -64,25 +76,29 @@ class FastDice:
     def __init__(
         self,
         codec: DiceCodec,
-        game: DiceGame,
+        players: Sequence[str],
+        seed: int,
         bots: dict[int, Any],
         seat: int,
         rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     ) -> None:
+        """A new game ``DiceGame(players, codec.rules, seed=seed)`` with ``bots`` (the seeded
+        random bots of the other seats) in the kernel, stepped up to the learner's decision."""
         nat = native_module()
         assert nat is not None
         self.codec = codec
-        self.players = list(game.players)
-        self.rules = game.rules
-        self.seed = game.seed
-        n = game.player_count
+        self.players = list(players)
+        self.rules = rules = codec.rules
+        self.seed = seed
+        n = len(self.players)
+        state = fastdice.fresh_state(rules, n, seed)
+        if state is None:  # garbage: placed by the Python engine
+            state = fastdice.kernel_state(DiceGame(self.players, rules, seed=seed))
         states = tuple(
             bots[s].rng.getstate()[1] if s in bots and isinstance(bots[s], Bot) else None for s in range(n)
         )
-        self.capsule = nat.env_new(
-            fastdice.kernel_rules(game.rules, n, (0.0,) * 8), fastdice.kernel_state(game), seat, states,
-            codec_args(codec),
-        )
+        kernel_rules, kernel_codec = _kernel_args(codec)
+        self.capsule = nat.env_new(kernel_rules, state, seat, states, kernel_codec)
         if rows is None:
             rows = (
                 np.zeros(codec.obs_size, dtype=np.float32),
@@ -102,7 +118,7 @@ class FastDice:
         return int(self.status[1])
 
     def scores(self) -> list[int]:
-        return [int(s) for s in self.status[4:]]
+        return self.status[4:].tolist()  # type: ignore[no-any-return]
 
     def game(self) -> DiceGame:
         """The game as a Python ``DiceGame`` (built once per step when asked)."""

@@ -249,16 +249,17 @@ class DiceEnv(_SeatEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random
-        game = DiceGame(self.players, self.rules, seed=int(rng.integers(2**32)))
-        self._fast = None
-        self.game = game
-        self.decider = DiceDecider(self.codec, game)
-        self.bots = self._seat_bots(rng)
+        game_seed = int(rng.integers(2**32))
         if self.fast_path:
-            self._fast = FastDice(self.codec, game, self.bots, self.seat, self._fast_rows)
             self.game = None
             self.decider = None
+            self.bots = self._seat_bots(rng)
+            self._fast = FastDice(self.codec, self.players, game_seed, self.bots, self.seat, self._fast_rows)
             return self._fast_obs(), self._fast_info()
+        self._fast = None
+        self.game = DiceGame(self.players, self.rules, seed=game_seed)
+        self.decider = DiceDecider(self.codec, self.game)
+        self.bots = self._seat_bots(rng)
         self._others_play()
         return self._obs(), self._info()
 
