@@ -118,7 +118,8 @@ class FastDice:
         return int(self.status[1])
 
     def scores(self) -> list[int]:
-        return self.status[4:].tolist()  # type: ignore[no-any-return]
+        scores: list[int] = self.status[4:].tolist()
+        return scores
 
     def game(self) -> DiceGame:
         """The game as a Python ``DiceGame`` (built once per step when asked)."""

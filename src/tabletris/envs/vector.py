@@ -7,8 +7,10 @@ n_actions)`` masks, as a maskable learner wants. A finished game is reset on the
 it ends (Gymnasium's ``NEXT_STEP`` autoreset: that step's action for it is ignored).
 
 Seeding: ``reset(seed=s)`` seeds game ``i`` with ``s + i``, so the batch replays exactly what N
-separate ``DiceEnv`` would. The games themselves are the engine's, one after the other in this
-process: the batch saves the per-env overhead of ``SyncVectorEnv`` wrappers, not engine time.
+separate ``DiceEnv`` would. On ``DiceEnv``'s fast path (random opponents: ``envs/dice_fast.py``)
+the games live in the compiled core and one C call per ``step`` plays all N of them, writing
+their observations and masks into this batch's arrays; otherwise they are the engine's, one
+after the other in this process.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
+from tabletris.envs.dice_fast import step_all
 from tabletris.envs.gym import DiceEnv
 
 
@@ -40,6 +43,18 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._obs: Any = create_empty_array(self.single_observation_space, num_envs)
         self._needs_reset = np.zeros(num_envs, dtype=bool)
+        first = self.envs[0]
+        self._fast = first.fast_path
+        if self._fast:
+            # The kernel writes every game's observation, mask and status into these, one row each.
+            codec = first.codec
+            self._batch = (
+                np.zeros((num_envs, codec.obs_size), dtype=np.float32),
+                np.zeros((num_envs, codec.n_actions), dtype=np.int8),
+                np.zeros((num_envs, 4 + codec.players), dtype=np.int32),
+            )
+            for i, env in enumerate(self.envs):
+                env._fast_rows = (self._batch[0][i], self._batch[1][i], self._batch[2][i])
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
@@ -62,6 +77,8 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         actions = np.asarray(actions)
+        if self._fast and all(env._fast is not None for env in self.envs):
+            return self._fast_step(actions)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
@@ -78,11 +95,57 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         self._obs = concatenate(self.single_observation_space, observations, self._obs)
         return self._obs, rewards, terminated, truncated, infos
 
+    def _fast_step(self, actions: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """``step`` on the fast path: the games to reset are reset, the others' actions checked
+        as ``DiceEnv.step`` checks them, then one kernel call steps them all (a reset game gets
+        no action) and each game's reward and info are ``DiceEnv``'s."""
+        n = self.num_envs
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=bool)
+        truncated = np.zeros(n, dtype=bool)
+        played = np.full(n, -1, dtype=np.int64)
+        pending: list[tuple[int, list[int], dict[str, Any], float] | None] = [None] * n
+        for i, env in enumerate(self.envs):
+            fast = env._fast
+            assert fast is not None
+            if self._needs_reset[i]:
+                env.reset()
+            elif not fast.over:
+                a, extra, penalty = env._fast_action(int(actions[i]))
+                played[i] = a
+                pending[i] = (a, fast.scores(), extra, penalty)
+        step_all([env._fast for env in self.envs if env._fast is not None], played, self._batch)
+        infos: dict[str, Any] = {}
+        for i, env in enumerate(self.envs):
+            item = pending[i]
+            if item is None:
+                info = env._fast_info()
+                terminated[i] = not self._needs_reset[i] and env._fast is not None and env._fast.over
+            else:
+                _, rewards[i], terminated[i], truncated[i], info = env._fast_result(item[1], item[2], item[3])
+            infos = self._add_info(infos, info, i)
+        self._needs_reset = terminated | truncated
+        self._obs = self._fast_observations()
+        return self._obs, rewards, terminated, truncated, infos
+
+    def _fast_observations(self) -> Any:
+        """The batch's observations from the kernel's rows, in this env's observation form."""
+        obs, masks, _ = self._batch
+        first = self.envs[0]
+        if first.observation_form == "vector" and not first.mask_in_observation:
+            np.copyto(self._obs, obs)
+            return self._obs
+        forms = [env._form(obs[i], masks[i]) for i, env in enumerate(self.envs)]
+        return concatenate(self.single_observation_space, forms, self._obs)
+
     def action_masks(self) -> np.ndarray:
         """Every game's legal actions now, ``(num_envs, n_actions)`` bool. A game waiting for its
         reset step allows action 0 only (its action is ignored; a mask with nothing legal would
         break a masked sampler)."""
-        masks = np.stack([env.action_masks() for env in self.envs])
+        if self._fast and all(env._fast is not None for env in self.envs):
+            masks = self._batch[1].astype(bool)
+        else:
+            masks = np.stack([env.action_masks() for env in self.envs])
         masks[self._needs_reset, 0] = True
         return masks
 
