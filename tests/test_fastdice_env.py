@@ -148,7 +148,7 @@ def test_not_on_the_fast_path() -> None:
 # ------------------------------------------------------------------ the batch
 
 
-def run_vector(kwargs: dict[str, Any], fast: bool, seed: int, steps: int) -> list[Any]:
+def run_vector(kwargs: dict[str, Any], fast: bool, seed: int, steps: int, illegal_every: int = 0) -> list[Any]:
     vec = DiceVectorEnv(5, **kwargs)
     if not fast:
         vec._fast = False
@@ -160,6 +160,8 @@ def run_vector(kwargs: dict[str, Any], fast: bool, seed: int, steps: int) -> lis
     for _ in range(steps):
         masks = vec.action_masks()
         actions = np.array([int(rng.choice(np.flatnonzero(m))) for m in masks])
+        if illegal_every and rng.integers(illegal_every) == 0:
+            actions[rng.integers(len(actions))] = rng.integers(-3, vec.envs[0].codec.n_actions + 3)
         obs, rewards, terminated, truncated, infos = vec.step(actions)
         trace.append((_copy(obs), rewards, terminated, truncated, infos, masks))
     assert all((env._fast is not None) == fast for env in vec.envs)
@@ -172,11 +174,18 @@ def _copy(obs: Any) -> Any:
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{}, {"action_mask": False}, {"rules": {"supply": 1, "take": "any"}, "players": 3}, {"observation": "image"}],
-    ids=["dict", "box", "takes", "image"],
+    [
+        {},
+        {"action_mask": False},
+        {"rules": {"supply": 1, "take": "any"}, "players": 3, "reward": "difference"},
+        {"observation": "image", "max_turns": 9, "reward": "win"},
+        {"illegal_reward": -1.0},
+    ],
+    ids=["dict", "box", "takes", "image", "illegal"],
 )
 def test_vector_env_batches_as_the_python_env(kwargs: dict[str, Any]) -> None:
-    python = run_vector(kwargs, False, 3, 120)
-    fast = run_vector(kwargs, True, 3, 120)
+    illegal = 2 if "illegal_reward" in kwargs else 0
+    python = run_vector(kwargs, False, 3, 120, illegal)
+    fast = run_vector(kwargs, True, 3, 120, illegal)
     for k, (a, b) in enumerate(zip(python, fast, strict=True)):
         assert same(a, b), f"batch step {k} differs ({kwargs})"

@@ -14,7 +14,8 @@ boards, positions and seeds, so the speed-up column compares like with like in t
   engine (``Table``, as ``simulate`` plays them) and in the dice kernel (``engine.fastdice``:
   the whole turn in C, the very same games), per second;
 - ``tower-games``: whole 4-player tower games (``advanced`` preset) between random bots, per second;
-- ``env``: ``tabletris/Dice-v0`` steps per second, random legal actions against a random opponent;
+- ``env``: ``tabletris/Dice-v0`` steps per second, random legal actions against a random opponent
+  (on the compiled core: the kernel's fast path, and the Python env without it);
 - ``vector``: ``DiceVectorEnv`` (16 games stepped together) steps per second, in one process and
   in two worker processes (one per core).
 
@@ -251,16 +252,27 @@ def bench_tower_games(seconds: float) -> dict[str, Any]:
 
 
 def bench_env(seconds: float) -> dict[str, Any]:
-    """``tabletris/Dice-v0`` (one env) stepped with random legal actions against a random bot."""
+    """``tabletris/Dice-v0`` (one env) stepped with random legal actions against a random bot:
+    as made (the kernel's fast path on the compiled core, ``envs/dice_fast.py``) and, on the
+    compiled core, with the fast path off (the Python env on the native board)."""
+    result = {"steps_per_s": _env_rate(seconds, fast=True)}
+    if board_module.native_module() is not None:
+        result["python_path_steps_per_s"] = _env_rate(seconds, fast=False)
+    return result
+
+
+def _env_rate(seconds: float, fast: bool) -> float:
     import gymnasium
     import numpy as np
 
     import tabletris.envs  # noqa: F401 - registers the environments
 
     env = gymnasium.make("tabletris/Dice-v0")
+    inner: Any = env.unwrapped
+    inner.fast_path = inner.fast_path and fast
     rng = np.random.default_rng(5)
     obs, _ = env.reset(seed=5)
-    steps = episodes = 0
+    steps = 0
     start = time.process_time()
     while not steps or time.process_time() - start < seconds:
         for _ in range(100):
@@ -268,25 +280,29 @@ def bench_env(seconds: float) -> dict[str, Any]:
             obs, _, terminated, truncated, _ = env.step(int(rng.choice(legal)))
             steps += 1
             if terminated or truncated:
-                episodes += 1
                 obs, _ = env.reset()
     elapsed = time.process_time() - start
     env.close()
-    return {"steps": steps, "episodes": episodes, "steps_per_s": round(steps / elapsed, 1)}
+    return round(steps / elapsed, 1)
 
 
 VECTOR_GAMES = 16
 
 
-def _vector_rate(seconds: float, native: bool = True) -> dict[str, Any]:
+def _vector_rate(seconds: float, native: bool = True, fast: bool = True) -> dict[str, Any]:
     """One process stepping ``DiceVectorEnv`` (``VECTOR_GAMES`` games) with random legal actions;
-    learner steps (games x batch steps) per CPU-second of this process."""
+    learner steps (games x batch steps) per CPU-second of this process. ``fast``: the kernel's
+    fast path when it can (off: the games through the Python env)."""
     import numpy as np
 
     from tabletris.envs.vector import DiceVectorEnv
 
     with engine(native):
         vec = DiceVectorEnv(VECTOR_GAMES, action_mask=False)
+        if not fast:
+            vec._fast = False
+            for env in vec.envs:
+                env.fast_path = False
         rng = np.random.default_rng(5)
         vec.reset(seed=5)
         steps = 0
@@ -310,10 +326,10 @@ def bench_vector(seconds: float) -> dict[str, Any]:
     native = board_module.native_module() is not None
     with ProcessPoolExecutor(max_workers=2) as pool:
         rates = list(pool.map(_vector_rate, [seconds, seconds], [native, native]))
-    return {
-        **one,
-        "two_cores_steps_per_s": round(sum(r["steps_per_s"] for r in rates), 1),
-    }
+    result = {**one, "two_cores_steps_per_s": round(sum(r["steps_per_s"] for r in rates), 1)}
+    if native:
+        result["python_path_steps_per_s"] = _vector_rate(seconds, True, fast=False)["steps_per_s"]
+    return result
 
 
 BENCHES: dict[str, Callable[[float], dict[str, Any]]] = {
@@ -440,6 +456,12 @@ def _rows(names: list[str], engines: dict[str, Any]) -> list[tuple[str, str, boo
     for n in names:
         if n in labels:
             rows.append(labels[n])
+        if n == "env":
+            rows.append((
+                "  the same with the kernel's fast path off (steps/s; native: Python env, native board)",
+                "env/steps_per_s>env/python_path_steps_per_s",
+                False,
+            ))
         if n == "playouts":
             for key, (a, b) in PLAYOUT_PAIRS.items():
                 rows.append((f"playouts {a} vs {b}, dice, engine (games/s)", f"playouts/{key}/engine_games_per_s", False))
@@ -451,6 +473,11 @@ def _rows(names: list[str], engines: dict[str, Any]) -> list[tuple[str, str, boo
         if n == "vector":
             rows.append((f"DiceVectorEnv, {VECTOR_GAMES} games, one process (steps/s)", "vector/steps_per_s", False))
             rows.append(("DiceVectorEnv, two processes (steps/s, CPU-time rates added)", "vector/two_cores_steps_per_s", False))
+            rows.append((
+                f"  {VECTOR_GAMES} games, one process, the kernel's fast path off (steps/s)",
+                "vector/steps_per_s>vector/python_path_steps_per_s",
+                False,
+            ))
     return rows
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
+from tabletris.engine.dice import winners_of
 from tabletris.envs.dice_fast import step_all
 from tabletris.envs.gym import DiceEnv
 
@@ -97,33 +98,59 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
 
     def _fast_step(self, actions: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """``step`` on the fast path: the games to reset are reset, the others' actions checked
-        as ``DiceEnv.step`` checks them, then one kernel call steps them all (a reset game gets
-        no action) and each game's reward and info are ``DiceEnv``'s."""
+        as ``DiceEnv.step`` checks them, then one kernel call steps them all (a reset or finished
+        game gets no action); rewards, flags and infos are what ``DiceEnv.step`` and ``_add_info``
+        give, built for the whole batch at once."""
         n = self.num_envs
-        rewards = np.zeros(n, dtype=np.float64)
-        terminated = np.zeros(n, dtype=bool)
-        truncated = np.zeros(n, dtype=bool)
+        envs = self.envs
+        _, masks, status = self._batch
+        reset = self._needs_reset.copy()
+        stepping = ~reset & (status[:, 0] == 0)
+        before = status[:, 4:].tolist()
         played = np.full(n, -1, dtype=np.int64)
-        pending: list[tuple[int, list[int], dict[str, Any], float] | None] = [None] * n
-        for i, env in enumerate(self.envs):
-            fast = env._fast
-            assert fast is not None
-            if self._needs_reset[i]:
-                env.reset()
-            elif not fast.over:
-                a, extra, penalty = env._fast_action(int(actions[i]))
-                played[i] = a
-                pending[i] = (a, fast.scores(), extra, penalty)
-        step_all([env._fast for env in self.envs if env._fast is not None], played, self._batch)
-        infos: dict[str, Any] = {}
-        for i, env in enumerate(self.envs):
-            item = pending[i]
-            if item is None:
-                info = env._fast_info()
-                terminated[i] = not self._needs_reset[i] and env._fast is not None and env._fast.over
-            else:
-                _, rewards[i], terminated[i], truncated[i], info = env._fast_result(item[1], item[2], item[3])
-            infos = self._add_info(infos, info, i)
+        extras: dict[int, tuple[dict[str, Any], float]] = {}
+        n_actions = masks.shape[1]
+        for r in np.flatnonzero(reset):
+            envs[int(r)].reset()
+        for k in np.flatnonzero(stepping):
+            i = int(k)
+            a = int(actions[i])
+            if not (0 <= a < n_actions and masks[i, a]):
+                a, extra, penalty = envs[i]._fast_action(a)
+                extras[i] = (extra, penalty)
+            played[i] = a
+        step_all([env._fast for env in envs if env._fast is not None], played, self._batch)
+        after = status[:, 4:].tolist()
+        over = status[:, 0] != 0
+        turns = status[:, 1].astype(int)
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = over & ~reset
+        truncated = np.zeros(n, dtype=bool)
+        scores = np.full(n, None, dtype=object)
+        winners = np.full(n, None, dtype=object)
+        success = np.zeros(n, dtype=bool)
+        for j in range(n):
+            env = envs[j]
+            won = winners_of(after[j]) if over[j] else None
+            scores[j] = after[j]
+            winners[j] = won
+            success[j] = won is not None and env.seat in won
+            if stepping[j]:
+                penalty = extras[j][1] if j in extras else 0.0
+                rewards[j] = env._reward(before[j], after[j], won) + penalty
+                truncated[j] = not over[j] and env.max_turns is not None and turns[j] >= env.max_turns
+        everyone = np.ones(n, dtype=bool)
+        infos: dict[str, Any] = {
+            "scores": scores, "_scores": everyone, "winner": winners, "_winner": everyone.copy(),
+            "is_success": success, "_is_success": everyone.copy(), "turn": turns, "_turn": everyone.copy(),
+        }
+        for j, (extra, _) in sorted(extras.items()):
+            for key, value in extra.items():
+                if key not in infos:
+                    infos[key] = np.full(n, None, dtype=object)
+                    infos[f"_{key}"] = np.zeros(n, dtype=bool)
+                infos[key][j] = value
+                infos[f"_{key}"][j] = True
         self._needs_reset = terminated | truncated
         self._obs = self._fast_observations()
         return self._obs, rewards, terminated, truncated, infos
