@@ -129,6 +129,20 @@ def test_generator_draws_as_cpython(n: int) -> None:
         assert (version, after, gauss) == r.getstate()
 
 
+def test_seeding_as_cpython() -> None:
+    """An int seed makes the generator ``random.Random(seed)`` starts from (the env's fast path
+    seeds games and bots in C)."""
+    nat = board_mod.native_module()
+    assert nat is not None
+    for seed in (0, 1, 6, 2026, 2**31 - 1, 2**31, 2**32 - 1):
+        draws, after = nat.mt_draw(seed, 7, 700)
+        r = random.Random(seed)
+        assert draws == [r.randrange(7) for _ in range(700)]
+        assert after == r.getstate()[1]
+    with pytest.raises(ValueError, match="2\\*\\*32"):
+        nat.mt_draw(2**32, 7, 1)
+
+
 def test_choice_is_randbelow() -> None:
     """``rng.choice(die)`` (the roll) draws what ``randrange(len(die))`` draws."""
     nat = board_mod.native_module()

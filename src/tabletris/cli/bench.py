@@ -308,8 +308,12 @@ def _vector_rate(seconds: float, native: bool = True, fast: bool = True) -> dict
         steps = 0
         start = time.process_time()
         while not steps or time.process_time() - start < seconds:
-            masks = vec.action_masks()
-            vec.step(np.array([int(rng.choice(np.flatnonzero(m))) for m in masks]))
+            # A uniformly random legal action per game, drawn for the batch at once (as a learner
+            # samples its masked policy), not game by game in a Python loop.
+            rows, ids = np.nonzero(vec.action_masks())
+            counts = np.bincount(rows, minlength=VECTOR_GAMES)
+            first = np.cumsum(counts) - counts
+            vec.step(ids[first + (rng.random(VECTOR_GAMES) * counts).astype(np.int64)])
             steps += VECTOR_GAMES
         elapsed = time.process_time() - start
         vec.close()

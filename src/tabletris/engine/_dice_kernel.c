@@ -59,8 +59,46 @@ static long mt_below(mt_t *r, long n) {
     return (long)x;
 }
 
-/* The state tuple of getstate()[1]: 624 words and the index. */
+/* random.seed(n) for an int 0 <= n < 2**32, as Modules/_randommodule.c seeds: init_by_array
+ * with the one 32-bit word of n. */
+static void mt_seed(mt_t *r, uint32_t seed) {
+    uint32_t *mt = r->mt;
+    mt[0] = 19650218U;
+    for (int i = 1; i < MT_N; i++) mt[i] = (1812433253U * (mt[i - 1] ^ (mt[i - 1] >> 30)) + (uint32_t)i);
+    int i = 1;
+    for (int k = MT_N; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + seed; /* key word j = 0, + j */
+        i++;
+        if (i >= MT_N) {
+            mt[0] = mt[MT_N - 1];
+            i = 1;
+        }
+    }
+    for (int k = MT_N - 1; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) - (uint32_t)i;
+        i++;
+        if (i >= MT_N) {
+            mt[0] = mt[MT_N - 1];
+            i = 1;
+        }
+    }
+    mt[0] = 0x80000000U;
+    r->index = MT_N;
+}
+
+/* A generator from getstate()[1] (624 words and the index), or from an int seed (0 <= seed <
+ * 2**32: what random.Random(seed) starts from, without making one in Python). */
 static int mt_load(mt_t *r, PyObject *t) {
+    if (PyLong_Check(t)) {
+        unsigned long v = PyLong_AsUnsignedLong(t);
+        if (v == (unsigned long)-1 && PyErr_Occurred()) return -1;
+        if (v > 0xffffffffUL) {
+            PyErr_SetString(PyExc_ValueError, "generator seed: expected 0 <= seed < 2**32");
+            return -1;
+        }
+        mt_seed(r, (uint32_t)v);
+        return 0;
+    }
     if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != MT_N + 1) {
         PyErr_SetString(PyExc_ValueError, "generator state: expected getstate()[1], a tuple of 625 ints");
         return -1;
@@ -1156,6 +1194,30 @@ fail:
     dk_free(&e->g);
     PyMem_Free(e);
     return NULL;
+}
+
+/* env_reset(env, state, bot_rngs): a new game in an env made by env_new (same rules and
+ * codec): its allocations are kept. ``bot_rngs``: per seat a generator state or an int seed. */
+static PyObject *py_env_reset(PyObject *self, PyObject *args) {
+    PyObject *cap, *state, *bot_states;
+    if (!PyArg_ParseTuple(args, "OO!O!", &cap, &PyTuple_Type, &state, &PyTuple_Type, &bot_states)) return NULL;
+    dk_env *e = dk_env_of(cap);
+    if (e == NULL) return NULL;
+    if (PyTuple_GET_SIZE(bot_states) != e->g.nplayers) {
+        PyErr_SetString(PyExc_ValueError, "dice env: one generator per seat");
+        return NULL;
+    }
+    for (int i = 0; i < e->g.nplayers; i++)
+        if (i != e->seat && mt_load(&e->bot[i], PyTuple_GET_ITEM(bot_states, i)) < 0) return NULL;
+    e->g.nmoves = 0;
+    if (dk_load_state(&e->g, state) < 0) return NULL;
+    if (e->g.roll >= 0) {
+        PyErr_SetString(PyExc_ValueError, "dice env: starts between turns (no roll showing)");
+        return NULL;
+    }
+    e->phase = PH_PLACE;
+    e->ntok = e->n_tokens = e->ntakes = 0;
+    Py_RETURN_NONE;
 }
 
 /* env_step(envs, actions, obs, masks, status): for each env i, the learner's action

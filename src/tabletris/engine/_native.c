@@ -670,6 +670,7 @@ static PyMethodDef methods[] = {
     {"immediate", py_immediate, METH_VARARGS, "Points and weighted board cost of many placements."},
     {"dice_playout", py_dice_playout, METH_VARARGS, "Whole dice turns (random or greedy seats) from a position."},
     {"env_new", py_env_new, METH_VARARGS, "A dice game for the Gymnasium env's fast path."},
+    {"env_reset", py_env_reset, METH_VARARGS, "A new game in a fast-path dice env."},
     {"env_step", py_env_step, METH_VARARGS, "Step a batch of fast-path dice envs into NumPy arrays."},
     {"env_game", py_env_game, METH_VARARGS, "The moves and position of a fast-path dice env."},
     {"mt_draw", py_mt_draw, METH_VARARGS, "randrange(n) draws of CPython's generator from a state."},

@@ -105,13 +105,14 @@ def kernel_state(game: DiceGame) -> tuple[Any, ...]:
 
 def fresh_state(rules: DiceRules, players: int, seed: int) -> tuple[Any, ...] | None:
     """``kernel_state`` of ``DiceGame(players, rules, seed=seed)`` before its first roll, without
-    building the game; None when the rules place garbage (drawn by the Python engine)."""
+    building the game (the kernel seeds its generator as ``random.Random(seed)`` does, for
+    0 <= seed < 2**32); None when the rules place garbage (drawn by the Python engine)."""
     if rules.garbage:
         return None
     shapes = rules.shapes
     return (
         [], 1, (rules.supply * players,) * len(shapes), (0,) * players, (0,) * players, 0, 0,
-        rules.first_player, -1, 0, -1, random.Random(seed).getstate()[1],
+        rules.first_player, -1, 0, -1, seed,
     )
 
 

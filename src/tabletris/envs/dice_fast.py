@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from tabletris.bots.base import Bot
 from tabletris.engine import fastdice
 from tabletris.engine.board import native_module
 from tabletris.engine.dice import DiceGame, DiceRules
@@ -78,27 +77,20 @@ class FastDice:
         codec: DiceCodec,
         players: Sequence[str],
         seed: int,
-        bots: dict[int, Any],
+        bot_seeds: dict[int, int],
         seat: int,
         rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     ) -> None:
-        """A new game ``DiceGame(players, codec.rules, seed=seed)`` with ``bots`` (the seeded
-        random bots of the other seats) in the kernel, stepped up to the learner's decision."""
+        """A new game ``DiceGame(players, codec.rules, seed=seed)`` in the kernel, the other
+        seats played by random bots seeded with ``bot_seeds`` (``make_bot("random", seed=...)``
+        draws from ``random.Random(seed)``, and so does the kernel), stepped up to the learner's
+        decision."""
         nat = native_module()
         assert nat is not None
         self.codec = codec
         self.players = list(players)
-        self.rules = rules = codec.rules
-        self.seed = seed
+        self.rules = codec.rules
         n = len(self.players)
-        state = fastdice.fresh_state(rules, n, seed)
-        if state is None:  # garbage: placed by the Python engine
-            state = fastdice.kernel_state(DiceGame(self.players, rules, seed=seed))
-        states = tuple(
-            bots[s].rng.getstate()[1] if s in bots and isinstance(bots[s], Bot) else None for s in range(n)
-        )
-        kernel_rules, kernel_codec = _kernel_args(codec)
-        self.capsule = nat.env_new(kernel_rules, state, seat, states, kernel_codec)
         if rows is None:
             rows = (
                 np.zeros(codec.obs_size, dtype=np.float32),
@@ -106,8 +98,28 @@ class FastDice:
                 np.zeros(4 + n, dtype=np.int32),
             )
         self.obs, self.mask, self.status = rows
+        kernel_rules, kernel_codec = _kernel_args(codec)
+        self.seed = seed
+        self.capsule = nat.env_new(kernel_rules, self._start(seed), seat, self._bots(bot_seeds), kernel_codec)
         self._game: DiceGame | None = None
         step_all([self], np.array([-1], dtype=np.int64))
+
+    def restart(self, seed: int, bot_seeds: dict[int, int]) -> None:
+        """A new game in the same kernel env (as ``__init__``, without making it again)."""
+        nat = native_module()
+        assert nat is not None
+        self.seed = seed
+        nat.env_reset(self.capsule, self._start(seed), self._bots(bot_seeds))
+        step_all([self], np.array([-1], dtype=np.int64))
+
+    def _start(self, seed: int) -> tuple[Any, ...]:
+        state = fastdice.fresh_state(self.rules, len(self.players), seed)
+        if state is None:  # garbage: placed by the Python engine
+            state = fastdice.kernel_state(DiceGame(self.players, self.rules, seed=seed))
+        return state
+
+    def _bots(self, bot_seeds: dict[int, int]) -> tuple[int | None, ...]:
+        return tuple(bot_seeds.get(s) for s in range(len(self.players)))
 
     @property
     def over(self) -> bool:

@@ -251,10 +251,16 @@ class DiceEnv(_SeatEnv):
         rng = self.np_random
         game_seed = int(rng.integers(2**32))
         if self.fast_path:
+            # The opponents are random bots seeded as ``_seat_bots`` seeds them, played in the
+            # kernel (``self.bots`` stays empty).
             self.game = None
             self.decider = None
-            self.bots = self._seat_bots(rng)
-            self._fast = FastDice(self.codec, self.players, game_seed, self.bots, self.seat, self._fast_rows)
+            self.bots = {}
+            seeds = {s: int(rng.integers(2**32)) for s in range(len(self.players)) if s != self.seat}
+            if self._fast is None:
+                self._fast = FastDice(self.codec, self.players, game_seed, seeds, self.seat, self._fast_rows)
+            else:
+                self._fast.restart(game_seed, seeds)
             return self._fast_obs(), self._fast_info()
         self._fast = None
         self.game = DiceGame(self.players, self.rules, seed=game_seed)
