@@ -28,3 +28,18 @@ def test_playouts_rows_for_the_engines_and_the_kernel() -> None:
     assert "playouts greedy vs random, dice, engine (games/s)" in table.output
     if board_module.native_available():
         assert "the same games in the dice kernel" in table.output
+
+
+def test_the_pure_engine_shows_no_kernel_rows() -> None:
+    """Without the compiled core the kernel rows would repeat the pure figure: they are left out."""
+    import os
+    import subprocess
+    import sys
+
+    tabletris = os.path.join(os.path.dirname(sys.executable), "tabletris")
+    out = subprocess.run(
+        [tabletris, "bench", "--seconds", "0.01", "--only", "playouts"],
+        env={**os.environ, "TABLETRIS_PURE": "1", "COLUMNS": "220"}, capture_output=True, text=True, check=True,
+    )
+    assert "playouts random vs random, dice, engine (games/s)" in out.stdout
+    assert "dice kernel" not in out.stdout
