@@ -221,6 +221,14 @@ def test_from_any_position(rules: dict[str, Any], seed: int, before: int, pendin
     assert_same(rules, 3, seed, ["greedy" if greedy else "random", "random", "random"], before, pending)
 
 
+def test_first_player_one_player_and_listed_garbage() -> None:
+    garbage = [{"shape": "I", "cells": [[0, 0], [1, 0], [2, 0], [3, 0]]}, {"shape": "O", "cells": [[8, 0], [9, 0], [8, 1], [9, 1]]}]
+    for seed in range(10):
+        assert_same({"first_player": 1}, 3, seed, ["random", "greedy", "random"])
+        assert_same({}, 1, seed, ["greedy" if seed % 2 else "random"])
+        assert_same({"garbage": garbage, "supply": 1}, 2, seed, ["random", "random"])
+
+
 def test_tall_board_and_wide_board() -> None:
     for seed in range(8):
         assert_same({"width": 6, "height": 40}, 2, seed, ["greedy", "random"])

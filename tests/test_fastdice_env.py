@@ -86,6 +86,8 @@ VARIANTS: list[dict[str, Any]] = [
     {"rules": {"supply": 1}, "reward": "difference", "max_turns": 12},
     {"rules": {"access": "drop", "orientation": "rotate", "rescore_reopened": True}, "observation": "image"},
     {"rules": {"supply": 2}, "action_mask": False, "render_mode": "ansi"},
+    {"rules": {"first_player": 2}, "players": 3, "seat": 2},
+    {"players": 1},
 ]
 
 
