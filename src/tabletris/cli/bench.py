@@ -10,8 +10,12 @@ boards, positions and seeds, so the speed-up column compares like with like in t
 - ``expert``: the median time of one expert dice decision over fixed mid-game positions;
 - ``simulate``: whole 2-player dice games, expert against greedy, per second;
 - ``dice-games``: whole 4-player dice games between random bots, per second;
+- ``playouts``: whole 2-player dice games, random vs random and greedy vs random, through the
+  engine (``Table``, as ``simulate`` plays them) and in the dice kernel (``engine.fastdice``:
+  the whole turn in C, the very same games), per second;
 - ``tower-games``: whole 4-player tower games (``advanced`` preset) between random bots, per second;
-- ``env``: ``tabletris/Dice-v0`` steps per second, random legal actions against a random opponent;
+- ``env``: ``tabletris/Dice-v0`` steps per second, random legal actions against a random opponent
+  (on the compiled core: the kernel's fast path, and the Python env without it);
 - ``vector``: ``DiceVectorEnv`` (16 games stepped together) steps per second, in one process and
   in two worker processes (one per core).
 
@@ -199,6 +203,39 @@ def bench_dice_games(seconds: float) -> dict[str, Any]:
     return _games_per_second(seconds, play)
 
 
+PLAYOUT_PAIRS = {"random": ("random", "random"), "greedy": ("greedy", "random")}
+
+
+def bench_playouts(seconds: float) -> dict[str, Any]:
+    """Whole 2-player dice games per second for each pairing of ``PLAYOUT_PAIRS``: through the
+    engine in use (``Table`` and the bots) and, on the compiled core, in the dice kernel (the same
+    games: tests/test_fastdice.py). Each gets ``seconds``."""
+    from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
+    from tabletris.engine import fastdice
+
+    weights = weights_tuple(DEFAULT_WEIGHTS)
+    result: dict[str, Any] = {}
+    for key, seats in PLAYOUT_PAIRS.items():
+
+        def engine_game(seed: int, seats: tuple[str, str] = seats) -> int:
+            game = DiceGame(list(seats), seed=seed)
+            GameTable(game, [make_bot(b, seed=seed + i) for i, b in enumerate(seats)]).play_bots()
+            return game.turn
+
+        def kernel_game(seed: int, seats: tuple[str, str] = seats) -> int:
+            game = DiceGame(list(seats), seed=seed)
+            rngs = [random.Random(seed + i) if b == "random" else None for i, b in enumerate(seats)]
+            fastdice.playout(game, seats, rngs, weights)
+            return game.turn
+
+        here = _games_per_second(seconds, engine_game)
+        figures = {"engine_games_per_s": here["games_per_s"], "mean_turns": here["mean_turns"]}
+        if fastdice.supports(DiceGame(list(seats)).rules):
+            figures["kernel_games_per_s"] = _games_per_second(seconds, kernel_game)["games_per_s"]
+        result[key] = figures
+    return result
+
+
 def play_random_tower_game(seed: int, preset: str = "advanced") -> TowerGame:
     """One 4-player tower game of random bots (seeded), each seeing only its seat's view, so the
     figure includes making views, generating drops, checking every action and resolving rounds
@@ -215,16 +252,27 @@ def bench_tower_games(seconds: float) -> dict[str, Any]:
 
 
 def bench_env(seconds: float) -> dict[str, Any]:
-    """``tabletris/Dice-v0`` (one env) stepped with random legal actions against a random bot."""
+    """``tabletris/Dice-v0`` (one env) stepped with random legal actions against a random bot:
+    as made (the kernel's fast path on the compiled core, ``envs/dice_fast.py``) and, on the
+    compiled core, with the fast path off (the Python env on the native board)."""
+    result = {"steps_per_s": _env_rate(seconds, fast=True)}
+    if board_module.native_module() is not None:
+        result["python_path_steps_per_s"] = _env_rate(seconds, fast=False)
+    return result
+
+
+def _env_rate(seconds: float, fast: bool) -> float:
     import gymnasium
     import numpy as np
 
     import tabletris.envs  # noqa: F401 - registers the environments
 
     env = gymnasium.make("tabletris/Dice-v0")
+    inner: Any = env.unwrapped
+    inner.fast_path = inner.fast_path and fast
     rng = np.random.default_rng(5)
     obs, _ = env.reset(seed=5)
-    steps = episodes = 0
+    steps = 0
     start = time.process_time()
     while not steps or time.process_time() - start < seconds:
         for _ in range(100):
@@ -232,32 +280,40 @@ def bench_env(seconds: float) -> dict[str, Any]:
             obs, _, terminated, truncated, _ = env.step(int(rng.choice(legal)))
             steps += 1
             if terminated or truncated:
-                episodes += 1
                 obs, _ = env.reset()
     elapsed = time.process_time() - start
     env.close()
-    return {"steps": steps, "episodes": episodes, "steps_per_s": round(steps / elapsed, 1)}
+    return round(steps / elapsed, 1)
 
 
 VECTOR_GAMES = 16
 
 
-def _vector_rate(seconds: float, native: bool = True) -> dict[str, Any]:
+def _vector_rate(seconds: float, native: bool = True, fast: bool = True) -> dict[str, Any]:
     """One process stepping ``DiceVectorEnv`` (``VECTOR_GAMES`` games) with random legal actions;
-    learner steps (games x batch steps) per CPU-second of this process."""
+    learner steps (games x batch steps) per CPU-second of this process. ``fast``: the kernel's
+    fast path when it can (off: the games through the Python env)."""
     import numpy as np
 
     from tabletris.envs.vector import DiceVectorEnv
 
     with engine(native):
         vec = DiceVectorEnv(VECTOR_GAMES, action_mask=False)
+        if not fast:
+            vec._fast = False
+            for env in vec.envs:
+                env.fast_path = False
         rng = np.random.default_rng(5)
         vec.reset(seed=5)
         steps = 0
         start = time.process_time()
         while not steps or time.process_time() - start < seconds:
-            masks = vec.action_masks()
-            vec.step(np.array([int(rng.choice(np.flatnonzero(m))) for m in masks]))
+            # A uniformly random legal action per game, drawn for the batch at once (as a learner
+            # samples its masked policy), not game by game in a Python loop.
+            rows, ids = np.nonzero(vec.action_masks())
+            counts = np.bincount(rows, minlength=VECTOR_GAMES)
+            first = np.cumsum(counts) - counts
+            vec.step(ids[first + (rng.random(VECTOR_GAMES) * counts).astype(np.int64)])
             steps += VECTOR_GAMES
         elapsed = time.process_time() - start
         vec.close()
@@ -274,10 +330,10 @@ def bench_vector(seconds: float) -> dict[str, Any]:
     native = board_module.native_module() is not None
     with ProcessPoolExecutor(max_workers=2) as pool:
         rates = list(pool.map(_vector_rate, [seconds, seconds], [native, native]))
-    return {
-        **one,
-        "two_cores_steps_per_s": round(sum(r["steps_per_s"] for r in rates), 1),
-    }
+    result = {**one, "two_cores_steps_per_s": round(sum(r["steps_per_s"] for r in rates), 1)}
+    if native:
+        result["python_path_steps_per_s"] = _vector_rate(seconds, True, fast=False)["steps_per_s"]
+    return result
 
 
 BENCHES: dict[str, Callable[[float], dict[str, Any]]] = {
@@ -286,6 +342,7 @@ BENCHES: dict[str, Callable[[float], dict[str, Any]]] = {
     "expert": bench_expert,
     "simulate": bench_simulate,
     "dice-games": bench_dice_games,
+    "playouts": bench_playouts,
     "tower-games": bench_tower_games,
     "env": bench_env,
     "vector": bench_vector,
@@ -403,9 +460,28 @@ def _rows(names: list[str], engines: dict[str, Any]) -> list[tuple[str, str, boo
     for n in names:
         if n in labels:
             rows.append(labels[n])
+        if n == "env":
+            rows.append((
+                "  the same with the kernel's fast path off (steps/s; native: Python env, native board)",
+                "env/steps_per_s>env/python_path_steps_per_s",
+                False,
+            ))
+        if n == "playouts":
+            for key, (a, b) in PLAYOUT_PAIRS.items():
+                rows.append((f"playouts {a} vs {b}, dice, engine (games/s)", f"playouts/{key}/engine_games_per_s", False))
+                rows.append((
+                    "  the same games in the dice kernel (games/s; pure column: the pure engine's)",
+                    f"playouts/{key}/engine_games_per_s>playouts/{key}/kernel_games_per_s",
+                    False,
+                ))
         if n == "vector":
             rows.append((f"DiceVectorEnv, {VECTOR_GAMES} games, one process (steps/s)", "vector/steps_per_s", False))
             rows.append(("DiceVectorEnv, two processes (steps/s, CPU-time rates added)", "vector/two_cores_steps_per_s", False))
+            rows.append((
+                f"  {VECTOR_GAMES} games, one process, the kernel's fast path off (steps/s)",
+                "vector/steps_per_s>vector/python_path_steps_per_s",
+                False,
+            ))
     return rows
 
 
@@ -438,7 +514,12 @@ def print_figures(figures: dict[str, Any], console: Console) -> None:
         table.add_column("speed-up", justify="right", style="green")
     table.add_column("goal (issue 19)")
     for label, path, lower in _rows(names, engines):
-        values = [_get(engines[e], path) for e in engines]
+        # "a>b": the pure column reads a, the native column b (the kernel against the pure
+        # engine); without the compiled core there is nothing to put beside a
+        if ">" in path and "native" not in engines:
+            continue
+        paths = path.split(">") if ">" in path else [path, path]
+        values = [_get(engines[e], paths[min(i, 1)]) for i, e in enumerate(engines)]
         cells = ["" if v is None else f"{v:g}" for v in values]
         if "native" in engines:
             cells.append(_ratio(values[0], values[1], lower))

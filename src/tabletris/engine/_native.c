@@ -654,6 +654,10 @@ static void features_core(const uint64_t *occ, int w, int h, features_t *f) {
     for (int x = 0; x < w; x++) f->heights[x] = heights[x];
 }
 
+/* Whole dice turns and playouts (issue 19's third round): a file of its own, compiled here so it
+ * shares the generator and the features above. */
+#include "_dice_kernel.c"
+
 static PyMethodDef methods[] = {
     {"positions", py_positions, METH_VARARGS, "Legal anchors of one orientation as a bitboard."},
     {"has_any", py_has_any, METH_VARARGS, "Whether any orientation of the spec has a legal anchor."},
@@ -664,6 +668,12 @@ static PyMethodDef methods[] = {
     {"features", py_features, METH_VARARGS, "The heuristics' board features."},
     {"outlook_rows", py_outlook_rows, METH_VARARGS, "max_rows of several shapes over the rows not complete."},
     {"immediate", py_immediate, METH_VARARGS, "Points and weighted board cost of many placements."},
+    {"dice_playout", py_dice_playout, METH_VARARGS, "Whole dice turns (random or greedy seats) from a position."},
+    {"env_new", py_env_new, METH_VARARGS, "A dice game for the Gymnasium env's fast path."},
+    {"env_reset", py_env_reset, METH_VARARGS, "A new game in a fast-path dice env."},
+    {"env_step", py_env_step, METH_VARARGS, "Step a batch of fast-path dice envs into NumPy arrays."},
+    {"env_game", py_env_game, METH_VARARGS, "The moves and position of a fast-path dice env."},
+    {"mt_draw", py_mt_draw, METH_VARARGS, "randrange(n) draws of CPython's generator from a state."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -746,8 +746,7 @@ class DiceGame:
         """Seats with the most points once the game is over (shared on a tie), else empty."""
         if not self.over:
             return []
-        best = max(self.scores)
-        return [i for i, s in enumerate(self.scores) if s == best]
+        return winners_of(self.scores)
 
     def losers(self) -> list[int]:
         if not self.over:
@@ -1290,6 +1289,13 @@ def _rows_of(mask: int) -> list[int]:
         mask >>= 1
         y += 1
     return rows
+
+
+def winners_of(scores: Sequence[int]) -> list[int]:
+    """The winning seats of a finished game with these scores: the most points, shared on a tie
+    (``DiceGame.winners``; the env's fast path, which holds scores and no game, asks it too)."""
+    best = max(scores)
+    return [i for i, s in enumerate(scores) if s == best]
 
 
 def next_starter(last: DiceGame, loser_starts: bool = True) -> int:

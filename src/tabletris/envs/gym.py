@@ -31,9 +31,10 @@ import numpy as np
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
-from tabletris.engine.dice import DiceGame, DiceRules
+from tabletris.engine.dice import DiceGame, DiceRules, winners_of
 from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
 from tabletris.envs.dice_codec import DiceCodec, DiceDecider
+from tabletris.envs.dice_fast import FastDice, eligible, step_all
 from tabletris.envs.dice_v0 import IllegalPolicy, player_names
 from tabletris.envs.render import board_rgb, side_by_side
 from tabletris.envs.rewards import SHAPED, check_scheme, dice_potential, shaping, step_reward
@@ -170,9 +171,24 @@ class DiceEnv(_SeatEnv):
             reward, observation, action_mask,
         )
         self.max_turns = max_turns
-        self.game: DiceGame | None = None
+        self._fast: FastDice | None = None
+        self._fast_rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        """Where the fast path writes (rows of a ``DiceVectorEnv``'s batch arrays), or None."""
+        self.fast_path = eligible(self.rules, self.opponents, reward)
+        """Whether the game runs in the compiled core (``envs/dice_fast.py``); False forces Python."""
+        self.game = None
         self.decider: DiceDecider | None = None
         self.bots: dict[int, Bot | Policy] = {}
+
+    @property
+    def game(self) -> DiceGame | None:
+        """The game; on the fast path a ``DiceGame`` built from the kernel's when asked."""
+        fast = self.__dict__.get("_fast")
+        return fast.game() if fast is not None else self.__dict__.get("_python_game")
+
+    @game.setter
+    def game(self, value: DiceGame | None) -> None:
+        self.__dict__["_python_game"] = value
 
     def _game(self) -> DiceGame:
         if self.game is None or self.decider is None:
@@ -180,6 +196,8 @@ class DiceEnv(_SeatEnv):
         return self.game
 
     def _mask(self) -> np.ndarray:
+        if self._fast is not None:
+            return self._fast.mask.copy()
         game = self._game()
         assert self.decider is not None
         if game.over or game.to_move != self.seat:
@@ -231,13 +249,76 @@ class DiceEnv(_SeatEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         rng = self.np_random
-        self.game = DiceGame(self.players, self.rules, seed=int(rng.integers(2**32)))
+        game_seed = int(rng.integers(2**32))
+        if self.fast_path:
+            # The opponents are random bots seeded as ``_seat_bots`` seeds them, played in the
+            # kernel (``self.bots`` stays empty).
+            self.game = None
+            self.decider = None
+            self.bots = {}
+            seeds = {s: int(rng.integers(2**32)) for s in range(len(self.players)) if s != self.seat}
+            if self._fast is None:
+                self._fast = FastDice(self.codec, self.players, game_seed, seeds, self.seat, self._fast_rows)
+            else:
+                self._fast.restart(game_seed, seeds)
+            return self._fast_obs(), self._fast_info()
+        self._fast = None
+        self.game = DiceGame(self.players, self.rules, seed=game_seed)
         self.decider = DiceDecider(self.codec, self.game)
         self.bots = self._seat_bots(rng)
         self._others_play()
         return self._obs(), self._info()
 
+    # ------------------------------------------------------------ the fast path (dice_fast)
+
+    def _fast_obs(self) -> Any:
+        fast = self._fast
+        assert fast is not None
+        return self._form(fast.obs.copy(), fast.mask.copy())
+
+    def _fast_info(self, **extra: Any) -> dict[str, Any]:
+        fast = self._fast
+        assert fast is not None
+        scores = fast.scores()
+        return self._outcome_info(scores, winners_of(scores) if fast.over else None, turn=fast.turn, **extra)
+
+    def _fast_action(self, action: int) -> tuple[int, dict[str, Any], float]:
+        """The action played (``illegal_action`` applied), the info it adds and its penalty."""
+        fast = self._fast
+        assert fast is not None
+        a = int(action)
+        if 0 <= a < fast.mask.shape[0] and fast.mask[a]:
+            return a, {}, 0.0
+        what = self.codec.describe(a)
+        if self.illegal_action == "raise":
+            raise ValueError(f"{what} is not a legal move for roll {fast.game().roll_face}")
+        return int(np.flatnonzero(fast.mask)[0]), {"illegal_action": what}, self.illegal_reward
+
+    def _fast_result(
+        self, before: list[int], extra: dict[str, Any], penalty: float
+    ) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``step``'s answer once the kernel has stepped (the Python path's, number for number)."""
+        fast = self._fast
+        assert fast is not None
+        scores = fast.scores()
+        over = fast.over
+        reward = self._reward(before, scores, winners_of(scores) if over else None) + penalty
+        truncated = not over and self.max_turns is not None and fast.turn >= self.max_turns
+        return self._fast_obs(), reward, over, truncated, self._fast_info(**extra)
+
+    def _fast_step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        fast = self._fast
+        assert fast is not None
+        if fast.over:
+            return self._fast_obs(), 0.0, True, False, self._fast_info()
+        a, extra, penalty = self._fast_action(action)
+        before = fast.scores()
+        step_all([fast], np.array([a], dtype=np.int64))
+        return self._fast_result(before, extra, penalty)
+
     def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self._fast is not None:
+            return self._fast_step(action)
         game = self._game()
         decider = self.decider
         assert decider is not None

@@ -7,8 +7,10 @@ n_actions)`` masks, as a maskable learner wants. A finished game is reset on the
 it ends (Gymnasium's ``NEXT_STEP`` autoreset: that step's action for it is ignored).
 
 Seeding: ``reset(seed=s)`` seeds game ``i`` with ``s + i``, so the batch replays exactly what N
-separate ``DiceEnv`` would. The games themselves are the engine's, one after the other in this
-process: the batch saves the per-env overhead of ``SyncVectorEnv`` wrappers, not engine time.
+separate ``DiceEnv`` would. On ``DiceEnv``'s fast path (random opponents: ``envs/dice_fast.py``)
+the games live in the compiled core and one C call per ``step`` plays all N of them, writing
+their observations and masks into this batch's arrays; otherwise they are the engine's, one
+after the other in this process.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
+from tabletris.engine.dice import winners_of
+from tabletris.envs.dice_fast import step_all
 from tabletris.envs.gym import DiceEnv
 
 
@@ -40,6 +44,18 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._obs: Any = create_empty_array(self.single_observation_space, num_envs)
         self._needs_reset = np.zeros(num_envs, dtype=bool)
+        first = self.envs[0]
+        self._fast = first.fast_path
+        if self._fast:
+            # The kernel writes every game's observation, mask and status into these, one row each.
+            codec = first.codec
+            self._batch = (
+                np.zeros((num_envs, codec.obs_size), dtype=np.float32),
+                np.zeros((num_envs, codec.n_actions), dtype=np.int8),
+                np.zeros((num_envs, 4 + codec.players), dtype=np.int32),
+            )
+            for i, env in enumerate(self.envs):
+                env._fast_rows = (self._batch[0][i], self._batch[1][i], self._batch[2][i])
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
@@ -62,6 +78,8 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         actions = np.asarray(actions)
+        if self._fast and all(env._fast is not None for env in self.envs):
+            return self._fast_step(actions)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         truncated = np.zeros(self.num_envs, dtype=bool)
@@ -78,11 +96,83 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         self._obs = concatenate(self.single_observation_space, observations, self._obs)
         return self._obs, rewards, terminated, truncated, infos
 
+    def _fast_step(self, actions: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """``step`` on the fast path: the games to reset are reset, the others' actions checked
+        as ``DiceEnv.step`` checks them, then one kernel call steps them all (a reset or finished
+        game gets no action); rewards, flags and infos are what ``DiceEnv.step`` and ``_add_info``
+        give, built for the whole batch at once."""
+        n = self.num_envs
+        envs = self.envs
+        _, masks, status = self._batch
+        reset = self._needs_reset.copy()
+        stepping = ~reset & (status[:, 0] == 0)
+        before = status[:, 4:].tolist()
+        played = np.full(n, -1, dtype=np.int64)
+        extras: dict[int, tuple[dict[str, Any], float]] = {}
+        n_actions = masks.shape[1]
+        for r in np.flatnonzero(reset):
+            envs[int(r)].reset()
+        for k in np.flatnonzero(stepping):
+            i = int(k)
+            a = int(actions[i])
+            if not (0 <= a < n_actions and masks[i, a]):
+                a, extra, penalty = envs[i]._fast_action(a)
+                extras[i] = (extra, penalty)
+            played[i] = a
+        step_all([env._fast for env in envs if env._fast is not None], played, self._batch)
+        after = status[:, 4:].tolist()
+        over = status[:, 0] != 0
+        turns = status[:, 1].astype(int)
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = over & ~reset
+        truncated = np.zeros(n, dtype=bool)
+        scores = np.full(n, None, dtype=object)
+        winners = np.full(n, None, dtype=object)
+        success = np.zeros(n, dtype=bool)
+        for j in range(n):
+            env = envs[j]
+            won = winners_of(after[j]) if over[j] else None
+            scores[j] = after[j]
+            winners[j] = won
+            success[j] = won is not None and env.seat in won
+            if stepping[j]:
+                penalty = extras[j][1] if j in extras else 0.0
+                rewards[j] = env._reward(before[j], after[j], won) + penalty
+                truncated[j] = not over[j] and env.max_turns is not None and turns[j] >= env.max_turns
+        everyone = np.ones(n, dtype=bool)
+        infos: dict[str, Any] = {
+            "scores": scores, "_scores": everyone, "winner": winners, "_winner": everyone.copy(),
+            "is_success": success, "_is_success": everyone.copy(), "turn": turns, "_turn": everyone.copy(),
+        }
+        for j, (extra, _) in sorted(extras.items()):
+            for key, value in extra.items():
+                if key not in infos:
+                    infos[key] = np.full(n, None, dtype=object)
+                    infos[f"_{key}"] = np.zeros(n, dtype=bool)
+                infos[key][j] = value
+                infos[f"_{key}"][j] = True
+        self._needs_reset = terminated | truncated
+        self._obs = self._fast_observations()
+        return self._obs, rewards, terminated, truncated, infos
+
+    def _fast_observations(self) -> Any:
+        """The batch's observations from the kernel's rows, in this env's observation form."""
+        obs, masks, _ = self._batch
+        first = self.envs[0]
+        if first.observation_form == "vector" and not first.mask_in_observation:
+            np.copyto(self._obs, obs)
+            return self._obs
+        forms = [env._form(obs[i], masks[i]) for i, env in enumerate(self.envs)]
+        return concatenate(self.single_observation_space, forms, self._obs)
+
     def action_masks(self) -> np.ndarray:
         """Every game's legal actions now, ``(num_envs, n_actions)`` bool. A game waiting for its
         reset step allows action 0 only (its action is ignored; a mask with nothing legal would
         break a masked sampler)."""
-        masks = np.stack([env.action_masks() for env in self.envs])
+        if self._fast and all(env._fast is not None for env in self.envs):
+            masks = self._batch[1].astype(bool)
+        else:
+            masks = np.stack([env.action_masks() for env in self.envs])
         masks[self._needs_reset, 0] = True
         return masks
 

@@ -194,22 +194,51 @@ def _bots(task: GameTask) -> list[Bot]:
     return bots
 
 
-def run_game(task: GameTask) -> GameResult:
-    """Play one game to its end; a pure function of ``task`` (the engine and bots are seeded)."""
+def kernel_policies(bots: Sequence[Bot]) -> list[str] | None:
+    """The dice kernel's policy per seat when every seat is one it plays exactly (``random``;
+    ``greedy`` at full strength, which never draws), else None."""
+    from tabletris.bots.greedy import GreedyBot, strength_of
+    from tabletris.bots.random_bot import RandomBot
+
+    policies = []
+    for bot in bots:
+        if type(bot) is RandomBot:
+            policies.append("random")
+        elif type(bot) is GreedyBot and strength_of(bot) >= 1.0:
+            policies.append("greedy")
+        else:
+            return None
+    return policies
+
+
+def run_game(task: GameTask, kernel: bool = True) -> GameResult:
+    """Play one game to its end; a pure function of ``task`` (the engine and bots are seeded).
+
+    Dice games whose seats are all ``random`` or full-strength ``greedy`` bots are played by the
+    dice kernel (``engine.fastdice``: the very same games, tests/test_fastdice*.py) when it
+    plays the rules; ``kernel=False`` plays every game through the engine."""
     rules = json.loads(task.rules)
     names = [task.seats[b].label for b in task.order]
     bots = _bots(task)
     n = len(task.order)
     if task.game == "dice":
+        from tabletris.engine import fastdice
         from tabletris.engine.dice import DiceGame
 
         dice = DiceGame(names, rules, seed=task.seed)
-        table = Table(dice, bots)
-        for _ in range(MAX_DICE_TURNS):
-            if dice.over:
-                break
-            table.play_bots(max_actions=1)
-        else:  # pragma: no cover - a finite board always fills up
+        policies = kernel_policies(bots) if kernel and fastdice.supports(dice.rules) else None
+        if policies is not None:
+            from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
+
+            rngs = [bot.rng if p == "random" else None for bot, p in zip(bots, policies, strict=True)]
+            fastdice.playout(dice, policies, rngs, weights_tuple(DEFAULT_WEIGHTS), max_turns=MAX_DICE_TURNS)
+        else:
+            table = Table(dice, bots)
+            for _ in range(MAX_DICE_TURNS):
+                if dice.over:
+                    break
+                table.play_bots(max_actions=1)
+        if not dice.over:  # pragma: no cover - a finite board always fills up
             raise RuntimeError(f"dice game {task.preset}/{task.index} did not end in {MAX_DICE_TURNS} turns")
         scores_by_pos = list(dice.scores)
         winners = dice.winners()

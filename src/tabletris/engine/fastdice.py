@@ -1,0 +1,215 @@
+"""Whole dice turns in compiled code: random and greedy playouts from any position (issue 19).
+
+``DiceGame`` (engine/dice.py) is the reference and stays the only implementation the front ends
+use. The compiled core's dice kernel (``_dice_kernel.c``) is a second copy of one turn's rules,
+accepted because ``tests/test_fastdice.py`` plays thousands of whole games on both from the same
+seeds and checks that records, scores, supply, board, tokens and the generators' states agree
+exactly. It draws from CPython's own Mersenne Twister (loaded from and stored back to the game's
+and the bots' ``random.Random``), so a game played here continues exactly as Python would play it.
+
+``playout(game, policies, rngs, weights)`` plays from ``game``'s position to the end (or for
+``max_turns`` turns) and writes the result back into ``game``: its board object, scores, supply,
+tokens, moves and generator, as ``play`` would have left them. Seats play ``random``
+(``RandomBot.choose_dice``: ``rng.randrange`` over the turn's options) or ``greedy``
+(``GreedyBot.choose_dice`` at full strength with the ``weights`` given in ``Weights.cost``
+order). ``supports(rules)`` says whether the kernel plays a rule set; what it does not play
+(``row_reward: choose``, boards wider than 63, the pure engine) stays with the Python engine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from tabletris.engine.board import NATIVE_MAX_WIDTH, Board, Stone, native_module, shape_spec
+from tabletris.engine.dice import CHOICE, DiceGame, DiceMove, DiceRules
+from tabletris.engine.shapes import Shape
+
+POLICIES = ("random", "greedy")
+"""The seat policies the kernel plays, by their bots' registry names."""
+
+_POLICY_CODE = {"random": 0, "greedy": 1}
+_CLEAR_CODE = {False: 0, "cells": 1, "stones": 2}
+_ACCESS_CODE = {"drop": 0, "slide": 1, "free": 2}
+
+
+def unsupported(rules: DiceRules) -> str | None:
+    """Why the kernel cannot play ``rules`` (the Python engine then plays them), or None."""
+    nat = native_module()
+    if nat is None or not hasattr(nat, "dice_playout"):
+        return "the compiled core is not in use"
+    if rules.row_reward != "point":
+        return "row_reward: choose (the removal reward is a decision the kernel does not make)"
+    if rules.width > NATIVE_MAX_WIDTH:
+        return f"boards wider than {NATIVE_MAX_WIDTH}"
+    return None
+
+
+def supports(rules: DiceRules) -> bool:
+    return unsupported(rules) is None
+
+
+def _flags(rules: DiceRules) -> int:
+    return (
+        (1 if rules.limited_supply else 0)
+        | (2 if rules.takes_tokens else 0)
+        | (4 if rules.take == "any" else 0)
+        | (8 if rules.must_close else 0)
+        | (16 if rules.stuck_penalty else 0)
+        | (32 if rules.rescore_reopened else 0)
+    )
+
+
+def kernel_rules(rules: DiceRules, players: int, weights: Sequence[float]) -> tuple[Any, ...]:
+    """The rules as the kernel reads them (see ``dk_load_rules`` in ``_dice_kernel.c``)."""
+    shapes = rules.shapes
+    mode = rules.orientation_mode
+    die = bytes(255 if face == CHOICE else shapes.index(Shape(face)) for face in rules.die)
+    return (
+        rules.width,
+        rules.height,
+        _ACCESS_CODE[rules.access_mode],
+        tuple(shape_spec(s, mode) for s in shapes),
+        die,
+        _flags(rules),
+        _CLEAR_CODE[rules.clear_rows],
+        rules.target,
+        players,
+        tuple(float(w) for w in weights),
+    )
+
+
+def kernel_state(game: DiceGame) -> tuple[Any, ...]:
+    """``game``'s position as the kernel reads it (see ``dk_load_state``)."""
+    shapes = game.rules.shapes
+    stones = []
+    for stone in sorted(game.board.stones.values(), key=lambda s: s.number):
+        cells = bytes(v for cell in stone.cells for v in cell)
+        stones.append((shapes.index(stone.shape), -1 if stone.owner is None else stone.owner, stone.number, cells))
+    return (
+        stones,
+        game.board._next_number,
+        tuple(game.supply.get(s, 0) for s in shapes),
+        tuple(game.scores),
+        tuple(game.rows_completed),
+        game.scored_rows,
+        game.turn,
+        game.to_move,
+        -1 if game.roll_face is None else game.rules.die.index(game.roll_face),
+        int(game.over),
+        -1 if game.stuck is None else game.stuck,
+        game.rng.getstate()[1],
+    )
+
+
+def fresh_state(rules: DiceRules, players: int, seed: int) -> tuple[Any, ...] | None:
+    """``kernel_state`` of ``DiceGame(players, rules, seed=seed)`` before its first roll, without
+    building the game (the kernel seeds its generator as ``random.Random(seed)`` does, for
+    0 <= seed < 2**32); None when the rules place garbage (drawn by the Python engine)."""
+    if rules.garbage:
+        return None
+    shapes = rules.shapes
+    return (
+        [], 1, (rules.supply * players,) * len(shapes), (0,) * players, (0,) * players, 0, 0,
+        rules.first_player, -1, 0, -1, seed,
+    )
+
+
+def playout(
+    game: DiceGame,
+    policies: Sequence[str],
+    rngs: Sequence[random.Random | None],
+    weights: Sequence[float],
+    max_turns: int | None = None,
+) -> list[DiceMove]:
+    """Play ``game`` on in the kernel until it is over (or ``max_turns`` turns, a stuck roll
+    counting as one); the moves made, which ``game`` now holds as if ``play`` had made them.
+
+    ``policies[seat]`` is ``random`` or ``greedy``; ``rngs[seat]`` the random seat's bot
+    generator (drawn from and left where Python's bot would leave it; None for a greedy seat).
+    ValueError when the kernel does not play these rules (``unsupported``) or the game is in
+    the middle of a lookahead (``push`` without ``pop``)."""
+    why = unsupported(game.rules)
+    if why is not None:
+        raise ValueError(f"the dice kernel does not play this game: {why}")
+    if game._undo:
+        raise ValueError("the dice kernel plays from a position, not inside a push/pop lookahead")
+    n = game.player_count
+    if len(policies) != n or len(rngs) != n:
+        raise ValueError(f"one policy and one generator per seat: {n} seats")
+    codes = []
+    for seat, name in enumerate(policies):
+        if name not in _POLICY_CODE:
+            raise ValueError(f"policies[{seat}]: {name!r}: expected one of {', '.join(POLICIES)}")
+        if name == "random" and rngs[seat] is None:
+            raise ValueError(f"policies[{seat}]: a random seat needs its bot's generator")
+        codes.append(_POLICY_CODE[name])
+    bot_states = tuple(
+        r.getstate()[1] if r is not None and name == "random" else None for r, name in zip(rngs, policies, strict=True)
+    )
+    nat = native_module()
+    assert nat is not None
+    rules = kernel_rules(game.rules, n, weights)
+    limit = (1 << 62) if max_turns is None else max_turns
+    raw_moves, state, bot_after = nat.dice_playout(rules, kernel_state(game), bytes(codes), bot_states, limit)
+    for r, name, after in zip(rngs, policies, bot_after, strict=True):
+        if r is not None and name == "random":
+            version, _, gauss = r.getstate()
+            r.setstate((version, after, gauss))
+    return write_back(game, raw_moves, state)
+
+
+def write_back(game: DiceGame, raw_moves: Sequence[Any], state: Sequence[Any]) -> list[DiceMove]:
+    """Put the kernel's position and moves into ``game``, as ``play`` leaves them."""
+    rules = game.rules
+    shapes = rules.shapes
+    mode = rules.orientation_mode
+    stones, next_number, supply, scores, done, scored, turn, to_move, roll, over, stuck, rng = state
+    first_new = game.board._next_number
+    moves = []
+    for player, face_index, shape_index, orient, x, y, take, tokens in raw_moves:
+        face = rules.die[face_index]
+        if shape_index < 0:
+            moves.append(DiceMove(player, face))
+            continue
+        shape = shapes[shape_index]
+        moves.append(DiceMove(
+            player,
+            face,
+            shape if face == CHOICE else None,
+            None if take is None else tuple((take[i], take[i + 1]) for i in range(0, len(take), 2)),
+            shape.orientations(mode)[orient].at(x, y),
+            None,
+            tuple(shapes[t] for t in tokens) or None,
+        ))
+        if tokens:
+            game.tokens[player].extend(shapes[t] for t in tokens)
+    board: Board = game.board
+    board.occupied = 0
+    board.stones = {}
+    board._grid = [None] * len(board._grid)
+    for shape_index, owner, number, cells in stones:
+        board.add(Stone(
+            shapes[shape_index],
+            tuple((cells[i], cells[i + 1]) for i in range(0, len(cells), 2)),
+            None if owner < 0 else owner,
+            number,
+        ))
+    board._next_number = next_number
+    board._stack = [k for k in [*board._stack, *range(first_new, next_number)] if k in board.stones]
+    game.supply = {s: supply[i] for i, s in enumerate(shapes)}
+    game.scores = list(scores)
+    game.rows_completed = list(done)
+    game.scored_rows = scored
+    game.turn = turn
+    game.to_move = to_move
+    game.roll_face = None if roll < 0 else rules.die[roll]
+    game.over = bool(over)
+    game.stuck = None if stuck < 0 else stuck
+    version, _, gauss = game.rng.getstate()
+    game.rng.setstate((version, rng, gauss))
+    game.moves.extend(moves)
+    game._cache = {}
+    game._duty = {}
+    return moves
