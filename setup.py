@@ -33,7 +33,7 @@ setup(
         Extension(
             "tabletris.engine._native",
             ["src/tabletris/engine/_native.c"],
-            depends=["src/tabletris/engine/_dice_kernel.c"],  # included by _native.c
+            depends=["src/tabletris/engine/_dice_kernel.c", "src/tabletris/engine/_dice_expert.c"],  # included by _native.c
             optional=True,
             extra_compile_args=["-O2", "-std=c99", "-ffp-contract=off"],
         )

@@ -39,8 +39,9 @@ from tabletris.bots import tower_eval as te
 from tabletris.bots.base import Bot
 from tabletris.bots.dice_eval import immediate_all, outlook, rescores, shape_outlook
 from tabletris.bots.greedy import decision_for, legal_options, plays_random, seat_of, strength_of
-from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights, board_cost
+from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights, board_cost, weights_tuple
 from tabletris.bots.registry import register
+from tabletris.engine import fastdice
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
@@ -117,7 +118,22 @@ class ExpertBot(Bot):
     def width(self) -> int:
         return 4 + round(28 * strength_of(self))
 
+    fast_path = True
+    """Whether a full-strength decision without a budget is made in the compiled dice kernel
+    (``engine.fastdice.expert_decision``: the same decision, tests/test_fastexpert*.py) when
+    it plays the rules; False runs this module's Python, the reference (the tests and the
+    bench set it)."""
+
+    def kernel_params(self) -> tuple[float, ...]:
+        """This bot's tuning and lookahead width as the kernel reads them."""
+        p = self.params
+        return fastdice.expert_params(p.win_bonus, p.threat, p.shape, p.starve, self.width())
+
     def choose_dice(self, game: DiceGame) -> DiceAction:
+        if self.fast_path and self.budget is None and strength_of(self) >= 1.0:
+            fast = fastdice.expert_decision(game, self.kernel_params(), weights_tuple(self.params.weights))
+            if fast is not None:
+                return fast
         options = legal_options(game)
         if plays_random(self):
             return decision_for(game, self.rng.choice(options))

@@ -166,7 +166,7 @@ static PyObject *py_mt_draw(PyObject *self, PyObject *args) {
 #define DK_MAX_CELLS 4
 
 enum { CLEAR_NONE = 0, CLEAR_CELLS = 1, CLEAR_STONES = 2 };
-enum { POLICY_RANDOM = 0, POLICY_GREEDY = 1 };
+enum { POLICY_RANDOM = 0, POLICY_GREEDY = 1, POLICY_EXPERT = 2 };
 enum {
     F_LIMITED = 1, F_TOKENS = 2, F_TAKE_ANY = 4, F_MUST_CLOSE = 8, F_STUCK_PENALTY = 16, F_RESCORE = 32
 };
@@ -630,15 +630,30 @@ static void dk_greedy(const dk_game *g, int *group, int *orient, int *x, int *y)
     }
 }
 
+/* The expert's decision (ExpertBot.choose_dice): _dice_expert.c, included after this file;
+ * its params are DiceParams' (win_bonus, threat, shape, starve) and the lookahead width. */
+typedef struct {
+    double win_bonus, threat, shape, starve;
+    long width;
+} dx_params;
+static int dx_load_params(PyObject *t, dx_params *p);
+static int dx_choose(const dk_game *g, long n, const dx_params *p, int *group, int *orient, int *ox, int *oy,
+                     int *tokens, int *ntok);
+
 /* One whole turn: DiceGame.roll (unless a roll is pending), then the seat's policy and
  * DiceGame.act. Returns 0, or -1 with an error set. */
-static int dk_turn(dk_game *g, const int *policy, mt_t *bot_rng) {
+static int dk_turn(dk_game *g, const int *policy, mt_t *bot_rng, const dx_params *xp) {
     if (g->roll < 0) g->roll = (int)mt_below(&g->rng, g->nfaces);
     long n = dk_options(g);
     if (n < 0) return -1;
     if (n == 0) return dk_stuck(g);
     int group = -1, orient = 0, x = 0, y = 0;
     int seat = g->to_move;
+    if (policy[seat] == POLICY_EXPERT) {
+        int tokens[DK_MAX_CELLS], ntok = 0;
+        if (dx_choose(g, n, xp, &group, &orient, &x, &y, tokens, &ntok) < 0) return -1;
+        return dk_apply(g, group, orient, x, y, ntok ? tokens : NULL);
+    }
     if (policy[seat] == POLICY_GREEDY) {
         dk_greedy(g, &group, &orient, &x, &y);
     } else {
@@ -845,16 +860,19 @@ static PyObject *dk_store_moves(const dk_game *g) {
     return out;
 }
 
-/* dice_playout(rules, state, policies, bot_rngs, max_turns) -> (moves, state, bot_rngs):
+/* dice_playout(rules, state, policies, bot_rngs, max_turns[, expert]) -> (moves, state, bot_rngs):
  * plays turns from ``state`` until the game is over or ``max_turns`` turns were played (a stuck
- * roll is a turn). ``policies``: bytes, one per seat (0 random, 1 greedy); ``bot_rngs``: per
- * seat the getstate()[1] of its bot's generator, or None (a greedy seat draws nothing). */
+ * roll is a turn). ``policies``: bytes, one per seat (0 random, 1 greedy, 2 expert: ``expert``
+ * are its params, see expert_decide); ``bot_rngs``: per seat the getstate()[1] of its bot's
+ * generator, or None (a greedy or expert seat draws nothing). */
 static PyObject *py_dice_playout(PyObject *self, PyObject *args) {
-    PyObject *rules, *state, *policies, *bot_states;
+    PyObject *rules, *state, *policies, *bot_states, *expert = NULL;
     long max_turns;
-    if (!PyArg_ParseTuple(args, "O!O!SO!l", &PyTuple_Type, &rules, &PyTuple_Type, &state, &policies, &PyTuple_Type,
-                          &bot_states, &max_turns))
+    if (!PyArg_ParseTuple(args, "O!O!SO!l|O!", &PyTuple_Type, &rules, &PyTuple_Type, &state, &policies, &PyTuple_Type,
+                          &bot_states, &max_turns, &PyTuple_Type, &expert))
         return NULL;
+    dx_params xp;
+    if (expert != NULL && dx_load_params(expert, &xp) < 0) return NULL;
     dk_game g;
     memset(&g, 0, sizeof g);
     int policy[DK_PLAYERS];
@@ -873,14 +891,14 @@ static PyObject *py_dice_playout(PyObject *self, PyObject *args) {
     for (int i = 0; i < g.nplayers; i++) {
         policy[i] = ((const unsigned char *)PyBytes_AS_STRING(policies))[i];
         PyObject *st = PyTuple_GET_ITEM(bot_states, i);
-        if (policy[i] != POLICY_GREEDY && policy[i] != POLICY_RANDOM) {
-            PyErr_SetString(PyExc_ValueError, "dice kernel: policy 0 (random) or 1 (greedy)");
+        if (policy[i] != POLICY_GREEDY && policy[i] != POLICY_RANDOM && (policy[i] != POLICY_EXPERT || expert == NULL)) {
+            PyErr_SetString(PyExc_ValueError, "dice kernel: policy 0 (random), 1 (greedy) or 2 (expert, with its params)");
             goto done;
         }
         if (policy[i] == POLICY_RANDOM && mt_load(&bot_rng[i], st) < 0) goto done;
     }
     for (long t = 0; t < max_turns && !g.over; t++)
-        if (dk_turn(&g, policy, bot_rng) < 0) goto done;
+        if (dk_turn(&g, policy, bot_rng, expert != NULL ? &xp : NULL) < 0) goto done;
     PyObject *rngs = PyTuple_New(g.nplayers);
     if (rngs == NULL) goto done;
     for (int i = 0; i < g.nplayers; i++) {

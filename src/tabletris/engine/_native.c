@@ -658,6 +658,9 @@ static void features_core(const uint64_t *occ, int w, int h, features_t *f) {
  * shares the generator and the features above. */
 #include "_dice_kernel.c"
 
+/* The expert's dice decision (issue 19's fourth round), on the kernel's state. */
+#include "_dice_expert.c"
+
 static PyMethodDef methods[] = {
     {"positions", py_positions, METH_VARARGS, "Legal anchors of one orientation as a bitboard."},
     {"has_any", py_has_any, METH_VARARGS, "Whether any orientation of the spec has a legal anchor."},
@@ -673,6 +676,7 @@ static PyMethodDef methods[] = {
     {"env_reset", py_env_reset, METH_VARARGS, "A new game in a fast-path dice env."},
     {"env_step", py_env_step, METH_VARARGS, "Step a batch of fast-path dice envs into NumPy arrays."},
     {"env_game", py_env_game, METH_VARARGS, "The moves and position of a fast-path dice env."},
+    {"expert_decide", py_expert_decide, METH_VARARGS, "The dice expert's decision for the roll showing."},
     {"mt_draw", py_mt_draw, METH_VARARGS, "randrange(n) draws of CPython's generator from a state."},
     {NULL, NULL, 0, NULL},
 };

@@ -1,4 +1,4 @@
-"""Whole dice turns in compiled code: random and greedy playouts from any position (issue 19).
+"""Whole dice turns in compiled code: random, greedy and expert playouts from any position (issue 19).
 
 ``DiceGame`` (engine/dice.py) is the reference and stays the only implementation the front ends
 use. The compiled core's dice kernel (``_dice_kernel.c``) is a second copy of one turn's rules,
@@ -12,7 +12,9 @@ and the bots' ``random.Random``), so a game played here continues exactly as Pyt
 tokens, moves and generator, as ``play`` would have left them. Seats play ``random``
 (``RandomBot.choose_dice``: ``rng.randrange`` over the turn's options) or ``greedy``
 (``GreedyBot.choose_dice`` at full strength with the ``weights`` given in ``Weights.cost``
-order). ``supports(rules)`` says whether the kernel plays a rule set; what it does not play
+order) or ``expert`` (``ExpertBot.choose_dice`` at full strength: ``_dice_expert.c``, checked
+against the Python expert decision for decision by tests/test_fastexpert*.py; one decision alone
+is ``expert_decision``). ``supports(rules)`` says whether the kernel plays a rule set; what it does not play
 (``row_reward: choose``, boards wider than 63, the pure engine) stays with the Python engine.
 """
 
@@ -20,16 +22,24 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
-from tabletris.engine.board import NATIVE_MAX_WIDTH, Board, Stone, native_module, shape_spec
-from tabletris.engine.dice import CHOICE, DiceGame, DiceMove, DiceRules
+from tabletris.engine.board import (
+    NATIVE_MAX_WIDTH,
+    Board,
+    Placement,
+    Stone,
+    native_module,
+    shape_spec,
+)
+from tabletris.engine.dice import CHOICE, DiceAction, DiceGame, DiceMove, DiceRules
 from tabletris.engine.shapes import Shape
 
-POLICIES = ("random", "greedy")
+POLICIES = ("random", "greedy", "expert")
 """The seat policies the kernel plays, by their bots' registry names."""
 
-_POLICY_CODE = {"random": 0, "greedy": 1}
+_POLICY_CODE = {"random": 0, "greedy": 1, "expert": 2}
 _CLEAR_CODE = {False: 0, "cells": 1, "stones": 2}
 _ACCESS_CODE = {"drop": 0, "slide": 1, "free": 2}
 
@@ -80,8 +90,10 @@ def kernel_rules(rules: DiceRules, players: int, weights: Sequence[float]) -> tu
     )
 
 
-def kernel_state(game: DiceGame) -> tuple[Any, ...]:
-    """``game``'s position as the kernel reads it (see ``dk_load_state``)."""
+def kernel_state(game: DiceGame, with_rng: bool = True) -> tuple[Any, ...]:
+    """``game``'s position as the kernel reads it (see ``dk_load_state``); without ``with_rng``
+    the generator is left out (seed 0 instead: a decision draws nothing, and a view's
+    generator is not the game's anyway)."""
     shapes = game.rules.shapes
     stones = []
     for stone in sorted(game.board.stones.values(), key=lambda s: s.number):
@@ -99,7 +111,7 @@ def kernel_state(game: DiceGame) -> tuple[Any, ...]:
         -1 if game.roll_face is None else game.rules.die.index(game.roll_face),
         int(game.over),
         -1 if game.stuck is None else game.stuck,
-        game.rng.getstate()[1],
+        game.rng.getstate()[1] if with_rng else 0,
     )
 
 
@@ -122,12 +134,15 @@ def playout(
     rngs: Sequence[random.Random | None],
     weights: Sequence[float],
     max_turns: int | None = None,
+    expert: Sequence[float] | None = None,
 ) -> list[DiceMove]:
     """Play ``game`` on in the kernel until it is over (or ``max_turns`` turns, a stuck roll
     counting as one); the moves made, which ``game`` now holds as if ``play`` had made them.
 
-    ``policies[seat]`` is ``random`` or ``greedy``; ``rngs[seat]`` the random seat's bot
-    generator (drawn from and left where Python's bot would leave it; None for a greedy seat).
+    ``policies[seat]`` is ``random``, ``greedy`` or ``expert``; ``rngs[seat]`` the random seat's
+    bot generator (drawn from and left where Python's bot would leave it; None for the others).
+    An ``expert`` seat plays ``ExpertBot.choose_dice`` at full strength with the params
+    ``expert`` (``expert_params``; the expert's weights are ``weights``, shared with greedy).
     ValueError when the kernel does not play these rules (``unsupported``) or the game is in
     the middle of a lookahead (``push`` without ``pop``)."""
     why = unsupported(game.rules)
@@ -144,6 +159,8 @@ def playout(
             raise ValueError(f"policies[{seat}]: {name!r}: expected one of {', '.join(POLICIES)}")
         if name == "random" and rngs[seat] is None:
             raise ValueError(f"policies[{seat}]: a random seat needs its bot's generator")
+        if name == "expert" and expert is None:
+            raise ValueError(f"policies[{seat}]: an expert seat needs the expert's params")
         codes.append(_POLICY_CODE[name])
     bot_states = tuple(
         r.getstate()[1] if r is not None and name == "random" else None for r, name in zip(rngs, policies, strict=True)
@@ -152,12 +169,55 @@ def playout(
     assert nat is not None
     rules = kernel_rules(game.rules, n, weights)
     limit = (1 << 62) if max_turns is None else max_turns
-    raw_moves, state, bot_after = nat.dice_playout(rules, kernel_state(game), bytes(codes), bot_states, limit)
+    extra = () if expert is None else (_params(expert),)
+    raw_moves, state, bot_after = nat.dice_playout(rules, kernel_state(game), bytes(codes), bot_states, limit, *extra)
     for r, name, after in zip(rngs, policies, bot_after, strict=True):
         if r is not None and name == "random":
             version, _, gauss = r.getstate()
             r.setstate((version, after, gauss))
     return write_back(game, raw_moves, state)
+
+
+def expert_params(win_bonus: float, threat: float, shape: float, starve: float, width: int) -> tuple[float, ...]:
+    """The expert's tuning as the kernel reads it (``bots.expert.DiceParams`` and its width)."""
+    return (float(win_bonus), float(threat), float(shape), float(starve), float(width))
+
+
+def _params(expert: Sequence[float]) -> tuple[float, float, float, float, int]:
+    if len(expert) != 5 or int(expert[4]) < 1:
+        raise ValueError("expert params: expected (win_bonus, threat, shape, starve, width >= 1)")
+    return (float(expert[0]), float(expert[1]), float(expert[2]), float(expert[3]), int(expert[4]))
+
+
+def expert_decision(game: DiceGame, expert: Sequence[float], weights: Sequence[float]) -> DiceAction | None:
+    """``ExpertBot.choose_dice`` at full strength for the roll showing in ``game``, made in the
+    kernel in one call (``_dice_expert.c``; tests/test_fastexpert*.py check it is the Python
+    expert's decision): the option, completed as the Python expert completes it (its tokens
+    chosen when points take them). None when the kernel does not play these rules, no roll
+    shows, the game is over or the roll has no option: the Python expert then decides (or says
+    why it cannot)."""
+    rules = game.rules
+    if game.roll_face is None or game.over or not supports(rules):
+        return None
+    nat = native_module()
+    assert nat is not None
+    got = nat.expert_decide(
+        _rules_cached(rules, game.player_count, tuple(weights)), kernel_state(game, with_rng=False), _params(expert)
+    )
+    if got is None:
+        return None
+    shape_index, take, orient, x, y, tokens = got
+    shapes = rules.shapes
+    shape = shapes[shape_index]
+    placement = Placement(shape, shape.orientations(rules.orientation_mode)[orient], x, y)
+    stone = None if take < 0 else game.board.stones[take]
+    chosen = tuple(shapes[t] for t in tokens) if rules.takes_tokens else None
+    return DiceAction(shape, placement, stone, None, chosen)
+
+
+@lru_cache(maxsize=64)
+def _rules_cached(rules: DiceRules, players: int, weights: tuple[float, ...]) -> tuple[Any, ...]:
+    return kernel_rules(rules, players, weights)
 
 
 def write_back(game: DiceGame, raw_moves: Sequence[Any], state: Sequence[Any]) -> list[DiceMove]:

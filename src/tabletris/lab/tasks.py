@@ -196,7 +196,9 @@ def _bots(task: GameTask) -> list[Bot]:
 
 def kernel_policies(bots: Sequence[Bot]) -> list[str] | None:
     """The dice kernel's policy per seat when every seat is one it plays exactly (``random``;
-    ``greedy`` at full strength, which never draws), else None."""
+    ``greedy`` at full strength, which never draws; ``expert`` at full strength, without a
+    budget and with the default tuning, which never draws either), else None."""
+    from tabletris.bots.expert import DiceParams, ExpertBot
     from tabletris.bots.greedy import GreedyBot, strength_of
     from tabletris.bots.random_bot import RandomBot
 
@@ -206,6 +208,11 @@ def kernel_policies(bots: Sequence[Bot]) -> list[str] | None:
             policies.append("random")
         elif type(bot) is GreedyBot and strength_of(bot) >= 1.0:
             policies.append("greedy")
+        elif (
+            type(bot) is ExpertBot and strength_of(bot) >= 1.0 and bot.budget is None and bot.fast_path
+            and bot.params == DiceParams()
+        ):
+            policies.append("expert")
         else:
             return None
     return policies
@@ -214,9 +221,10 @@ def kernel_policies(bots: Sequence[Bot]) -> list[str] | None:
 def run_game(task: GameTask, kernel: bool = True) -> GameResult:
     """Play one game to its end; a pure function of ``task`` (the engine and bots are seeded).
 
-    Dice games whose seats are all ``random`` or full-strength ``greedy`` bots are played by the
-    dice kernel (``engine.fastdice``: the very same games, tests/test_fastdice*.py) when it
-    plays the rules; ``kernel=False`` plays every game through the engine."""
+    Dice games whose seats are all ``random``, full-strength ``greedy`` or full-strength
+    ``expert`` bots (``kernel_policies``) are played by the dice kernel (``engine.fastdice``: the
+    very same games, tests/test_fastdice*.py and tests/test_fastexpert*.py) when it plays the
+    rules; ``kernel=False`` plays every game through the engine."""
     rules = json.loads(task.rules)
     names = [task.seats[b].label for b in task.order]
     bots = _bots(task)
@@ -231,7 +239,13 @@ def run_game(task: GameTask, kernel: bool = True) -> GameResult:
             from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
 
             rngs = [bot.rng if p == "random" else None for bot, p in zip(bots, policies, strict=True)]
-            fastdice.playout(dice, policies, rngs, weights_tuple(DEFAULT_WEIGHTS), max_turns=MAX_DICE_TURNS)
+            from tabletris.bots.expert import ExpertBot
+
+            experts = [bot for bot in bots if isinstance(bot, ExpertBot)]
+            expert = experts[0].kernel_params() if experts else None
+            fastdice.playout(
+                dice, policies, rngs, weights_tuple(DEFAULT_WEIGHTS), max_turns=MAX_DICE_TURNS, expert=expert
+            )
         else:
             table = Table(dice, bots)
             for _ in range(MAX_DICE_TURNS):
