@@ -250,8 +250,8 @@ def test_supports_says_what_it_does_not_play() -> None:
 
 def test_bad_arguments_say_what_is_wrong() -> None:
     game = DiceGame(["a", "b"], seed=1)
-    with pytest.raises(ValueError, match=r"policies\[1\]: 'expert'"):
-        fastdice.playout(game, ["random", "expert"], [random.Random(1), None], WEIGHTS)
+    with pytest.raises(ValueError, match=r"policies\[1\]: 'oracle'"):
+        fastdice.playout(game, ["random", "oracle"], [random.Random(1), None], WEIGHTS)
     with pytest.raises(ValueError, match="needs its bot's generator"):
         fastdice.playout(game, ["random", "random"], [random.Random(1), None], WEIGHTS)
     with pytest.raises(ValueError, match="one policy and one generator per seat"):
