@@ -39,4 +39,4 @@ def test_which_seats_the_kernel_plays() -> None:
     assert kernel_policies([RandomBot(1), GreedyBot(2, strength=0.5)]) is None  # draws its own mix
     from tabletris.bots.registry import make_bot
 
-    assert kernel_policies([RandomBot(1), make_bot("expert", seed=1)]) is None
+    assert kernel_policies([RandomBot(1), make_bot("expert", seed=1, strength=0.5)]) is None
