@@ -7,8 +7,10 @@ boards, positions and seeds, so the speed-up column compares like with like in t
 - ``placements``: all placements of one rolled shape (every orientation, mirrors included, as the
   dice game's ``free`` orientation asks) on fixed mid-game 10x20 boards, per access mode and shape;
 - ``batch``: ``engine.batch.legal_anchors`` on 240 boards at once, all seven shapes;
-- ``expert``: the median time of one expert dice decision over fixed mid-game positions;
-- ``simulate``: whole 2-player dice games, expert against greedy, per second;
+- ``expert``: the median time of one expert dice decision over fixed mid-game positions (on the
+  compiled core: in the dice kernel, and the Python expert beside it);
+- ``simulate``: whole 2-player dice games, expert against greedy, per second (on the compiled
+  core: wholly in the dice kernel as ``simulate`` plays them, and through the engine beside it);
 - ``dice-games``: whole 4-player dice games between random bots, per second;
 - ``playouts``: whole 2-player dice games, random vs random and greedy vs random, through the
   engine (``Table``, as ``simulate`` plays them) and in the dice kernel (``engine.fastdice``:
@@ -147,22 +149,38 @@ def bench_batch(seconds: float) -> dict[str, Any]:
 
 
 def bench_expert(seconds: float) -> dict[str, Any]:
-    """The expert's dice decision time over fixed positions: median and 90th percentile."""
+    """The expert's dice decision time over fixed positions: median and 90th percentile. On the
+    compiled core the bot decides in the dice kernel (``_dice_expert.c``, the same decisions:
+    tests/test_fastexpert.py); its Python decision on the native board is timed beside it."""
+    from tabletris.bots.expert import ExpertBot
+    from tabletris.engine import fastdice
+
     positions = midgame_positions()
-    bot = make_bot("expert", seed=3)
-    times: list[float] = []
-    start = time.process_time()
-    while not times or time.process_time() - start < seconds:
-        for game in positions:
-            t0 = time.process_time()
-            bot.choose_dice(game)
-            times.append(time.process_time() - t0)
-    times.sort()
-    return {
-        "decisions": len(times),
-        "median_ms": round(statistics.median(times) * 1e3, 3),
-        "p90_ms": round(times[int(0.9 * (len(times) - 1))] * 1e3, 3),
-    }
+
+    def timed(fast_path: bool) -> dict[str, Any]:
+        bot = make_bot("expert", seed=3)
+        assert isinstance(bot, ExpertBot)
+        bot.fast_path = fast_path
+        times: list[float] = []
+        start = time.process_time()
+        while not times or time.process_time() - start < seconds:
+            for game in positions:
+                t0 = time.process_time()
+                bot.choose_dice(game)
+                times.append(time.process_time() - t0)
+        times.sort()
+        return {
+            "decisions": len(times),
+            "median_ms": round(statistics.median(times) * 1e3, 3),
+            "p90_ms": round(times[int(0.9 * (len(times) - 1))] * 1e3, 3),
+        }
+
+    result = timed(True)
+    if fastdice.supports(positions[0].rules):
+        python = timed(False)
+        result["python_path_median_ms"] = python["median_ms"]
+        result["python_path_p90_ms"] = python["p90_ms"]
+    return result
 
 
 def _games_per_second(seconds: float, play_one: Callable[[int], int]) -> dict[str, Any]:
@@ -182,14 +200,36 @@ def _games_per_second(seconds: float, play_one: Callable[[int], int]) -> dict[st
 
 
 def bench_simulate(seconds: float) -> dict[str, Any]:
-    """Expert against greedy, 2-player standard dice games back to back (``simulate``'s work)."""
+    """Expert against greedy, 2-player standard dice games back to back (``simulate``'s work).
+    On the compiled core ``simulate`` plays them wholly in the dice kernel (the same games:
+    tests/test_fastexpert_lab.py); the engine's turns with the expert's decision in C, and with
+    the Python expert, are timed beside it (each gets ``seconds``)."""
+    from tabletris.bots.expert import ExpertBot
+    from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
+    from tabletris.engine import fastdice
 
-    def play(seed: int) -> int:
+    def engine_game(seed: int, fast_path: bool = True) -> int:
         game = DiceGame(["expert", "greedy"], seed=seed)
-        GameTable(game, [make_bot("expert", seed=seed), make_bot("greedy", seed=seed + 1)]).play_bots()
+        expert = make_bot("expert", seed=seed)
+        assert isinstance(expert, ExpertBot)
+        expert.fast_path = fast_path
+        GameTable(game, [expert, make_bot("greedy", seed=seed + 1)]).play_bots()
         return game.turn
 
-    return _games_per_second(seconds, play)
+    if not fastdice.supports(DiceGame(["expert", "greedy"]).rules):
+        return _games_per_second(seconds, engine_game)
+    weights = weights_tuple(DEFAULT_WEIGHTS)
+    params = ExpertBot().kernel_params()
+
+    def kernel_game(seed: int) -> int:
+        game = DiceGame(["expert", "greedy"], seed=seed)
+        fastdice.playout(game, ["expert", "greedy"], [None, None], weights, expert=params)
+        return game.turn
+
+    result = _games_per_second(seconds, kernel_game)
+    result["engine_games_per_s"] = _games_per_second(seconds, engine_game)["games_per_s"]
+    result["python_path_games_per_s"] = _games_per_second(seconds, lambda seed: engine_game(seed, False))["games_per_s"]
+    return result
 
 
 def bench_dice_games(seconds: float) -> dict[str, Any]:
@@ -460,6 +500,23 @@ def _rows(names: list[str], engines: dict[str, Any]) -> list[tuple[str, str, boo
     for n in names:
         if n in labels:
             rows.append(labels[n])
+        if n == "expert":
+            rows.append((
+                "  the same with the C decision off (ms; native: the Python expert, native board)",
+                "expert/median_ms>expert/python_path_median_ms",
+                True,
+            ))
+        if n == "simulate":
+            rows.append((
+                "  through the engine, the expert's decision in C (games/s; pure column: the pure engine's)",
+                "simulate/games_per_s>simulate/engine_games_per_s",
+                False,
+            ))
+            rows.append((
+                "  through the engine, the Python expert (games/s; native: the native board)",
+                "simulate/games_per_s>simulate/python_path_games_per_s",
+                False,
+            ))
         if n == "env":
             rows.append((
                 "  the same with the kernel's fast path off (steps/s; native: Python env, native board)",
