@@ -42,6 +42,25 @@ static double dx_diff(const int *scores, int n, int me) {
     return any ? (double)((long)scores[me] - best) : (double)scores[me];
 }
 
+/* max_rows_core (max_gaps 4) with its answer found sooner where it is known early: with no
+ * candidate row one piece could complete, the first orientation with a legal anchor answers 0
+ * (max_rows_core would generate every orientation to say the same). */
+static long dx_max_rows(const uint64_t *occ, int w, int h, const orient_t *os, int k, int access,
+                        const uint64_t *cand) {
+    uint64_t col = (1ULL << w) - 1;
+    for (int y = 0; y < h; y++) {
+        uint64_t gaps = ~occ[y] & col;
+        if (cand[y] && gaps && __builtin_popcountll(gaps) <= 4) return max_rows_core(occ, w, h, os, k, access, cand, 4);
+    }
+    uint64_t legal[MAX_H];
+    for (int i = 0; i < k; i++) {
+        generate(occ, w, h, &os[i], access, legal);
+        for (int y = 0; y < h; y++)
+            if (legal[y]) return 0;
+    }
+    return -1;
+}
+
 /* dice_eval.shape_outlook for every shape of the die (``rows_mask`` as one flag per row): the
  * most rows the player to move scores with it, -1 if it cannot be placed; with none of a shape
  * in the supply, each stone the rules let them take is lifted off in turn. */
@@ -51,7 +70,7 @@ static void dx_shape_outlooks(const dk_game *g, const uint64_t *rows_mask, int *
     for (int s = 0; s < g->nshapes; s++) {
         if (dk_in_supply(g, s)) {
             for (int y = 0; y < g->h; y++) cand[y] = rows_mask[y] && g->rows[y] != col;
-            per[s] = (int)max_rows_core(g->rows, g->w, g->h, g->os[s], g->nos[s], g->access, cand, 4);
+            per[s] = (int)dx_max_rows(g->rows, g->w, g->h, g->os[s], g->nos[s], g->access, cand);
             continue;
         }
         int n = dk_candidates(g, s, takes);
@@ -59,7 +78,7 @@ static void dx_shape_outlooks(const dk_game *g, const uint64_t *rows_mask, int *
         for (int i = 0; i < n; i++) {
             dk_rows_without(g, takes[i], rows);
             for (int y = 0; y < g->h; y++) cand[y] = rows_mask[y] && rows[y] != col;
-            long v = max_rows_core(rows, g->w, g->h, g->os[s], g->nos[s], g->access, cand, 4);
+            long v = dx_max_rows(rows, g->w, g->h, g->os[s], g->nos[s], g->access, cand);
             if (v > best) best = v;
         }
         per[s] = (int)best;
