@@ -103,6 +103,12 @@ RULE_SETS: list[tuple[str, dict[str, Any], int]] = [
     ("tall board", {"width": 6, "height": 40}, 2),
     ("free access, seven faces", {"access": "free", "orientation": "free", "die": ["I", "O", "T", "S", "Z", "J", "L"]}, 2),
     ("one player", {}, 1),
+    (
+        "garbage given as cells",  # rules holding lists (not hashable)
+        {"garbage": [{"shape": "I", "cells": [[0, 0], [1, 0], [2, 0], [3, 0]]},
+                     {"shape": "O", "cells": [[8, 0], [9, 0], [8, 1], [9, 1]]}], "supply": 1},
+        2,
+    ),
 ]
 
 
