@@ -260,6 +260,16 @@ def test_the_bot_uses_the_kernel_and_falls_back() -> None:
         assert ExpertBot().choose_dice(game.view()) == reference().choose_dice(game.view())
 
 
+def test_a_die_larger_than_the_kernels_is_decided_in_python() -> None:
+    """A 70-face die is legal rules; the kernel holds 64 faces, so it refuses them (it used to
+    raise "rules out of range" from the expert's decision instead)."""
+    game = DiceGame(["a", "b"], {"die": ["I", "O"] * 35}, seed=1)
+    assert "64 faces" in (fastdice.unsupported(game.rules) or "")
+    game.roll()
+    assert fastdice.expert_decision(game.view(), PARAMS, WEIGHTS) is None
+    assert ExpertBot().choose_dice(game.view()) == reference().choose_dice(game.view())
+
+
 def test_bad_params_say_what_is_wrong() -> None:
     game = DiceGame(["a", "b"], seed=1)
     game.roll()

@@ -39,6 +39,9 @@ from tabletris.engine.shapes import Shape
 POLICIES = ("random", "greedy", "expert")
 """The seat policies the kernel plays, by their bots' registry names."""
 
+MAX_FACES = 64
+"""The most faces the kernel's die has (``DK_FACES`` in ``_dice_kernel.c``)."""
+
 _POLICY_CODE = {"random": 0, "greedy": 1, "expert": 2}
 _CLEAR_CODE = {False: 0, "cells": 1, "stones": 2}
 _ACCESS_CODE = {"drop": 0, "slide": 1, "free": 2}
@@ -53,6 +56,8 @@ def unsupported(rules: DiceRules) -> str | None:
         return "row_reward: choose (the removal reward is a decision the kernel does not make)"
     if rules.width > NATIVE_MAX_WIDTH:
         return f"boards wider than {NATIVE_MAX_WIDTH}"
+    if len(rules.die) > MAX_FACES:
+        return f"dice with more than {MAX_FACES} faces"
     return None
 
 
