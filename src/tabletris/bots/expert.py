@@ -122,7 +122,8 @@ class ExpertBot(Bot):
     """Whether a full-strength decision without a budget is made in the compiled dice kernel
     (``engine.fastdice.expert_decision``: the same decision, tests/test_fastexpert*.py) when
     it plays the rules; False runs this module's Python, the reference (the tests and the
-    bench set it)."""
+    bench set it). The kernel reads ``params`` and ``width()``; a subclass that changes the
+    decision's steps themselves must set it False."""
 
     def kernel_params(self) -> tuple[float, ...]:
         """This bot's tuning and lookahead width as the kernel reads them."""
