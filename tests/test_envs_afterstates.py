@@ -16,8 +16,8 @@ from tabletris.envs.gym import DiceEnv
 from tabletris.envs.rewards import dice_potential
 
 KIND = {name: FEATURES.index(name) for name in ("place", "take", "choice")}
-POINTS, FILL = FEATURES.index("points"), FEATURES.index("row_fill")
-MEASURED = FEATURES[FILL + 1 :]
+POINTS, FILL, NEAR = (FEATURES.index(n) for n in ("points", "row_fill", "near_rows"))
+MEASURED = FEATURES[NEAR + 1 :]
 
 
 def played(game: DiceGame, action: DiceAction) -> DiceGame:
@@ -48,7 +48,10 @@ def check_rows(env: DiceEnv, obs: dict[str, np.ndarray], rng: np.random.Generato
         assert not feats[legal][:, POINTS:].any()
         return
     scale = scales(env.codec.width, env.codec.height)
-    for a in rng.choice(legal, size=min(samples, legal.size), replace=False):
+    sampled = set(rng.choice(legal, size=min(samples, legal.size), replace=False).tolist())
+    if phase == "place":  # every PLACE id paid by taking a stone, besides the sample
+        sampled |= {a for a in legal.tolist() if decider.legal[a][0] is not None}
+    for a in sorted(sampled):
         value = decider.legal[int(a)]
         if phase == "place":
             p, take = env.codec.placements[int(a)], value[0]
@@ -59,8 +62,10 @@ def check_rows(env: DiceEnv, obs: dict[str, np.ndarray], rng: np.random.Generato
         assert row[POINTS] == after.scores[game.to_move] - game.scores[game.to_move]
         board = after.board
         assert row[FILL] == pytest.approx(dice_potential(board.occupied, board.geometry.row_masks, board.width))
+        fills = [(board.occupied & row_mask).bit_count() for row_mask in board.geometry.row_masks]
+        assert row[NEAR] == sum(board.width - 4 <= n < board.width for n in fills)
         measured = features_of(board.occupied, board.width, board.height)
-        assert row[FILL + 1 :].tolist() == pytest.approx([getattr(measured, n) for n in MEASURED])
+        assert row[NEAR + 1 :].tolist() == pytest.approx([getattr(measured, n) for n in MEASURED])
 
 
 @settings(max_examples=8, deadline=None)
@@ -79,7 +84,8 @@ def test_feature_rows_are_the_engine_afterstates(seed: int, seat: int) -> None:
 
 
 def test_take_decisions_have_their_own_rows() -> None:
-    """A short supply forces TAKE decisions: each takeable stone gets the afterstate with it lifted."""
+    """A short supply forces takes: each takeable stone gets the afterstate with it lifted (the
+    piece may fill the room the stone leaves), in PLACE rows and in the TAKE decision."""
     env = DiceEnv(rules={"supply": 1}, action_mask=False, action_features=True)
     rng = np.random.default_rng(0)
     seen = 0
@@ -88,7 +94,7 @@ def test_take_decisions_have_their_own_rows() -> None:
         done = False
         while not done:
             if env.decider is not None and env.decider.turn.phase == "take":
-                check_rows(env, obs, rng, samples=10)
+                check_rows(env, obs, rng, samples=50)
                 seen += 1
             obs, _r, terminated, truncated, _i = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
             done = terminated or truncated

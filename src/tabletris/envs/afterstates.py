@@ -16,6 +16,8 @@ a finite bound, ``feature_bounds``):
   (``bots.dice_eval.immediate_all``: rows already scored do not score again unless the rules say so).
 - ``row_fill``: the sum over rows of (filled cells / width) squared on the board the action leaves
   (``rewards.dice_potential``, the ``shaped`` reward's potential): how near rows are to complete.
+- ``near_rows``: rows of the board left that miss 1 to 4 cells (``heuristics.gap_rows_of``): rows
+  one more stone may complete, for whoever moves next.
 - ``holes`` ... ``aggregate_height``: the classic Tetris board features of the board the action
   leaves (``bots.heuristics.Features``: holes, rows with holes, bumpiness, row and column
   transitions, wells, highest column, sum of column heights), measured by the engine's
@@ -30,15 +32,17 @@ Only measures: which ids are legal is the codec's (the engine's) answer, passed 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
 from functools import cache
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
 from tabletris.bots.dice_eval import immediate_all
-from tabletris.bots.heuristics import Features, Weights, features_of
+from tabletris.bots.heuristics import Features, Weights, features_of, gap_rows_of
 from tabletris.engine.board import Stone
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.envs.dice_codec import DiceCodec, DiceTurn
@@ -47,7 +51,7 @@ from tabletris.envs.rewards import dice_potential
 KINDS: tuple[str, ...] = ("place", "take", "choice")
 MEASURES: tuple[str, ...] = tuple(f.name for f in fields(Weights))
 """The board features, in ``Weights``' (and the compiled core's) order."""
-FEATURES: tuple[str, ...] = (*KINDS, "points", "row_fill", *MEASURES)
+FEATURES: tuple[str, ...] = (*KINDS, "points", "row_fill", "near_rows", *MEASURES)
 KEY = "action_features"
 """The observation dict's key for the array."""
 
@@ -55,7 +59,7 @@ KEY = "action_features"
 def scales(width: int, height: int) -> np.ndarray:
     """The divisor of each column (``FEATURES`` order): a typical size, so values are near 0-2."""
     per = {
-        "place": 1.0, "take": 1.0, "choice": 1.0, "points": 1.0, "row_fill": 1.0,
+        "place": 1.0, "take": 1.0, "choice": 1.0, "points": 1.0, "row_fill": 1.0, "near_rows": 1.0,
         "holes": float(width), "hole_rows": 4.0, "bumpiness": float(width),
         "row_transitions": 2.0 * height, "column_transitions": 2.0 * width,
         "wells": float(height), "max_height": float(height), "aggregate_height": width * height / 4.0,
@@ -71,7 +75,7 @@ def _scales(width: int, height: int) -> np.ndarray:
 def feature_bounds(width: int, height: int) -> np.ndarray:
     """The largest value of each column after scaling (the observation space's ``high``)."""
     most = {
-        "place": 1.0, "take": 1.0, "choice": 1.0, "points": 4.0, "row_fill": float(height),
+        "place": 1.0, "take": 1.0, "choice": 1.0, "points": 4.0, "row_fill": float(height), "near_rows": float(height),
         "holes": float(width * height), "hole_rows": float(height),
         "bumpiness": float((width - 1) * height), "row_transitions": float((width + 1) * height),
         "column_transitions": float(width * (height + 1)),
@@ -96,38 +100,57 @@ def with_features(space: spaces.Space[Any], codec: DiceCodec) -> spaces.Dict:
 
 
 def measure(game: DiceGame, options: list[DiceAction]) -> np.ndarray:
-    """``(len(options), 2 + len(MEASURES))``: the points, row fill and board features each option leaves.
+    """``(len(options), 3 + len(MEASURES))``: the points, row fill, near rows and board features
+    each option leaves.
 
     The points are the engine's ``immediate_all``. The board is the engine's own bitboard with the
     take's cells off and the placement's on (``immediate`` measures the same board); under rules
     that clear rows the board features are ``immediate_all`` with one unit weight per feature, so
     the cleared board is the engine's too.
     """
-    out = np.zeros((len(options), 2 + len(MEASURES)), dtype=np.float32)
+    out = np.zeros((len(options), 3 + len(MEASURES)), dtype=np.float32)
     if not options:
         return out
     out[:, 0] = [m.points for m in immediate_all(game, options)]
     board = game.board
     width, height = board.width, board.height
     row_masks = board.geometry.row_masks
+    base = board.occupied
+    counts = [(base & row).bit_count() for row in row_masks]
+    square = float(width * width)
+    base_fill = dice_potential(base, row_masks, width) * square
+    base_near = sum(_near(n, width) for n in counts)
     rows: list[tuple[float, ...]] = []
     for option in options:
-        occupied = board.occupied
-        if option.take is not None:
-            occupied &= ~board.geometry.mask(option.take.cells)
-        occupied |= board.placement_mask(option.placement)
-        fill = dice_potential(occupied, row_masks, width)
-        rows.append((fill, *_values(features_of(occupied, width, height))))
+        placed = board.placement_mask(option.placement)
+        occupied = base | placed
+        if option.take is not None:  # the stone off, then the piece on (it may fill the room the
+            # stone leaves); rows anywhere may change, so they are measured whole
+            occupied = (base & ~board.geometry.mask(option.take.cells)) | placed
+            fill = dice_potential(occupied, row_masks, width)
+            near = len(gap_rows_of(occupied, board.geometry, (1 << height) - 1))
+        else:  # only the rows the piece covers change: the same sums, updated
+            filled, near = base_fill, base_near
+            for y in {y for _x, y in option.placement.cells}:
+                old, new = counts[y], (occupied & row_masks[y]).bit_count()
+                filled += new * new - old * old
+                near += _near(new, width) - _near(old, width)
+            fill = filled / square
+        rows.append((fill, near, *_measures(features_of(occupied, width, height))))
     out[:, 1:] = rows
     if game.rules.clear_rows:  # the engine's cleared board (row_fill stays the uncleared one's)
         for j, name in enumerate(MEASURES):
             unit = Weights(**{n: float(n == name) for n in MEASURES})
-            out[:, 2 + j] = [m.cost for m in immediate_all(game, options, unit)]
+            out[:, 3 + j] = [m.cost for m in immediate_all(game, options, unit)]
     return out
 
 
-def _values(f: Features) -> tuple[int, ...]:
-    return tuple(getattr(f, name) for name in MEASURES)
+_measures: Callable[[Features], tuple[int, ...]] = attrgetter(*MEASURES)
+
+
+def _near(filled: int, width: int) -> bool:
+    """A row ``gap_rows_of`` counts: 1 to 4 cells missing."""
+    return width - 4 <= filled < width
 
 
 def action_features(codec: DiceCodec, game: DiceGame, turn: DiceTurn, legal: dict[int, Any]) -> np.ndarray:
