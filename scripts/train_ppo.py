@@ -1,6 +1,10 @@
 """A MaskablePPO baseline on ``tabletris/Dice-v0``, trained against a bot and evaluated against
 ``random`` and ``greedy`` with Wilson intervals.
 
+The default policy is ``tabletris.envs.sb3.ActionScorePolicy`` on the env's ``action_features``
+(each action scored from the position it leaves by one small shared network); ``--policy mlp``
+is sb3's ``MlpPolicy`` on the observation alone (one output per action id), for comparison.
+
 Needs the ``train`` extra: ``pip install -e '.[train]'`` (a CPU torch, pinned). Training stops
 at ``--timesteps`` or when this process has used ``--cpu-minutes`` of CPU time, whichever comes
 first, so a run fits a CPU budget on any machine. Example (the run in docs/ai-interfaces.md)::
@@ -140,7 +144,7 @@ def evaluate(
 def parser() -> argparse.ArgumentParser:
     """The options; their defaults are the setup of the docs' example (``docs/ai-interfaces.md``)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--timesteps", type=int, default=2_000_000)
+    p.add_argument("--timesteps", type=int, default=122_880, help="the docs example's TIMESTEPS")
     p.add_argument("--cpu-minutes", type=float, default=15.0)
     p.add_argument("--wall-minutes", type=float, default=None, help="also stop after this long")
     p.add_argument("--opponent", default="random")
