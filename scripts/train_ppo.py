@@ -7,11 +7,10 @@ is sb3's ``MlpPolicy`` on the observation alone (one output per action id), for 
 
 Needs the ``train`` extra: ``pip install -e '.[train]'`` (a CPU torch, pinned). Training stops
 at ``--timesteps`` or when this process has used ``--cpu-minutes`` of CPU time, whichever comes
-first, so a run fits a CPU budget on any machine. Example (the run in docs/ai-interfaces.md)::
+first, so a run fits a CPU budget on any machine. The run in docs/ai-interfaces.md (the defaults
+are the docs example's setup, ``tests/test_envs_docs.py`` checks they build the same weights)::
 
     python scripts/train_ppo.py --cpu-minutes 15 --out docs/ppo-baseline.json
-
-(the docs' figures: the defaults with ``--wall-minutes 54`` on a loaded machine).
 
 The learner plays seat 0 and seat 1 in alternate evaluation games (the dice game's first player
 has an edge). Most games between weak players end 0-0, a shared win, so the evaluation reports
