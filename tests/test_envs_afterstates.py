@@ -5,15 +5,18 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 import pytest
+import sb3_contrib  # the train extra's, in the test extra too
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from stable_baselines3.common.env_util import make_vec_env
 
 from tabletris.bots.heuristics import features_of
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.envs.afterstates import FEATURES, KEY, feature_bounds, scales
 from tabletris.envs.gym import DiceEnv
 from tabletris.envs.rewards import dice_potential
+from tabletris.envs.sb3 import ActionScorePolicy
 
 KIND = {name: FEATURES.index(name) for name in ("place", "take", "choice")}
 POINTS, FILL, NEAR = (FEATURES.index(n) for n in ("points", "row_fill", "near_rows"))
@@ -132,14 +135,7 @@ def test_policy_opponents_see_their_own_features() -> None:
 
 # ------------------------------------------------------------------ the policy
 
-sb3_contrib = pytest.importorskip("sb3_contrib")  # the train extra (in the test extra too)
-
-
 def model_on(n_envs: int = 2, n_steps: int = 16) -> sb3_contrib.MaskablePPO:
-    from stable_baselines3.common.env_util import make_vec_env
-
-    from tabletris.envs.sb3 import ActionScorePolicy
-
     kwargs = {"reward": "shaped", "action_mask": False, "action_features": True}
     env = make_vec_env("tabletris:tabletris/Dice-v0", n_envs=n_envs, env_kwargs=kwargs)
     return sb3_contrib.MaskablePPO(
