@@ -23,7 +23,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from tabletris.engine.dice import winners_of
-from tabletris.envs.dice_fast import step_all
+from tabletris.envs.dice_fast import step_batch
 from tabletris.envs.gym import DiceEnv
 
 
@@ -56,6 +56,8 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
             )
             for i, env in enumerate(self.envs):
                 env._fast_rows = (self._batch[0][i], self._batch[1][i], self._batch[2][i])
+            self._rewards = np.zeros(num_envs, dtype=np.float64)
+            self._seeds = np.zeros(num_envs, dtype=np.int64)
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
@@ -97,48 +99,57 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         return self._obs, rewards, terminated, truncated, infos
 
     def _fast_step(self, actions: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """``step`` on the fast path: the games to reset are reset, the others' actions checked
-        as ``DiceEnv.step`` checks them, then one kernel call steps them all (a reset or finished
-        game gets no action); rewards, flags and infos are what ``DiceEnv.step`` and ``_add_info``
-        give, built for the whole batch at once."""
+        """``step`` on the fast path: one kernel call resets the games that ended (``NEXT_STEP``:
+        seeded from each env's ``np_random`` as ``DiceEnv.reset`` seeds them; where the rules
+        place garbage the Python env resets them first) and steps the others, and writes their
+        rewards; the actions are checked as ``DiceEnv.step`` checks them, and the flags and infos
+        (``_add_info``'s layout) are built for the whole batch in NumPy."""
         n = self.num_envs
         envs = self.envs
+        games = [env._fast for env in envs if env._fast is not None]
         _, masks, status = self._batch
         reset = self._needs_reset.copy()
-        stepping = ~reset & (status[:, 0] == 0)
-        before = status[:, 4:].tolist()
-        played = np.full(n, -1, dtype=np.int64)
-        extras: dict[int, tuple[dict[str, Any], float]] = {}
-        n_actions = masks.shape[1]
+        in_c = reset.copy()
         for r in np.flatnonzero(reset):
-            envs[int(r)].reset()
-        for k in np.flatnonzero(stepping):
+            env = envs[int(r)]
+            fast = env._fast
+            assert fast is not None
+            if fast.generator is None or fast.generator is not env.np_random.bit_generator:
+                env.reset()  # garbage (drawn by the Python engine), or a generator set by hand
+                in_c[r] = False
+        stepping = ~reset & (status[:, 0] == 0)
+        n_actions = masks.shape[1]
+        wanted = np.asarray(actions).astype(np.int64, copy=False).reshape(n)
+        inside = (wanted >= 0) & (wanted < n_actions)
+        legal = inside & (masks[np.arange(n), np.where(inside, wanted, 0)] != 0)
+        played = np.where(stepping, wanted, -1)
+        extras: dict[int, tuple[dict[str, Any], float]] = {}
+        for k in np.flatnonzero(stepping & ~legal):
             i = int(k)
-            a = int(actions[i])
-            if not (0 <= a < n_actions and masks[i, a]):
-                a, extra, penalty = envs[i]._fast_action(a)
-                extras[i] = (extra, penalty)
+            a, extra, penalty = envs[i]._fast_action(int(wanted[i]))
+            extras[i] = (extra, penalty)
             played[i] = a
-        step_all([env._fast for env in envs if env._fast is not None], played, self._batch)
+        rewards = self._rewards
+        step_batch(games, played, in_c, self._batch, rewards, self._seeds)
+        rewards = rewards.copy()
+        for j, (_, penalty) in extras.items():
+            rewards[j] = rewards[j] + penalty
         after = status[:, 4:].tolist()
         over = status[:, 0] != 0
         turns = status[:, 1].astype(int)
-        rewards = np.zeros(n, dtype=np.float64)
         terminated = over & ~reset
-        truncated = np.zeros(n, dtype=bool)
-        scores = np.full(n, None, dtype=object)
+        max_turns = envs[0].max_turns
+        truncated = stepping & ~over & (turns >= max_turns) if max_turns is not None else np.zeros(n, dtype=bool)
+        scores = np.empty(n, dtype=object)
+        for j, row in enumerate(after):
+            scores[j] = row
         winners = np.full(n, None, dtype=object)
         success = np.zeros(n, dtype=bool)
-        for j in range(n):
-            env = envs[j]
-            won = winners_of(after[j]) if over[j] else None
-            scores[j] = after[j]
+        for k in np.flatnonzero(over):
+            j = int(k)
+            won = winners_of(after[j])
             winners[j] = won
-            success[j] = won is not None and env.seat in won
-            if stepping[j]:
-                penalty = extras[j][1] if j in extras else 0.0
-                rewards[j] = env._reward(before[j], after[j], won) + penalty
-                truncated[j] = not over[j] and env.max_turns is not None and turns[j] >= env.max_turns
+            success[j] = envs[j].seat in won
         everyone = np.ones(n, dtype=bool)
         infos: dict[str, Any] = {
             "scores": scores, "_scores": everyone, "winner": winners, "_winner": everyone.copy(),
