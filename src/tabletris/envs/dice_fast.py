@@ -203,5 +203,6 @@ def step_batch(
         [g.capsule for g in games], np.ascontiguousarray(actions, dtype=np.int64), *batch,
         np.ascontiguousarray(resets, dtype=np.uint8), rewards, seeds,
     )
-    for i in np.flatnonzero(seeds >= 0):
-        games[int(i)].seed = int(seeds[i])
+    if resets.any():
+        for i in np.flatnonzero(seeds >= 0).tolist():
+            games[i].seed = int(seeds[i])

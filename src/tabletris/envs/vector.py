@@ -23,7 +23,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from tabletris.engine.dice import winners_of
-from tabletris.envs.dice_fast import step_batch
+from tabletris.envs.dice_fast import FastDice, step_batch
 from tabletris.envs.gym import DiceEnv
 
 
@@ -44,6 +44,8 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._obs: Any = create_empty_array(self.single_observation_space, num_envs)
         self._needs_reset = np.zeros(num_envs, dtype=bool)
+        self._games: list[FastDice] | None = None
+        """Every game's ``FastDice`` once ``reset`` put them all on the fast path, else None."""
         first = self.envs[0]
         self._fast = first.fast_path
         if self._fast:
@@ -56,8 +58,8 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
             )
             for i, env in enumerate(self.envs):
                 env._fast_rows = (self._batch[0][i], self._batch[1][i], self._batch[2][i])
-            self._rewards = np.zeros(num_envs, dtype=np.float64)
             self._seeds = np.zeros(num_envs, dtype=np.int64)
+            self._rows = np.arange(num_envs)
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
@@ -75,12 +77,16 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
             observations.append(obs)
             infos = self._add_info(infos, info, i)
         self._needs_reset[:] = False
+        games = [env._fast for env in self.envs]
+        self._games = [g for g in games if g is not None] if self._fast else None
+        if self._games is not None and len(self._games) < self.num_envs:
+            self._games = None
         self._obs = concatenate(self.single_observation_space, observations, self._obs)
         return self._obs, infos
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         actions = np.asarray(actions)
-        if self._fast and all(env._fast is not None for env in self.envs):
+        if self._games is not None:
             return self._fast_step(actions)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
@@ -106,32 +112,34 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         (``_add_info``'s layout) are built for the whole batch in NumPy."""
         n = self.num_envs
         envs = self.envs
-        games = [env._fast for env in envs if env._fast is not None]
+        games = self._games
+        assert games is not None
         _, masks, status = self._batch
-        reset = self._needs_reset.copy()
-        in_c = reset.copy()
-        for r in np.flatnonzero(reset):
-            env = envs[int(r)]
-            fast = env._fast
-            assert fast is not None
-            if fast.generator is None or fast.generator is not env.np_random.bit_generator:
-                env.reset()  # garbage (drawn by the Python engine), or a generator set by hand
-                in_c[r] = False
+        reset = self._needs_reset
+        in_c = reset
+        if reset.any():
+            in_c = reset.copy()
+            for r in np.flatnonzero(reset).tolist():
+                env = envs[r]
+                generator = games[r].generator
+                if generator is None or generator is not env.np_random.bit_generator:
+                    env.reset()  # garbage (drawn by the Python engine), or a generator set by hand
+                    in_c[r] = False
         stepping = ~reset & (status[:, 0] == 0)
         n_actions = masks.shape[1]
         wanted = np.asarray(actions).astype(np.int64, copy=False).reshape(n)
         inside = (wanted >= 0) & (wanted < n_actions)
-        legal = inside & (masks[np.arange(n), np.where(inside, wanted, 0)] != 0)
+        legal = inside & (masks[self._rows, np.where(inside, wanted, 0)] != 0)
         played = np.where(stepping, wanted, -1)
         extras: dict[int, tuple[dict[str, Any], float]] = {}
-        for k in np.flatnonzero(stepping & ~legal):
-            i = int(k)
-            a, extra, penalty = envs[i]._fast_action(int(wanted[i]))
-            extras[i] = (extra, penalty)
-            played[i] = a
-        rewards = self._rewards
+        bad = stepping & ~legal
+        if bad.any():
+            for i in np.flatnonzero(bad).tolist():
+                a, extra, penalty = envs[i]._fast_action(int(wanted[i]))
+                extras[i] = (extra, penalty)
+                played[i] = a
+        rewards = np.empty(n, dtype=np.float64)
         step_batch(games, played, in_c, self._batch, rewards, self._seeds)
-        rewards = rewards.copy()
         for j, (_, penalty) in extras.items():
             rewards[j] = rewards[j] + penalty
         after = status[:, 4:].tolist()
@@ -145,11 +153,11 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
             scores[j] = row
         winners = np.full(n, None, dtype=object)
         success = np.zeros(n, dtype=bool)
-        for k in np.flatnonzero(over):
-            j = int(k)
-            won = winners_of(after[j])
-            winners[j] = won
-            success[j] = envs[j].seat in won
+        if over.any():
+            for j in np.flatnonzero(over).tolist():
+                won = winners_of(after[j])
+                winners[j] = won
+                success[j] = envs[j].seat in won
         everyone = np.ones(n, dtype=bool)
         infos: dict[str, Any] = {
             "scores": scores, "_scores": everyone, "winner": winners, "_winner": everyone.copy(),
@@ -180,7 +188,7 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         """Every game's legal actions now, ``(num_envs, n_actions)`` bool. A game waiting for its
         reset step allows action 0 only (its action is ignored; a mask with nothing legal would
         break a masked sampler)."""
-        if self._fast and all(env._fast is not None for env in self.envs):
+        if self._games is not None:
             masks = self._batch[1].astype(bool)
         else:
             masks = np.stack([env.action_masks() for env in self.envs])
