@@ -178,8 +178,12 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         """The batch's observations from the kernel's rows, in this env's observation form."""
         obs, masks, _ = self._batch
         first = self.envs[0]
-        if first.observation_form == "vector" and not first.mask_in_observation:
-            np.copyto(self._obs, obs)
+        if first.observation_form == "vector":
+            if not first.mask_in_observation:
+                np.copyto(self._obs, obs)
+            else:  # the Dict space's batch: the same arrays concatenate would fill, filled at once
+                np.copyto(self._obs["observation"], obs)
+                np.copyto(self._obs["action_mask"], masks)
             return self._obs
         forms = [env._form(obs[i], masks[i]) for i, env in enumerate(self.envs)]
         return concatenate(self.single_observation_space, forms, self._obs)
