@@ -912,7 +912,9 @@ enum { SCHEME_SCORE = 0, SCHEME_DIFFERENCE = 1, SCHEME_WIN = 2 };
  * ``capsule``), declared here so the core builds without NumPy's headers. The batch's resets
  * draw their seeds through it from the env's own ``np_random``, so the Python generator moves
  * exactly as ``DiceEnv.reset``'s ``rng.integers(2**32)`` moves it (numpy draws that range as
- * one ``next_uint32``: random_bounded_uint64_fill's full 32-bit range case). */
+ * one ``next_uint32``: random_bounded_uint64_fill's full 32-bit range case). The GIL is held
+ * throughout; the BitGenerator's ``lock`` (for NumPy's own nogil draws) is not taken, as an env
+ * and its generator are not stepped from two threads at once. */
 typedef struct {
     void *state;
     uint64_t (*next_uint64)(void *st);

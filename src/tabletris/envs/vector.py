@@ -9,8 +9,9 @@ it ends (Gymnasium's ``NEXT_STEP`` autoreset: that step's action for it is ignor
 Seeding: ``reset(seed=s)`` seeds game ``i`` with ``s + i``, so the batch replays exactly what N
 separate ``DiceEnv`` would. On ``DiceEnv``'s fast path (random opponents: ``envs/dice_fast.py``)
 the games live in the compiled core and one C call per ``step`` plays all N of them, writing
-their observations and masks into this batch's arrays; otherwise they are the engine's, one
-after the other in this process.
+their observations, masks and rewards into this batch's arrays and resetting the games that
+ended (their seeds drawn in C from each env's ``np_random``, as ``DiceEnv.reset`` draws them);
+otherwise they are the engine's, one after the other in this process.
 """
 
 from __future__ import annotations
