@@ -136,3 +136,36 @@ def test_illegal_action_raises_before_anything_is_stepped() -> None:
 )
 def test_any_rules_batch(rules: dict[str, Any], players: int, seat: int, reward: str, seed: int) -> None:
     assert_same({"rules": rules, "players": players, "seat": seat % players, "reward": reward}, seed, steps=50, games=3)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_sample_legal_draws_a_uniform_legal_action_per_game(fast: bool) -> None:
+    """``sample_legal`` against the plain definition, game by game with the same uniforms:
+    ``floor(u * count)`` into the game's legal ids; and every draw is legal."""
+    vec = DiceVectorEnv(5, rules={"width": 5, "height": 6, "supply": 1})
+    if not fast:
+        vec._fast = False
+        for env in vec.envs:
+            env.fast_path = False
+    vec.reset(seed=2)
+    rng, twin = np.random.default_rng(8), np.random.default_rng(8)
+    seen: set[int] = set()
+    for _ in range(60):
+        masks = vec.action_masks()
+        actions = vec.sample_legal(rng)
+        uniforms = twin.random(len(masks))
+        expected = [int(np.flatnonzero(m)[int(u * m.sum())]) if m.any() else 0 for m, u in zip(masks, uniforms, strict=True)]
+        assert actions.tolist() == expected
+        assert all(m[a] for m, a in zip(masks, actions, strict=True) if m.any())
+        seen.update(actions.tolist())
+        vec.step(actions)
+    assert len(seen) > 20  # not always the same few ids
+
+
+def test_sample_legal_with_a_game_that_has_no_legal_action() -> None:
+    vec = DiceVectorEnv(3, action_mask=False)
+    vec.reset(seed=1)
+    vec._batch[1][1] = 0  # as for a game over at its reset, until the step that reports it
+    actions = vec.sample_legal(np.random.default_rng(0))
+    masks = vec.action_masks()
+    assert actions[1] == 0 and masks[0, actions[0]] and masks[2, actions[2]]

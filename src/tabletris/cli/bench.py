@@ -305,21 +305,15 @@ def _vector_rate(seconds: float, native: bool = True, fast: bool = True) -> dict
                 env.fast_path = False
         rng = np.random.default_rng(5)
         vec.reset(seed=5)
-        n_actions = vec.single_action_space.n
-        row_starts = np.arange(VECTOR_GAMES + 1) * n_actions
         steps = 0
         sampling = 0.0
         start = time.process_time()
         while not steps or time.process_time() - start < seconds:
-            # A uniformly random legal action per game, drawn for the batch at once from
-            # ``action_masks()`` (as a learner samples its masked policy), not game by game in a
-            # Python loop: the legal ids of the whole batch in one flat ``flatnonzero``, each
-            # game's share found by ``searchsorted``, one uniform number per game.
+            # A uniformly random legal action per game, drawn for the batch at once in NumPy
+            # from ``action_masks()`` (as a learner samples its masked policy), not game by game
+            # in a Python loop: ``sample_legal`` (one flat ``flatnonzero``, one uniform per game).
             before = time.process_time()
-            legal = np.flatnonzero(vec.action_masks())
-            bounds = np.searchsorted(legal, row_starts)
-            counts = np.diff(bounds)
-            actions = legal[bounds[:-1] + (rng.random(VECTOR_GAMES) * counts).astype(np.int64)] - row_starts[:-1]
+            actions = vec.sample_legal(rng)
             sampling += time.process_time() - before
             vec.step(actions)
             steps += VECTOR_GAMES

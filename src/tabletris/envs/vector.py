@@ -200,6 +200,27 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         masks[self._needs_reset, 0] = True
         return masks
 
+    def sample_legal(self, rng: np.random.Generator) -> np.ndarray:
+        """One uniformly random legal action per game (int64; 0 for a game with none), drawn for
+        the whole batch at once from ``action_masks()``: one ``rng.random`` per game, in game
+        order, picks ``floor(u * count)`` among the game's legal ids in increasing order. What a
+        random baseline or an exploring learner wants, without a Python loop over the games or
+        ``action_space.sample`` per game; ``tabletris bench`` draws its vector actions with it."""
+        masks = self.action_masks()
+        n, width = masks.shape
+        starts = np.arange(n + 1) * width
+        legal = np.flatnonzero(masks)  # the batch's legal ids, flat: one pass, no 2-D nonzero
+        bounds = np.searchsorted(legal, starts)
+        counts = np.diff(bounds)
+        picks = bounds[:-1] + (rng.random(n) * counts).astype(np.int64)
+        if counts.all():
+            actions: np.ndarray = legal[picks] - starts[:-1]
+            return actions
+        has = counts > 0
+        actions = np.zeros(n, dtype=np.int64)
+        actions[has] = legal[picks[has]] - starts[:-1][has]
+        return actions
+
     def render(self) -> tuple[Any, ...] | None:
         if self.render_mode is None:
             return None
