@@ -276,9 +276,12 @@ class DiceEnv(_SeatEnv):
             self.bots = {}
             seeds = {s: int(rng.integers(2**32)) for s in range(len(self.players)) if s != self.seat}
             if self._fast is None:
-                self._fast = FastDice(self.codec, self.players, game_seed, seeds, self.seat, self._fast_rows)
+                self._fast = FastDice(
+                    self.codec, self.players, game_seed, seeds, self.seat, self._fast_rows,
+                    self.reward_scheme, rng.bit_generator,
+                )
             else:
-                self._fast.restart(game_seed, seeds)
+                self._fast.restart(game_seed, seeds, rng.bit_generator)
             return self._fast_obs(), self._fast_info()
         self._fast = None
         self.game = DiceGame(self.players, self.rules, seed=game_seed)
