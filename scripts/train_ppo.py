@@ -1,13 +1,16 @@
 """A MaskablePPO baseline on ``tabletris/Dice-v0``, trained against a bot and evaluated against
 ``random`` and ``greedy`` with Wilson intervals.
 
+The default policy is ``tabletris.envs.sb3.ActionScorePolicy`` on the env's ``action_features``
+(each action scored from the position it leaves by one small shared network); ``--policy mlp``
+is sb3's ``MlpPolicy`` on the observation alone (one output per action id), for comparison.
+
 Needs the ``train`` extra: ``pip install -e '.[train]'`` (a CPU torch, pinned). Training stops
 at ``--timesteps`` or when this process has used ``--cpu-minutes`` of CPU time, whichever comes
-first, so a run fits a CPU budget on any machine. Example (the run in docs/ai-interfaces.md)::
+first, so a run fits a CPU budget on any machine. The run in docs/ai-interfaces.md (the defaults
+are the docs example's setup, ``tests/test_envs_docs.py`` checks they build the same weights)::
 
     python scripts/train_ppo.py --cpu-minutes 15 --out docs/ppo-baseline.json
-
-(the docs' figures: the defaults with ``--wall-minutes 54`` on a loaded machine).
 
 The learner plays seat 0 and seat 1 in alternate evaluation games (the dice game's first player
 has an edge). Most games between weak players end 0-0, a shared win, so the evaluation reports
@@ -32,6 +35,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 
 from tabletris.envs.gym import DiceEnv
+from tabletris.envs.sb3 import ActionScorePolicy
 from tabletris.lab.stats import wilson
 
 
@@ -50,11 +54,14 @@ class CpuBudget(BaseCallback):
         return time.process_time() < self.limit
 
 
-def make_env(opponent: str, reward: str, seat: int = 0, observation: str = "vector", gamma: float = 0.99) -> gymnasium.Env[Any, Any]:
+def make_env(
+    opponent: str, reward: str, seat: int = 0, observation: str = "vector", gamma: float = 0.99,
+    action_features: bool = True,
+) -> gymnasium.Env[Any, Any]:
     """The env as the docs' example makes it (``gymnasium.make``, so with Gymnasium's checker)."""
     return gymnasium.make(
         "tabletris:tabletris/Dice-v0", opponents=opponent, seat=seat, reward=reward,
-        action_mask=False, observation=observation, gamma=gamma,
+        action_mask=False, observation=observation, gamma=gamma, action_features=action_features,
     )
 
 
@@ -92,14 +99,17 @@ def tally(outcomes: Sequence[tuple[int, Sequence[int]]]) -> dict[str, Any]:
 Predict = Callable[[Any, np.ndarray], int]
 
 
-def play(predict: Predict, opponent: str, games: int, seed: int, observation: str = "vector") -> dict[str, Any]:
+def play(
+    predict: Predict, opponent: str, games: int, seed: int, observation: str = "vector",
+    action_features: bool = True,
+) -> dict[str, Any]:
     """``games`` games of ``predict(observation, mask) -> action`` against ``opponent``, the learner
     seated first in every other one; the tally plus the learner's and the opponent's mean scores."""
     outcomes: list[tuple[int, list[int]]] = []
     scores: list[int] = []
     other: list[int] = []
     for i in range(games):
-        env = make_env(opponent, "score", seat=i % 2, observation=observation)
+        env = make_env(opponent, "score", seat=i % 2, observation=observation, action_features=action_features)
         game: DiceEnv = env.unwrapped  # type: ignore[assignment]
         obs, info = env.reset(seed=seed + i)
         done = False
@@ -117,28 +127,38 @@ def play(predict: Predict, opponent: str, games: int, seed: int, observation: st
     }
 
 
-def evaluate(model: MaskablePPO, opponent: str, games: int, seed: int, observation: str = "vector") -> dict[str, Any]:
+def evaluate(
+    model: MaskablePPO, opponent: str, games: int, seed: int, observation: str = "vector",
+    action_features: bool = True,
+) -> dict[str, Any]:
     """The trained policy (masked, deterministic) against ``opponent``."""
 
     def predict(obs: Any, mask: np.ndarray) -> int:
         action, _ = model.predict(obs, deterministic=True, action_masks=mask)
         return int(action)
 
-    return play(predict, opponent, games, seed, observation)
+    return play(predict, opponent, games, seed, observation, action_features)
 
 
 def parser() -> argparse.ArgumentParser:
     """The options; their defaults are the setup of the docs' example (``docs/ai-interfaces.md``)."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--timesteps", type=int, default=2_000_000)
+    p.add_argument("--timesteps", type=int, default=122_880, help="the docs example's TIMESTEPS")
     p.add_argument("--cpu-minutes", type=float, default=15.0)
     p.add_argument("--wall-minutes", type=float, default=None, help="also stop after this long")
     p.add_argument("--opponent", default="random")
     p.add_argument("--reward", default="shaped", choices=["score", "difference", "win", "shaped"])
     p.add_argument("--observation", default="vector", choices=["vector", "image"])
-    p.add_argument("--net", default="64,64", help="hidden layer sizes of the policy and value MLPs")
+    p.add_argument(
+        "--policy", default="actions", choices=["actions", "mlp"],
+        help="actions: ActionScorePolicy on action_features (one scorer shared by every action); "
+        "mlp: sb3's MlpPolicy on the observation alone",
+    )
+    p.add_argument("--score-arch", default="32,32", help="hidden sizes of the per-action scorer (--policy actions)")
+    p.add_argument("--value-arch", default="64,64", help="hidden sizes of the value MLP (--policy actions)")
+    p.add_argument("--net", default="64,64", help="hidden sizes of the policy and value MLPs (--policy mlp)")
     p.add_argument("--n-envs", type=int, default=8, help="games stepped together (one batched policy call)")
-    p.add_argument("--n-steps", type=int, default=128, help="steps per game per rollout")
+    p.add_argument("--n-steps", type=int, default=64, help="steps per game per rollout")
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--n-epochs", type=int, default=4)
     p.add_argument("--learning-rate", type=float, default=1e-3)
@@ -160,15 +180,31 @@ def hyperparameters(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def sizes(text: str) -> list[int]:
+    return [int(n) for n in text.split(",")]
+
+
+def policy_setup(args: argparse.Namespace) -> tuple[Any, dict[str, Any], str]:
+    """The policy class (or sb3 name), its ``policy_kwargs`` and a description for the JSON."""
+    if args.policy == "actions":
+        score, value = sizes(args.score_arch), sizes(args.value_arch)
+        return (
+            ActionScorePolicy, {"score_arch": score, "value_arch": value},
+            f"sb3-contrib MaskablePPO, ActionScorePolicy score_arch {score} value_arch {value}",
+        )
+    net = sizes(args.net)
+    return "MlpPolicy", {"net_arch": net}, f"sb3-contrib MaskablePPO, MlpPolicy net_arch {net}"
+
+
 def build_model(args: argparse.Namespace) -> MaskablePPO:
     """The untrained learner on ``n_envs`` games, built as the docs' example builds it."""
     env_kwargs = {"opponents": args.opponent, "reward": args.reward, "gamma": args.gamma,
-                  "action_mask": False, "observation": args.observation}
+                  "action_mask": False, "observation": args.observation,
+                  "action_features": args.policy == "actions"}
     env = make_vec_env("tabletris:tabletris/Dice-v0", n_envs=args.n_envs, env_kwargs=env_kwargs)
-    net = [int(n) for n in args.net.split(",")]
+    policy, policy_kwargs, _what = policy_setup(args)
     return MaskablePPO(
-        "MlpPolicy", env, policy_kwargs={"net_arch": net}, seed=args.seed, verbose=0,
-        **hyperparameters(args),
+        policy, env, policy_kwargs=policy_kwargs, seed=args.seed, verbose=0, **hyperparameters(args),
     )
 
 
@@ -176,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser().parse_args(argv)
     torch.set_num_threads(args.threads)
     model = build_model(args)
-    net = [int(n) for n in args.net.split(",")]
+    described = policy_setup(args)[2]
     hyper = hyperparameters(args)
     start_cpu, start_wall = time.process_time(), time.perf_counter()
     model.learn(total_timesteps=args.timesteps, callback=CpuBudget(args.cpu_minutes, args.wall_minutes))
@@ -185,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         model.save(args.save)
     results: dict[str, Any] = {
         "env": "tabletris/Dice-v0 (2 players, standard rules)",
-        "algorithm": f"sb3-contrib MaskablePPO, MlpPolicy net_arch {net}",
+        "algorithm": described,
         "hyperparameters": hyper,
         "opponent": args.opponent,
         "reward": args.reward,
@@ -201,7 +237,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "eval": [],
     }
     for opponent in args.eval_opponents.split(","):
-        results["eval"].append(evaluate(model, opponent, args.eval_games, 10_000 + args.seed, args.observation))
+        results["eval"].append(evaluate(
+            model, opponent, args.eval_games, 10_000 + args.seed, args.observation, args.policy == "actions",
+        ))
     text = json.dumps(results, indent=2)
     print(text)
     if args.out:

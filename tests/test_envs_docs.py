@@ -24,8 +24,8 @@ def test_ppo_example_trains_and_evaluates(capsys) -> None:
     code = example("ppo")
     assert re.search(r"^TIMESTEPS = [\d_]+ ", code, re.M) and "GAMES = 300" in code
     code = re.sub(r"^TIMESTEPS = [\d_]+", "TIMESTEPS = 64", code, flags=re.M).replace("GAMES = 300", "GAMES = 2")
-    assert "n_steps=128, batch_size=256" in code
-    code = code.replace("n_steps=128, batch_size=256", "n_steps=8, batch_size=32")
+    assert "n_steps=64, batch_size=256" in code
+    code = code.replace("n_steps=64, batch_size=256", "n_steps=8, batch_size=32")
     namespace: dict = {}
     exec(compile(code, "ppo-example", "exec"), namespace)
     out = capsys.readouterr().out

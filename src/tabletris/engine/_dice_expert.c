@@ -1,4 +1,4 @@
-/* The expert's dice decision in C (issue 19's fourth round), included by _native.c after the
+/* The expert's dice decision in C (issue 19's fifth round), included by _native.c after the
  * dice kernel (_dice_kernel.c), whose state, options, apply and immediate it reuses.
  *
  * bots/expert.py (ExpertBot.choose_dice at full strength, no budget, row_reward: point) is the

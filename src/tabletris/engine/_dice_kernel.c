@@ -924,6 +924,22 @@ done:
  * envs/dice_fast.py drives it; tests/test_fastdice_env.py checks it against the Python env. */
 
 enum { PH_PLACE = 0, PH_TAKE = 1, PH_TOKEN = 2 };
+enum { SCHEME_SCORE = 0, SCHEME_DIFFERENCE = 1, SCHEME_WIN = 2 };
+
+/* NumPy's bitgen_t (numpy/random/bitgen.h, the documented C interface of a BitGenerator's
+ * ``capsule``), declared here so the core builds without NumPy's headers. The batch's resets
+ * draw their seeds through it from the env's own ``np_random``, so the Python generator moves
+ * exactly as ``DiceEnv.reset``'s ``rng.integers(2**32)`` moves it (numpy draws that range as
+ * one ``next_uint32``: random_bounded_uint64_fill's full 32-bit range case). The GIL is held
+ * throughout; the BitGenerator's ``lock`` (for NumPy's own nogil draws) is not taken, as an env
+ * and its generator are not stepped from two threads at once. */
+typedef struct {
+    void *state;
+    uint64_t (*next_uint64)(void *st);
+    uint32_t (*next_uint32)(void *st);
+    double (*next_double)(void *st);
+    uint64_t (*next_raw)(void *st);
+} np_bitgen_t;
 
 typedef struct {
     dk_game g;
@@ -940,6 +956,11 @@ typedef struct {
     int ntakes, cap_takes;
     int n_tokens, ntok;
     int tok[DK_MAX_CELLS];
+    /* the batch (DiceVectorEnv): the reward scheme, and what a reset in the step call needs */
+    int scheme;
+    PyObject *bitgen_owner; /* the env's numpy BitGenerator (a reference), or NULL: no resets here */
+    np_bitgen_t *bitgen;
+    int fresh_supply[DK_SHAPES], first_player;
 } dk_env;
 
 static void dk_env_free(PyObject *capsule) {
@@ -947,6 +968,7 @@ static void dk_env_free(PyObject *capsule) {
     if (e == NULL) return;
     dk_free(&e->g);
     PyMem_Free(e->takes);
+    Py_XDECREF(e->bitgen_owner);
     PyMem_Free(e);
 }
 
@@ -1167,15 +1189,102 @@ static void dk_env_observe(const dk_env *e, float *obs, signed char *mask) {
     }
 }
 
+/* ``auto`` = (bit_generator or None, scheme): the reward scheme env_step's batch form computes
+ * (0 score, 1 difference, 2 win: envs/rewards.step_reward) and the env's numpy BitGenerator
+ * its resets draw the seeds from (None: the batch cannot reset this game; DiceVectorEnv resets
+ * it in Python, as for garbage, which the Python engine places). The state just loaded must be
+ * a new game (fastdice.fresh_state): its supply and first player are what a reset starts from. */
+static int dk_env_configure(dk_env *e, PyObject *auto_) {
+    PyObject *owner;
+    int scheme;
+    if (!PyArg_ParseTuple(auto_, "Oi", &owner, &scheme)) return -1;
+    if (scheme < SCHEME_SCORE || scheme > SCHEME_WIN) {
+        PyErr_Format(PyExc_ValueError, "dice env: reward scheme %d: expected 0, 1 or 2", scheme);
+        return -1;
+    }
+    np_bitgen_t *bitgen = NULL;
+    if (owner != Py_None) {
+        if (e->g.nstones || e->g.turn || e->g.nmoves || e->g.over) {
+            PyErr_SetString(PyExc_ValueError, "dice env: resets in the batch need a new game to copy");
+            return -1;
+        }
+        PyObject *cap = PyObject_GetAttrString(owner, "capsule");
+        if (cap == NULL) return -1;
+        bitgen = PyCapsule_GetPointer(cap, "BitGenerator");
+        Py_DECREF(cap);
+        if (bitgen == NULL) return -1;
+        for (int s = 0; s < e->g.nshapes; s++) e->fresh_supply[s] = e->g.supply[s];
+        e->first_player = e->g.to_move;
+        Py_INCREF(owner);
+    }
+    Py_XDECREF(e->bitgen_owner);
+    e->bitgen_owner = owner == Py_None ? NULL : owner;
+    e->bitgen = bitgen;
+    e->scheme = scheme;
+    return 0;
+}
+
+/* DiceEnv.reset with no seed, in C: the game's seed, then each opponent's bot seed in seat order,
+ * drawn as ``rng.integers(2**32)`` from the env's np_random; then fastdice.fresh_state's game. */
+static uint32_t dk_env_restart(dk_env *e) {
+    np_bitgen_t *bg = e->bitgen;
+    dk_game *g = &e->g;
+    uint32_t seed = bg->next_uint32(bg->state);
+    for (int s = 0; s < g->nplayers; s++)
+        if (s != e->seat) mt_seed(&e->bot[s], bg->next_uint32(bg->state));
+    g->nmoves = 0;
+    g->nstones = 0;
+    memset(g->rows, 0, sizeof g->rows);
+    memset(g->scored, 0, sizeof g->scored);
+    g->next_number = 1;
+    for (int s = 0; s < g->nshapes; s++) g->supply[s] = e->fresh_supply[s];
+    for (int k = 0; k < g->nplayers; k++) g->scores[k] = g->rows_completed[k] = 0;
+    g->turn = 0;
+    g->to_move = e->first_player;
+    g->roll = -1;
+    g->over = 0;
+    g->stuck = -1;
+    mt_seed(&g->rng, seed);
+    e->phase = PH_PLACE;
+    e->ntok = e->n_tokens = e->ntakes = 0;
+    return seed;
+}
+
+/* rewards.margin: own score minus the best other (own score alone with one player). */
+static double dk_margin(const int *scores, int n, int seat) {
+    int best = 0, any = 0;
+    for (int k = 0; k < n; k++)
+        if (k != seat && (!any || scores[k] > best)) {
+            best = scores[k];
+            any = 1;
+        }
+    return (double)(scores[seat] - (any ? best : 0));
+}
+
+/* rewards.step_reward for the learner's step from ``before`` to the game's scores now. */
+static double dk_env_reward(const dk_env *e, const int *before) {
+    const dk_game *g = &e->g;
+    int n = g->nplayers, seat = e->seat;
+    if (e->scheme == SCHEME_SCORE) return (double)(g->scores[seat] - before[seat]);
+    if (e->scheme == SCHEME_DIFFERENCE) return dk_margin(g->scores, n, seat) - dk_margin(before, n, seat);
+    if (!g->over) return 0.0;
+    int best = g->scores[0], winners = 0;
+    for (int k = 1; k < n; k++)
+        if (g->scores[k] > best) best = g->scores[k];
+    for (int k = 0; k < n; k++) winners += g->scores[k] == best;
+    if (g->scores[seat] != best) return -1.0;
+    return winners == 1 ? 1.0 : 0.0;
+}
+
 /* env_new(rules, state, seat, bot_rngs, codec) -> capsule: a game for the fast env, loaded
  * as dice_playout loads one; ``codec`` = (n_actions, obs_size, full, face, to_move, supply,
  * scores, phase, rows_left, tokens_left, take_base, token_base, bases), ``bases`` per shape a
  * tuple of (PLACE id of anchor (0, 0), anchors per row) per orientation. */
 static PyObject *py_env_new(PyObject *self, PyObject *args) {
-    PyObject *rules, *state, *bot_states, *codec, *bases;
+    PyObject *rules, *state, *bot_states, *codec, *bases, *auto_ = NULL;
     int seat;
-    if (!PyArg_ParseTuple(args, "O!O!iO!O!", &PyTuple_Type, &rules, &PyTuple_Type, &state, &seat, &PyTuple_Type,
-                          &bot_states, &PyTuple_Type, &codec))
+    if (!PyArg_ParseTuple(args, "O!O!iO!O!|O!", &PyTuple_Type, &rules, &PyTuple_Type, &state, &seat, &PyTuple_Type,
+                          &bot_states, &PyTuple_Type, &codec, &PyTuple_Type, &auto_))
         return NULL;
     dk_env *e = PyMem_Calloc(1, sizeof(dk_env));
     if (e == NULL) return PyErr_NoMemory();
@@ -1205,20 +1314,26 @@ static PyObject *py_env_new(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "dice env: starts between turns (no roll showing)");
         goto fail;
     }
+    if (auto_ != NULL && dk_env_configure(e, auto_) < 0) goto fail;
     PyObject *cap = PyCapsule_New(e, "tabletris.dice_env", dk_env_free);
     if (cap == NULL) goto fail;
     return cap;
 fail:
     dk_free(&e->g);
+    PyMem_Free(e->takes);
+    Py_XDECREF(e->bitgen_owner);
     PyMem_Free(e);
     return NULL;
 }
 
-/* env_reset(env, state, bot_rngs): a new game in an env made by env_new (same rules and
- * codec): its allocations are kept. ``bot_rngs``: per seat a generator state or an int seed. */
+/* env_reset(env, state, bot_rngs[, auto]): a new game in an env made by env_new (same rules and
+ * codec): its allocations are kept. ``bot_rngs``: per seat a generator state or an int seed;
+ * ``auto`` as in dk_env_configure (left as it was when not given). */
 static PyObject *py_env_reset(PyObject *self, PyObject *args) {
-    PyObject *cap, *state, *bot_states;
-    if (!PyArg_ParseTuple(args, "OO!O!", &cap, &PyTuple_Type, &state, &PyTuple_Type, &bot_states)) return NULL;
+    PyObject *cap, *state, *bot_states, *auto_ = NULL;
+    if (!PyArg_ParseTuple(args, "OO!O!|O!", &cap, &PyTuple_Type, &state, &PyTuple_Type, &bot_states, &PyTuple_Type,
+                          &auto_))
+        return NULL;
     dk_env *e = dk_env_of(cap);
     if (e == NULL) return NULL;
     if (PyTuple_GET_SIZE(bot_states) != e->g.nplayers) {
@@ -1235,17 +1350,26 @@ static PyObject *py_env_reset(PyObject *self, PyObject *args) {
     }
     e->phase = PH_PLACE;
     e->ntok = e->n_tokens = e->ntakes = 0;
+    if (auto_ != NULL && dk_env_configure(e, auto_) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
-/* env_step(envs, actions, obs, masks, status): for each env i, the learner's action
- * ``actions[i]`` (int64; -1: none, only the opponents play up to the learner's decision), then
- * its observation into row i of ``obs`` (float32), its mask into ``masks`` (int8) and into
- * ``status`` (int32) (over, turn, to_move, stuck or -1, scores...). One call for a batch. */
+/* env_step(envs, actions, obs, masks, status[, resets, rewards, seeds]): for each env i, the
+ * learner's action ``actions[i]`` (int64; -1: none, only the opponents play up to the learner's
+ * decision), then its observation into row i of ``obs`` (float32), its mask into ``masks``
+ * (int8) and into ``status`` (int32) (over, turn, to_move, stuck or -1, scores...). One call for
+ * a batch. The batch form (DiceVectorEnv) also takes ``resets`` (uint8: 1 resets game i first,
+ * its seeds drawn from its np_random, dk_env_restart; its action is ignored), and writes
+ * ``rewards`` (float64: the configured scheme's reward of game i's action, 0 without one) and
+ * ``seeds`` (int64: the seed of the game a reset started, -1 for the others). */
 static PyObject *py_env_step(PyObject *self, PyObject *args) {
     PyObject *envs;
-    Py_buffer act, obs, mask, status;
-    if (!PyArg_ParseTuple(args, "O!y*w*w*w*", &PyList_Type, &envs, &act, &obs, &mask, &status)) return NULL;
+    Py_buffer act, obs, mask, status, resets = {0}, rewards = {0}, seeds = {0};
+    int batch = PyTuple_GET_SIZE(args) > 5;
+    if (batch ? !PyArg_ParseTuple(args, "O!y*w*w*w*y*w*w*", &PyList_Type, &envs, &act, &obs, &mask, &status, &resets,
+                                  &rewards, &seeds)
+              : !PyArg_ParseTuple(args, "O!y*w*w*w*", &PyList_Type, &envs, &act, &obs, &mask, &status))
+        return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = PyList_GET_SIZE(envs);
     if (n == 0) {
@@ -1256,7 +1380,9 @@ static PyObject *py_env_step(PyObject *self, PyObject *args) {
     if (first == NULL) goto done;
     Py_ssize_t width = 4 + first->g.nplayers;
     if (act.len < n * (Py_ssize_t)sizeof(int64_t) || obs.len < n * first->obs_size * (Py_ssize_t)sizeof(float) ||
-        mask.len < n * first->n_actions || status.len < n * width * (Py_ssize_t)sizeof(int32_t)) {
+        mask.len < n * first->n_actions || status.len < n * width * (Py_ssize_t)sizeof(int32_t) ||
+        (batch && (resets.len < n || rewards.len < n * (Py_ssize_t)sizeof(double) ||
+                   seeds.len < n * (Py_ssize_t)sizeof(int64_t)))) {
         PyErr_SetString(PyExc_ValueError, "dice env: a buffer is too small for the batch");
         goto done;
     }
@@ -1268,10 +1394,25 @@ static PyObject *py_env_step(PyObject *self, PyObject *args) {
             goto done;
         }
         int64_t a = ((const int64_t *)act.buf)[i];
+        int before[DK_PLAYERS];
+        if (batch) {
+            ((double *)rewards.buf)[i] = 0.0;
+            ((int64_t *)seeds.buf)[i] = -1;
+            if (((const unsigned char *)resets.buf)[i]) {
+                if (e->bitgen == NULL) {
+                    PyErr_SetString(PyExc_ValueError, "dice env: this game is not reset in the batch (no generator)");
+                    goto done;
+                }
+                ((int64_t *)seeds.buf)[i] = dk_env_restart(e);
+                a = -1;
+            }
+            memcpy(before, e->g.scores, sizeof(int) * (size_t)e->g.nplayers);
+        }
         if (a >= 0) {
             if (dk_env_act(e, (long)a) < 0) goto done;
         }
         if (dk_env_advance(e) < 0) goto done;
+        if (batch && a >= 0) ((double *)rewards.buf)[i] = dk_env_reward(e, before);
         dk_env_observe(e, (float *)obs.buf + i * e->obs_size, (signed char *)mask.buf + i * e->n_actions);
         int32_t *st = (int32_t *)status.buf + i * width;
         st[0] = e->g.over;
@@ -1286,6 +1427,11 @@ done:
     PyBuffer_Release(&obs);
     PyBuffer_Release(&mask);
     PyBuffer_Release(&status);
+    if (batch) {
+        PyBuffer_Release(&resets);
+        PyBuffer_Release(&rewards);
+        PyBuffer_Release(&seeds);
+    }
     return result;
 }
 

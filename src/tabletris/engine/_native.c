@@ -658,7 +658,7 @@ static void features_core(const uint64_t *occ, int w, int h, features_t *f) {
  * shares the generator and the features above. */
 #include "_dice_kernel.c"
 
-/* The expert's dice decision (issue 19's fourth round), on the kernel's state. */
+/* The expert's dice decision (issue 19's fifth round), on the kernel's state. */
 #include "_dice_expert.c"
 
 static PyMethodDef methods[] = {

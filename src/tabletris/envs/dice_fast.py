@@ -25,6 +25,9 @@ from tabletris.engine.board import native_module
 from tabletris.engine.dice import DiceGame, DiceRules
 from tabletris.envs.dice_codec import DiceCodec
 
+SCHEMES: dict[str, int] = {"score": 0, "difference": 1, "win": 2}
+"""The reward schemes the kernel computes (``dk_env_reward``), by its codes."""
+
 
 def eligible(rules: DiceRules, opponents: Sequence[Any], reward: str) -> bool:
     """Whether the fast path plays this env exactly as the Python path does."""
@@ -80,11 +83,15 @@ class FastDice:
         bot_seeds: dict[int, int],
         seat: int,
         rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        scheme: str = "score",
+        generator: np.random.BitGenerator | None = None,
     ) -> None:
         """A new game ``DiceGame(players, codec.rules, seed=seed)`` in the kernel, the other
         seats played by random bots seeded with ``bot_seeds`` (``make_bot("random", seed=...)``
         draws from ``random.Random(seed)``, and so does the kernel), stepped up to the learner's
-        decision."""
+        decision. ``scheme``: the reward the batch step computes; ``generator``: the env's
+        ``np_random.bit_generator``, from which a reset inside the batch step draws its seeds
+        (``step_batch``; ignored where the rules place garbage: those games reset in Python)."""
         nat = native_module()
         assert nat is not None
         self.codec = codec
@@ -100,17 +107,28 @@ class FastDice:
         self.obs, self.mask, self.status = rows
         kernel_rules, kernel_codec = _kernel_args(codec)
         self.seed = seed
-        self.capsule = nat.env_new(kernel_rules, self._start(seed), seat, self._bots(bot_seeds), kernel_codec)
+        self.scheme = scheme
+        self.generator = self._generator(generator)
+        self.capsule = nat.env_new(
+            kernel_rules, self._start(seed), seat, self._bots(bot_seeds), kernel_codec, self._auto()
+        )
         self._game: DiceGame | None = None
         step_all([self], np.array([-1], dtype=np.int64))
 
-    def restart(self, seed: int, bot_seeds: dict[int, int]) -> None:
+    def restart(self, seed: int, bot_seeds: dict[int, int], generator: np.random.BitGenerator | None = None) -> None:
         """A new game in the same kernel env (as ``__init__``, without making it again)."""
         nat = native_module()
         assert nat is not None
         self.seed = seed
-        nat.env_reset(self.capsule, self._start(seed), self._bots(bot_seeds))
+        self.generator = self._generator(generator)
+        nat.env_reset(self.capsule, self._start(seed), self._bots(bot_seeds), self._auto())
         step_all([self], np.array([-1], dtype=np.int64))
+
+    def _generator(self, generator: np.random.BitGenerator | None) -> np.random.BitGenerator | None:
+        return None if self.rules.garbage else generator
+
+    def _auto(self) -> tuple[np.random.BitGenerator | None, int]:
+        return (self.generator, SCHEMES[self.scheme])
 
     def _start(self, seed: int) -> tuple[Any, ...]:
         state = fastdice.fresh_state(self.rules, len(self.players), seed)
@@ -162,3 +180,29 @@ def step_all(
         return
     for g, a in zip(games, actions, strict=True):
         nat.env_step([g.capsule], np.array([a], dtype=np.int64), g.obs, g.mask, g.status)
+
+
+def step_batch(
+    games: Sequence[FastDice],
+    actions: np.ndarray,
+    resets: np.ndarray,
+    batch: tuple[np.ndarray, np.ndarray, np.ndarray],
+    rewards: np.ndarray,
+    seeds: np.ndarray,
+) -> None:
+    """``DiceVectorEnv``'s step in one C call: game ``i`` is reset first where ``resets[i]`` (its
+    seeds drawn from its env's ``np_random`` as ``DiceEnv.reset`` draws them; its game needs a
+    ``generator``), else plays ``actions[i]`` (-1: none); then its observation, mask and status
+    go into row ``i`` of ``batch``, its reward into ``rewards[i]`` (0 without an action) and the
+    new game's seed into ``seeds[i]`` (-1 without a reset)."""
+    nat = native_module()
+    assert nat is not None
+    for g in games:
+        g._game = None
+    nat.env_step(
+        [g.capsule for g in games], np.ascontiguousarray(actions, dtype=np.int64), *batch,
+        np.ascontiguousarray(resets, dtype=np.uint8), rewards, seeds,
+    )
+    if resets.any():
+        for i in np.flatnonzero(seeds >= 0).tolist():
+            games[i].seed = int(seeds[i])

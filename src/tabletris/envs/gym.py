@@ -33,6 +33,7 @@ from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
 from tabletris.engine.dice import DiceGame, DiceRules, winners_of
 from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
+from tabletris.envs import afterstates
 from tabletris.envs.dice_codec import DiceCodec, DiceDecider
 from tabletris.envs.dice_fast import FastDice, eligible, step_all
 from tabletris.envs.dice_v0 import IllegalPolicy, player_names
@@ -156,6 +157,7 @@ class DiceEnv(_SeatEnv):
         observation: str = "vector",
         action_mask: bool = True,
         gamma: float = 0.99,
+        action_features: bool = False,
     ) -> None:
         if isinstance(rules, str):
             rules = {"preset": rules}
@@ -170,12 +172,16 @@ class DiceEnv(_SeatEnv):
             len(self.players), seat, opponents, render_mode, illegal_action, illegal_reward,
             reward, observation, action_mask,
         )
+        self.action_features = bool(action_features)
+        if self.action_features:
+            self.observation_space = afterstates.with_features(self.observation_space, self.codec)
         self.max_turns = max_turns
         self._fast: FastDice | None = None
         self._fast_rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         """Where the fast path writes (rows of a ``DiceVectorEnv``'s batch arrays), or None."""
-        self.fast_path = eligible(self.rules, self.opponents, reward)
-        """Whether the game runs in the compiled core (``envs/dice_fast.py``); False forces Python."""
+        self.fast_path = eligible(self.rules, self.opponents, reward) and not self.action_features
+        """Whether the game runs in the compiled core (``envs/dice_fast.py``); False forces Python.
+        (The action features measure each option on the engine's game: the Python path.)"""
         self.game = None
         self.decider: DiceDecider | None = None
         self.bots: dict[int, Bot | Policy] = {}
@@ -189,6 +195,18 @@ class DiceEnv(_SeatEnv):
     @game.setter
     def game(self, value: DiceGame | None) -> None:
         self.__dict__["_python_game"] = value
+
+    def _form(self, vector: np.ndarray, mask: np.ndarray) -> Any:
+        obs = super()._form(vector, mask)
+        if not self.action_features:
+            return obs
+        game, decider = self._game(), self.decider
+        assert decider is not None
+        legal = {} if game.over or not mask.any() else decider.legal
+        features = afterstates.action_features(self.codec, game, decider.turn, legal)
+        if isinstance(obs, dict):
+            return {**obs, afterstates.KEY: features}
+        return {"observation": obs, afterstates.KEY: features}
 
     def _game(self) -> DiceGame:
         if self.game is None or self.decider is None:
@@ -258,9 +276,12 @@ class DiceEnv(_SeatEnv):
             self.bots = {}
             seeds = {s: int(rng.integers(2**32)) for s in range(len(self.players)) if s != self.seat}
             if self._fast is None:
-                self._fast = FastDice(self.codec, self.players, game_seed, seeds, self.seat, self._fast_rows)
+                self._fast = FastDice(
+                    self.codec, self.players, game_seed, seeds, self.seat, self._fast_rows,
+                    self.reward_scheme, rng.bit_generator,
+                )
             else:
-                self._fast.restart(game_seed, seeds)
+                self._fast.restart(game_seed, seeds, rng.bit_generator)
             return self._fast_obs(), self._fast_info()
         self._fast = None
         self.game = DiceGame(self.players, self.rules, seed=game_seed)

@@ -9,8 +9,9 @@ it ends (Gymnasium's ``NEXT_STEP`` autoreset: that step's action for it is ignor
 Seeding: ``reset(seed=s)`` seeds game ``i`` with ``s + i``, so the batch replays exactly what N
 separate ``DiceEnv`` would. On ``DiceEnv``'s fast path (random opponents: ``envs/dice_fast.py``)
 the games live in the compiled core and one C call per ``step`` plays all N of them, writing
-their observations and masks into this batch's arrays; otherwise they are the engine's, one
-after the other in this process.
+their observations, masks and rewards into this batch's arrays and resetting the games that
+ended (their seeds drawn in C from each env's ``np_random``, as ``DiceEnv.reset`` draws them);
+otherwise they are the engine's, one after the other in this process.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from tabletris.engine.dice import winners_of
-from tabletris.envs.dice_fast import step_all
+from tabletris.envs.dice_fast import FastDice, step_batch
 from tabletris.envs.gym import DiceEnv
 
 
@@ -44,6 +45,8 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._obs: Any = create_empty_array(self.single_observation_space, num_envs)
         self._needs_reset = np.zeros(num_envs, dtype=bool)
+        self._games: list[FastDice] | None = None
+        """Every game's ``FastDice`` once ``reset`` put them all on the fast path, else None."""
         first = self.envs[0]
         self._fast = first.fast_path
         if self._fast:
@@ -56,6 +59,8 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
             )
             for i, env in enumerate(self.envs):
                 env._fast_rows = (self._batch[0][i], self._batch[1][i], self._batch[2][i])
+            self._seeds = np.zeros(num_envs, dtype=np.int64)
+            self._rows = np.arange(num_envs)
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
@@ -73,12 +78,16 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
             observations.append(obs)
             infos = self._add_info(infos, info, i)
         self._needs_reset[:] = False
+        games = [env._fast for env in self.envs]
+        self._games = [g for g in games if g is not None] if self._fast else None
+        if self._games is not None and len(self._games) < self.num_envs:
+            self._games = None
         self._obs = concatenate(self.single_observation_space, observations, self._obs)
         return self._obs, infos
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         actions = np.asarray(actions)
-        if self._fast and all(env._fast is not None for env in self.envs):
+        if self._games is not None:
             return self._fast_step(actions)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
@@ -97,48 +106,59 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         return self._obs, rewards, terminated, truncated, infos
 
     def _fast_step(self, actions: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """``step`` on the fast path: the games to reset are reset, the others' actions checked
-        as ``DiceEnv.step`` checks them, then one kernel call steps them all (a reset or finished
-        game gets no action); rewards, flags and infos are what ``DiceEnv.step`` and ``_add_info``
-        give, built for the whole batch at once."""
+        """``step`` on the fast path: one kernel call resets the games that ended (``NEXT_STEP``:
+        seeded from each env's ``np_random`` as ``DiceEnv.reset`` seeds them; where the rules
+        place garbage the Python env resets them first) and steps the others, and writes their
+        rewards; the actions are checked as ``DiceEnv.step`` checks them, and the flags and infos
+        (``_add_info``'s layout) are built for the whole batch in NumPy."""
         n = self.num_envs
         envs = self.envs
+        games = self._games
+        assert games is not None
         _, masks, status = self._batch
-        reset = self._needs_reset.copy()
+        reset = self._needs_reset
+        in_c = reset
+        if reset.any():
+            in_c = reset.copy()
+            for r in np.flatnonzero(reset).tolist():
+                env = envs[r]
+                generator = games[r].generator
+                if generator is None or generator is not env.np_random.bit_generator:
+                    env.reset()  # garbage (drawn by the Python engine), or a generator set by hand
+                    in_c[r] = False
         stepping = ~reset & (status[:, 0] == 0)
-        before = status[:, 4:].tolist()
-        played = np.full(n, -1, dtype=np.int64)
-        extras: dict[int, tuple[dict[str, Any], float]] = {}
         n_actions = masks.shape[1]
-        for r in np.flatnonzero(reset):
-            envs[int(r)].reset()
-        for k in np.flatnonzero(stepping):
-            i = int(k)
-            a = int(actions[i])
-            if not (0 <= a < n_actions and masks[i, a]):
-                a, extra, penalty = envs[i]._fast_action(a)
+        wanted = np.asarray(actions).astype(np.int64, copy=False).reshape(n)
+        inside = (wanted >= 0) & (wanted < n_actions)
+        legal = inside & (masks[self._rows, np.where(inside, wanted, 0)] != 0)
+        played = np.where(stepping, wanted, -1)
+        extras: dict[int, tuple[dict[str, Any], float]] = {}
+        bad = stepping & ~legal
+        if bad.any():
+            for i in np.flatnonzero(bad).tolist():
+                a, extra, penalty = envs[i]._fast_action(int(wanted[i]))
                 extras[i] = (extra, penalty)
-            played[i] = a
-        step_all([env._fast for env in envs if env._fast is not None], played, self._batch)
+                played[i] = a
+        rewards = np.empty(n, dtype=np.float64)
+        step_batch(games, played, in_c, self._batch, rewards, self._seeds)
+        for j, (_, penalty) in extras.items():
+            rewards[j] = rewards[j] + penalty
         after = status[:, 4:].tolist()
         over = status[:, 0] != 0
         turns = status[:, 1].astype(int)
-        rewards = np.zeros(n, dtype=np.float64)
         terminated = over & ~reset
-        truncated = np.zeros(n, dtype=bool)
-        scores = np.full(n, None, dtype=object)
+        max_turns = envs[0].max_turns
+        truncated = stepping & ~over & (turns >= max_turns) if max_turns is not None else np.zeros(n, dtype=bool)
+        scores = np.empty(n, dtype=object)
+        for j, row in enumerate(after):
+            scores[j] = row
         winners = np.full(n, None, dtype=object)
         success = np.zeros(n, dtype=bool)
-        for j in range(n):
-            env = envs[j]
-            won = winners_of(after[j]) if over[j] else None
-            scores[j] = after[j]
-            winners[j] = won
-            success[j] = won is not None and env.seat in won
-            if stepping[j]:
-                penalty = extras[j][1] if j in extras else 0.0
-                rewards[j] = env._reward(before[j], after[j], won) + penalty
-                truncated[j] = not over[j] and env.max_turns is not None and turns[j] >= env.max_turns
+        if over.any():
+            for j in np.flatnonzero(over).tolist():
+                won = winners_of(after[j])
+                winners[j] = won
+                success[j] = envs[j].seat in won
         everyone = np.ones(n, dtype=bool)
         infos: dict[str, Any] = {
             "scores": scores, "_scores": everyone, "winner": winners, "_winner": everyone.copy(),
@@ -159,8 +179,12 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         """The batch's observations from the kernel's rows, in this env's observation form."""
         obs, masks, _ = self._batch
         first = self.envs[0]
-        if first.observation_form == "vector" and not first.mask_in_observation:
-            np.copyto(self._obs, obs)
+        if first.observation_form == "vector":
+            if not first.mask_in_observation:
+                np.copyto(self._obs, obs)
+            else:  # the Dict space's batch: the same arrays concatenate would fill, filled at once
+                np.copyto(self._obs["observation"], obs)
+                np.copyto(self._obs["action_mask"], masks)
             return self._obs
         forms = [env._form(obs[i], masks[i]) for i, env in enumerate(self.envs)]
         return concatenate(self.single_observation_space, forms, self._obs)
@@ -169,12 +193,33 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         """Every game's legal actions now, ``(num_envs, n_actions)`` bool. A game waiting for its
         reset step allows action 0 only (its action is ignored; a mask with nothing legal would
         break a masked sampler)."""
-        if self._fast and all(env._fast is not None for env in self.envs):
+        if self._games is not None:
             masks = self._batch[1].astype(bool)
         else:
             masks = np.stack([env.action_masks() for env in self.envs])
         masks[self._needs_reset, 0] = True
         return masks
+
+    def sample_legal(self, rng: np.random.Generator) -> np.ndarray:
+        """One uniformly random legal action per game (int64; 0 for a game with none), drawn for
+        the whole batch at once from ``action_masks()``: one ``rng.random`` per game, in game
+        order, picks ``floor(u * count)`` among the game's legal ids in increasing order. What a
+        random baseline or an exploring learner wants, without a Python loop over the games or
+        ``action_space.sample`` per game; ``tabletris bench`` draws its vector actions with it."""
+        masks = self.action_masks()
+        n, width = masks.shape
+        starts = np.arange(n + 1) * width
+        legal = np.flatnonzero(masks)  # the batch's legal ids, flat: one pass, no 2-D nonzero
+        bounds = np.searchsorted(legal, starts)
+        counts = np.diff(bounds)
+        picks = bounds[:-1] + (rng.random(n) * counts).astype(np.int64)
+        if counts.all():
+            actions: np.ndarray = legal[picks] - starts[:-1]
+            return actions
+        has = counts > 0
+        actions = np.zeros(n, dtype=np.int64)
+        actions[has] = legal[picks[has]] - starts[:-1][has]
+        return actions
 
     def render(self) -> tuple[Any, ...] | None:
         if self.render_mode is None:
