@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dice_rules import dice_rules
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
 from tabletris.bots.registry import make_bot
 from tabletris.engine import board as board_mod
@@ -179,31 +180,7 @@ def test_many_random_games() -> None:
         assert_same({"width": 4, "height": 6, "supply": 2}, 2, seed, ["random", "random"])
 
 
-rules_st = st.fixed_dictionaries(
-    {
-        "width": st.integers(4, 12),
-        "height": st.integers(4, 24),
-        "access": st.sampled_from(["drop", "slide", "free"]),
-        "orientation": st.sampled_from(["free", "rotate"]),
-        "take": st.sampled_from(["lowest", "any"]),
-        "must_close": st.booleans(),
-        "clear_rows": st.sampled_from([False, "cells", "stones"]),
-        "target": st.integers(1, 8),
-        "stuck_penalty": st.booleans(),
-        "rescore_reopened": st.booleans(),
-        "unlimited_supply": st.sampled_from([None, True, False]),
-        "supply": st.integers(0, 4),
-        "tokens_from_supply": st.booleans(),
-        "garbage": st.integers(0, 6),
-        "die": st.sampled_from([
-            ["I", "O", "T", "S", "L", "*"],
-            ["I", "O", "T", "S", "Z", "J", "L"],
-            ["T", "*"],
-            ["O", "I", "I", "*"],
-            ["T", "L", "J"],
-        ]),
-    }
-)
+rules_st = dice_rules()
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

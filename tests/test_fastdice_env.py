@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dice_rules import dice_rules
 from tabletris.engine import board as board_mod
 from tabletris.envs.gym import DiceEnv
 from tabletris.envs.vector import DiceVectorEnv
@@ -115,20 +116,7 @@ def test_an_illegal_action_raises_the_same_error() -> None:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    rules=st.fixed_dictionaries({
-        "width": st.integers(4, 10),
-        "height": st.integers(4, 14),
-        "access": st.sampled_from(["drop", "slide", "free"]),
-        "orientation": st.sampled_from(["free", "rotate"]),
-        "take": st.sampled_from(["lowest", "any"]),
-        "must_close": st.booleans(),
-        "clear_rows": st.sampled_from([False, "cells", "stones"]),
-        "target": st.integers(1, 6),
-        "supply": st.integers(0, 3),
-        "unlimited_supply": st.sampled_from([None, True, False]),
-        "tokens_from_supply": st.booleans(),
-        "garbage": st.integers(0, 4),
-    }),
+    rules=dice_rules(width=10, height=14, target=6, supply=3, garbage=4),
     players=st.integers(2, 4),
     seat=st.integers(0, 3),
     seed=st.integers(0, 2**31),
