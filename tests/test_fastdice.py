@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dice_rules import dice_rules
+from kernel_reference import dice_rules, game_state, play_bots
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
 from tabletris.bots.registry import make_bot
 from tabletris.engine import board as board_mod
@@ -37,15 +37,7 @@ compared wherever they stopped."""
 def play_python(game: DiceGame, policies: list[str], seeds: list[int], turns: int = MAX_TURNS) -> list[Any]:
     """The reference: bots of the registry through the engine, as ``Table.play_out`` drives them."""
     bots = [make_bot(name, seed=seed) for name, seed in zip(policies, seeds, strict=True)]
-    for _ in range(turns):
-        if game.over:
-            break
-        if game.roll_face is None:
-            game.roll()
-            if game.over:
-                continue
-        view = game.view()
-        game.act(view.complete(bots[game.to_move].choose_dice(view)))
+    play_bots(game, bots, turns)
     return bots
 
 
@@ -55,25 +47,6 @@ def play_kernel(game: DiceGame, policies: list[str], seeds: list[int], turns: in
     return rngs
 
 
-def state(game: DiceGame) -> dict[str, Any]:
-    return {
-        "moves": [m.to_dict() for m in game.moves],
-        "scores": game.scores,
-        "rows_completed": game.rows_completed,
-        "supply": game.supply,
-        "stones": sorted((s.number, s.shape.value, s.cells, s.owner) for s in game.board.stones.values()),
-        "occupied": game.board.occupied,
-        "next_number": game.board._next_number,
-        "tokens": game.tokens,
-        "scored_rows": game.scored_rows,
-        "turn": game.turn,
-        "to_move": game.to_move,
-        "roll": game.roll_face,
-        "over": game.over,
-        "stuck": game.stuck,
-        "rng": game.rng.getstate(),
-        "winners": game.winners(),
-    }
 
 
 def assert_same(rules: DiceRules | dict[str, Any], players: int, seed: int, policies: list[str], before: int = 0,
@@ -99,7 +72,7 @@ def assert_same(rules: DiceRules | dict[str, Any], players: int, seed: int, poli
     board_b = b.board
     rngs = play_kernel(b, policies, seeds)
     assert b.board is board_b  # the game's own board object, as front ends hold it
-    sa, sb = state(a), state(b)
+    sa, sb = game_state(a), game_state(b)
     for key in sa:
         assert sa[key] == sb[key], f"{key} differs (rules {rules}, seed {seed}, policies {policies})"
     assert a.board == b.board
@@ -110,7 +83,7 @@ def assert_same(rules: DiceRules | dict[str, Any], players: int, seed: int, poli
     if not a.over:
         play_python(a, ["random"] * players, [5] * players, 1)
         play_python(b, ["random"] * players, [5] * players, 1)
-        assert state(a) == state(b)
+        assert game_state(a) == game_state(b)
 
 
 # ------------------------------------------------------------------ the generator

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dice_rules import dice_rules
+from kernel_reference import dice_rules
 from tabletris.engine import board as board_mod
 from tabletris.envs.gym import DiceEnv
 from tabletris.envs.vector import DiceVectorEnv

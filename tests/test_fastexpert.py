@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dice_rules import dice_rules
+from kernel_reference import dice_rules, game_state, play_bots
 from tabletris.bots.expert import ExpertBot
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
 from tabletris.bots.registry import make_bot
@@ -165,22 +165,6 @@ def test_any_position(rules: dict[str, Any], players: int, seed: int, before: in
 # ------------------------------------------------------------------ whole playouts in the kernel
 
 
-def state(game: DiceGame) -> dict[str, Any]:
-    return {
-        "moves": [m.to_dict() for m in game.moves],
-        "scores": game.scores,
-        "rows_completed": game.rows_completed,
-        "supply": game.supply,
-        "stones": sorted((s.number, s.shape.value, s.cells, s.owner) for s in game.board.stones.values()),
-        "tokens": game.tokens,
-        "scored_rows": game.scored_rows,
-        "turn": game.turn,
-        "to_move": game.to_move,
-        "over": game.over,
-        "stuck": game.stuck,
-        "rng": game.rng.getstate(),
-        "winners": game.winners(),
-    }
 
 
 def same_playout(rules: dict[str, Any], players: int, seed: int, policies: list[str]) -> None:
@@ -191,18 +175,10 @@ def same_playout(rules: dict[str, Any], players: int, seed: int, policies: list[
     a = DiceGame(names, rules, seed=seed)
     b = DiceGame(names, rules, seed=seed)
     bots = [reference() if p == "expert" else make_bot(p, seed=s) for p, s in zip(policies, seeds, strict=True)]
-    for _ in range(MAX_TURNS):
-        if a.over:
-            break
-        if a.roll_face is None:
-            a.roll()
-            if a.over:
-                continue
-        view = a.view()
-        a.act(view.complete(bots[a.to_move].choose_dice(view)))
+    play_bots(a, bots, MAX_TURNS)
     rngs = [random.Random(s) for s in seeds]
     fastdice.playout(b, policies, rngs, WEIGHTS, max_turns=MAX_TURNS, expert=PARAMS)
-    sa, sb = state(a), state(b)
+    sa, sb = game_state(a), game_state(b)
     for key in sa:
         assert sa[key] == sb[key], f"{key} differs (rules {rules}, seed {seed}, policies {policies})"
     for bot, rng, p in zip(bots, rngs, policies, strict=True):
