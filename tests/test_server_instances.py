@@ -137,3 +137,30 @@ def test_tower_choices_made_on_either_instance_are_the_game_s_towers(postgres_cl
                 assert layouts[0] == "2b" and layouts[2] == "3a"
 
     asyncio.run(scenario())
+
+
+def test_a_tower_round_keeps_one_deadline_on_both_instances_while_its_seats_submit(
+    postgres_cluster: str, redis_url: str
+) -> None:
+    """Every instance shows the round's deadline, and a seat's submission (a stored change)
+    does not move it: it moved on the instance without the lease, which recomputed it from the
+    newest change."""
+    db = new_database(postgres_cluster)
+
+    async def scenario() -> None:
+        async with two_instances(db, redis_url) as (a, b):
+            room = await a.create("tower", {}, [{"kind": "open"}, {"kind": "open"}], timer=60)
+            for i in range(2):
+                await room.join(i, f"P{i}")
+            copy = await b.find(room.id)
+            assert room.runs_clock and not copy.runs_clock
+            await until(lambda: copy.game is not None and copy.deadline is not None)
+            deadline = room.deadline
+            assert deadline is not None and copy.deadline == deadline
+            first = len(room.events)
+            await room.act(0, random.Random(0).choice(tower_moves(room.state(0))))
+            await until(lambda: len(copy.events) == first + 1)
+            copy.schedule()
+            assert room.deadline == deadline and copy.deadline == deadline
+
+    asyncio.run(scenario())

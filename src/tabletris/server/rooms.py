@@ -327,6 +327,9 @@ class Room:
     _bot_pending: set[tuple[int, Any]] = field(default_factory=set)
     _timer: asyncio.Task[None] | None = None
     _timer_key: Any = None
+    _deadline_key: Any = None
+    """The turn ``deadline`` belongs to: a tower round's deadline stays put while its seats'
+    submissions (each a stored change) come in."""
     _game_json: str = "null"
     _public: str = ""
     _dirty: bool = False
@@ -927,8 +930,10 @@ class Room:
         acting = self.table.to_act() if self.table is not None else []
         if not self.runs_clock:
             self._stop_timer()
-            people_act = any(not self.seats[s].is_bot for s in acting)
-            self.deadline = self._turn_deadline() if self.timer and people_act else None
+            if self.timer and any(not self.seats[s].is_bot for s in acting):
+                self._turn_deadline(key)
+            else:
+                self.deadline = self._deadline_key = None
             return
         for seat in acting:
             if self.seats[seat].is_bot and (seat, key) not in self._bot_pending:
@@ -937,18 +942,21 @@ class Room:
         humans = [s for s in acting if not self.seats[s].is_bot]
         if self.timer and humans:
             if self._timer_key != key:
-                self._cancel_timer()
+                self._stop_timer()
                 self._timer_key = key
-                self.deadline = self._turn_deadline()
-                self._timer = self.lobby.spawn(self._timeout(key, max(0.0, self.deadline - time.time())))
+                deadline = self._turn_deadline(key)
+                self._timer = self.lobby.spawn(self._timeout(key, max(0.0, deadline - time.time())))
         else:
             self._cancel_timer()
 
-    def _turn_deadline(self) -> float:
-        """The turn's start plus the timer: the same on every instance, and after a takeover."""
+    def _turn_deadline(self, key: Any) -> float:
+        """The deadline of turn ``key``: its start plus the timer, the same on every instance and
+        after a takeover; worked out when the turn begins here, then kept for that turn."""
         assert self.timer is not None
-        started = self.turn_started if self.turn_started is not None else time.time()
-        return started + self.timer
+        if self._deadline_key != key or self.deadline is None:
+            started = self.turn_started if self.turn_started is not None else time.time()
+            self.deadline, self._deadline_key = started + self.timer, key
+        return self.deadline
 
     def _stop_timer(self) -> None:
         """Stop this instance's timer task (the deadline stays shown)."""
@@ -959,7 +967,7 @@ class Room:
 
     def _cancel_timer(self) -> None:
         self._stop_timer()
-        self.deadline = None
+        self.deadline = self._deadline_key = None
 
     async def _bot_turn(self, seat: int, key: Any) -> None:
         try:
