@@ -143,6 +143,10 @@ def test_a_waiting_room_s_tower_choices_survive_a_restart(db_url: str) -> None:
         second = lobby()
         await second.open()
         try:
+            stored = await second.storage.load_room(room.id)
+            assert stored is not None
+            listed = [s["tower"] for s in second._listed(stored)["seats"]]  # the lobby list of another instance
+            assert listed == ["2b", None, "3a"]
             again = await second.find(room.id)
             chosen = [s.tower for s in again.seats]
             await again.join(1, "Bob")

@@ -1159,7 +1159,7 @@ class Lobby:
 
     def _listed(self, stored: StoredRoom) -> dict[str, Any]:
         """What the lobby's list says about a room known only from its stored rows."""
-        seats = [Seat(x["seat"], x["kind"], x["name"], x["strength"]) for x in stored.seats]
+        seats = [Seat(x["seat"], x["kind"], x["name"], x["strength"], tower=x.get("tower")) for x in stored.seats]
         listed = Room(self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
                       stored.rematch, stored_events=stored.event_count)
         return listed.info()
