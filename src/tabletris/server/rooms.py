@@ -152,6 +152,11 @@ class Seat:
             "connected": self.is_bot or self.connected + self.remote > 0,
         }
 
+    @classmethod
+    def stored(cls, row: Mapping[str, Any]) -> Seat:
+        """The seat of a ``seats`` row."""
+        return cls(row["seat"], row["kind"], row["name"], row["strength"], row["token_hash"], tower=row.get("tower"))
+
     def row(self) -> dict[str, Any]:
         """What another instance needs to know about the seat (the bus message)."""
         return {"kind": self.kind, "name": self.name, "strength": self.strength,
@@ -1159,7 +1164,7 @@ class Lobby:
 
     def _listed(self, stored: StoredRoom) -> dict[str, Any]:
         """What the lobby's list says about a room known only from its stored rows."""
-        seats = [Seat(x["seat"], x["kind"], x["name"], x["strength"], tower=x.get("tower")) for x in stored.seats]
+        seats = [Seat.stored(x) for x in stored.seats]
         listed = Room(self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
                       stored.rematch, stored_events=stored.event_count)
         return listed.info()
@@ -1222,9 +1227,7 @@ class Lobby:
 
     def _restore(self, stored: StoredRoom) -> Room:
         """A room from its stored rows (runs in a thread: rebuilding replays every move)."""
-        seats = [
-            Seat(s["seat"], s["kind"], s["name"], s["strength"], s["token_hash"], tower=s.get("tower")) for s in stored.seats
-        ]
+        seats = [Seat.stored(s) for s in stored.seats]
         room = Room(
             self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
             stored.rematch, stored.start, list(stored.events), stored_events=stored.event_count,
