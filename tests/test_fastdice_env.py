@@ -141,9 +141,7 @@ def test_not_on_the_fast_path() -> None:
 def run_vector(kwargs: dict[str, Any], fast: bool, seed: int, steps: int, illegal_every: int = 0) -> list[Any]:
     vec = DiceVectorEnv(5, **kwargs)
     if not fast:
-        vec._fast = False
-        for env in vec.envs:
-            env.fast_path = False
+        vec.fast_path = False
     rng = np.random.default_rng(seed)
     obs, infos = vec.reset(seed=seed)
     trace: list[Any] = [(_copy(obs), infos)]

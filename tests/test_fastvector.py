@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tabletris.engine import board as board_mod
+from tabletris.engine.fastdice import supports
 from tabletris.envs.vector import DiceVectorEnv
 from test_fastdice_env import _copy, same
 
@@ -31,9 +32,7 @@ def run(
     """The trace of a run, the env, and how many games the kernel reset in its batch call."""
     vec = DiceVectorEnv(games, **kwargs)
     if not fast:
-        vec._fast = False
-        for env in vec.envs:
-            env.fast_path = False
+        vec.fast_path = False
     rng = np.random.default_rng(seed)
     obs, infos = vec.reset(seed=seed)
     trace: list[Any] = [(_copy(obs), infos)]
@@ -144,9 +143,7 @@ def test_sample_legal_draws_a_uniform_legal_action_per_game(fast: bool) -> None:
     ``floor(u * count)`` into the game's legal ids; and every draw is legal."""
     vec = DiceVectorEnv(5, rules={"width": 5, "height": 6, "supply": 1})
     if not fast:
-        vec._fast = False
-        for env in vec.envs:
-            env.fast_path = False
+        vec.fast_path = False
     vec.reset(seed=2)
     rng, twin = np.random.default_rng(8), np.random.default_rng(8)
     seen: set[int] = set()
@@ -169,3 +166,18 @@ def test_sample_legal_with_a_game_that_has_no_legal_action() -> None:
     actions = vec.sample_legal(np.random.default_rng(0))
     masks = vec.action_masks()
     assert actions[1] == 0 and masks[0, actions[0]] and masks[2, actions[2]]
+
+
+def test_the_batch_can_be_put_on_the_python_path_and_back() -> None:
+    """``DiceVectorEnv.fast_path``: off puts every game on the Python path (no kernel games after
+    ``reset``); on only where the games could take the fast path."""
+    vec = DiceVectorEnv(2)
+    assert vec.fast_path == supports(vec.envs[0].rules)
+    vec.fast_path = False
+    vec.reset(seed=0)
+    assert not vec.fast_path and vec._games is None and all(env._fast is None for env in vec.envs)
+    vec.fast_path = True
+    assert vec.fast_path == supports(vec.envs[0].rules)
+    slow = DiceVectorEnv(2, opponents="greedy")
+    slow.fast_path = True
+    assert not slow.fast_path and not any(env.fast_path for env in slow.envs)

@@ -48,7 +48,9 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
         self._games: list[FastDice] | None = None
         """Every game's ``FastDice`` once ``reset`` put them all on the fast path, else None."""
         first = self.envs[0]
-        self._fast = first.fast_path
+        self._eligible = first.fast_path
+        """The games could take the fast path (the batch arrays exist)."""
+        self._fast = self._eligible
         if self._fast:
             # The kernel writes every game's observation, mask and status into these, one row each.
             codec = first.codec
@@ -61,6 +63,19 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
                 env._fast_rows = (self._batch[0][i], self._batch[1][i], self._batch[2][i])
             self._seeds = np.zeros(num_envs, dtype=np.int64)
             self._rows = np.arange(num_envs)
+
+    @property
+    def fast_path(self) -> bool:
+        """Whether the batch steps in the dice kernel (``DiceEnv.fast_path`` of its games)."""
+        return self._fast
+
+    @fast_path.setter
+    def fast_path(self, value: bool) -> None:
+        """``False`` (before ``reset``) puts every game on the Python path; ``True`` only undoes
+        that where the games could take the fast path."""
+        self._fast = bool(value) and self._eligible
+        for env in self.envs:
+            env.fast_path = self._fast
 
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
@@ -165,12 +180,7 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
             "is_success": success, "_is_success": everyone.copy(), "turn": turns, "_turn": everyone.copy(),
         }
         for j, (extra, _) in sorted(extras.items()):
-            for key, value in extra.items():
-                if key not in infos:
-                    infos[key] = np.full(n, None, dtype=object)
-                    infos[f"_{key}"] = np.zeros(n, dtype=bool)
-                infos[key][j] = value
-                infos[f"_{key}"][j] = True
+            infos = self._add_info(infos, extra, j)  # Gymnasium's own layout, as the Python path
         self._needs_reset = terminated | truncated
         self._obs = self._fast_observations()
         return self._obs, rewards, terminated, truncated, infos
