@@ -1,12 +1,14 @@
 """What the tests that pin the compiled dice kernel (turns, expert, env) to the Python engine
-share: the reference game loop, and one hypothesis strategy for rule sets (every option the kernel
-plays, at sizes each test chooses: small boards end games sooner)."""
+share: the reference game loop, the comparison of games and of env outputs, and one hypothesis
+strategy for rule sets (every option the kernel plays, at sizes each test chooses: small boards
+end games sooner)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from hypothesis import strategies as st
 
 from tabletris.bots.base import Bot
@@ -80,3 +82,19 @@ def game_state(game: DiceGame) -> dict[str, Any]:
         "rng": game.rng.getstate(),
         "winners": game.winners(),
     }
+
+
+def same(x: Any, y: Any) -> bool:
+    """Equal in value and in type (arrays: dtype and shape too): the two paths' outputs."""
+    if isinstance(x, dict):
+        return isinstance(y, dict) and list(x) == list(y) and all(same(x[k], y[k]) for k in x)
+    if isinstance(x, list | tuple):
+        return isinstance(y, list | tuple) and len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
+    if isinstance(x, np.ndarray):
+        return isinstance(y, np.ndarray) and x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y)
+    return type(x) is type(y) and bool(x == y)
+
+
+def copy_obs(obs: Any) -> Any:
+    """An observation kept as it is now (the env reuses its arrays)."""
+    return {k: v.copy() for k, v in obs.items()} if isinstance(obs, dict) else obs.copy()

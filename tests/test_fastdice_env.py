@@ -15,22 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel_reference import dice_rules
+from kernel_reference import copy_obs, dice_rules, same
 from tabletris.engine import board as board_mod
 from tabletris.envs.gym import DiceEnv
 from tabletris.envs.vector import DiceVectorEnv
 
 pytestmark = pytest.mark.skipif(not board_mod.native_available(), reason="the compiled core is not built here")
-
-
-def same(x: Any, y: Any) -> bool:
-    if isinstance(x, dict):
-        return isinstance(y, dict) and list(x) == list(y) and all(same(x[k], y[k]) for k in x)
-    if isinstance(x, list | tuple):
-        return isinstance(y, list | tuple) and len(x) == len(y) and all(same(a, b) for a, b in zip(x, y, strict=True))
-    if isinstance(x, np.ndarray):
-        return isinstance(y, np.ndarray) and x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y)
-    return type(x) is type(y) and bool(x == y)
 
 
 def mask_of(env: DiceEnv, obs: Any) -> np.ndarray:
@@ -144,20 +134,16 @@ def run_vector(kwargs: dict[str, Any], fast: bool, seed: int, steps: int, illega
         vec.fast_path = False
     rng = np.random.default_rng(seed)
     obs, infos = vec.reset(seed=seed)
-    trace: list[Any] = [(_copy(obs), infos)]
+    trace: list[Any] = [(copy_obs(obs), infos)]
     for _ in range(steps):
         masks = vec.action_masks()
         actions = np.array([int(rng.choice(np.flatnonzero(m))) for m in masks])
         if illegal_every and rng.integers(illegal_every) == 0:
             actions[rng.integers(len(actions))] = rng.integers(-3, vec.envs[0].codec.n_actions + 3)
         obs, rewards, terminated, truncated, infos = vec.step(actions)
-        trace.append((_copy(obs), rewards, terminated, truncated, infos, masks))
+        trace.append((copy_obs(obs), rewards, terminated, truncated, infos, masks))
     assert all((env._fast is not None) == fast for env in vec.envs)
     return trace
-
-
-def _copy(obs: Any) -> Any:
-    return {k: v.copy() for k, v in obs.items()} if isinstance(obs, dict) else obs.copy()
 
 
 @pytest.mark.parametrize(

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kernel_reference import copy_obs, same
 from tabletris.engine import board as board_mod
 from tabletris.engine.fastdice import supports
 from tabletris.envs.vector import DiceVectorEnv
-from test_fastdice_env import _copy, same
 
 pytestmark = pytest.mark.skipif(not board_mod.native_available(), reason="the compiled core is not built here")
 
@@ -35,7 +35,7 @@ def run(
         vec.fast_path = False
     rng = np.random.default_rng(seed)
     obs, infos = vec.reset(seed=seed)
-    trace: list[Any] = [(_copy(obs), infos)]
+    trace: list[Any] = [(copy_obs(obs), infos)]
     in_kernel = 0
     for k in range(steps):
         if k == new_generator_at:
@@ -48,7 +48,7 @@ def run(
         obs, rewards, terminated, truncated, infos = vec.step(actions)
         if fast:
             in_kernel += int((vec._seeds >= 0).sum())
-        trace.append((_copy(obs), rewards, terminated, truncated, infos, masks))
+        trace.append((copy_obs(obs), rewards, terminated, truncated, infos, masks))
     assert all((env._fast is not None) == fast for env in vec.envs)
     return trace, vec, in_kernel
 
