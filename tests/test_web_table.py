@@ -697,6 +697,8 @@ def test_tower_and_end_picker_on_join(server: LiveServer, browser: Any) -> None:
     errors = errors_of(page)
     page.goto(f"{server.url}/room/{room}")
     meta = httpx.get(server.url + "/api/meta").json()
+    # The picker is drawn when the room's first state arrives over the websocket, after goto returns.
+    page.wait_for_selector(f"#join-tower option[value='{meta['games']['tower']['towers'][-1]}']", state="attached")
     options = page.locator("#join-tower option").evaluate_all("os => os.map((o) => o.value)")
     assert options == ["", *meta["games"]["tower"]["towers"]]
     page.select_option("#join-tower", "2b")
