@@ -352,3 +352,50 @@ def test_the_page_translates_server_and_engine_texts(server: LiveServer, browser
     assert got[4].replace("\u00a0", " ") == "12 345,5"
     assert got[5] == "an English sentence the catalogs do not have"
     ctx.close()
+
+
+def test_refusals_a_player_meets_read_in_the_pages_language(server: LiveServer, browser: Any) -> None:
+    """A taken or look-alike name, a house rule over the server's limits: refusals a person meets
+    from the pages, sent as English sentences, read in Czech and Chinese (they were built with
+    f-strings, outside the catalogs, and stayed English)."""
+    room = new_room(server, "dice", ["open", "open"])
+    assert httpx.post(f"{server.url}/api/rooms/{room}/join", json={"name": "Věra", "seat": 0}).status_code == 200
+    refusals = {
+        "taken": httpx.post(f"{server.url}/api/rooms/{room}/join", json={"name": "Věra", "seat": 1}),
+        "lookalike": httpx.post(f"{server.url}/api/rooms/{room}/join", json={"name": "VĚRA", "seat": 1}),
+        "width": httpx.post(server.url + "/api/rooms", json={"game": "dice", "rules": {"width": 40}, "seats": [{"kind": "open"}]}),
+        "garbage": httpx.post(server.url + "/api/rooms", json={"game": "dice", "rules": {"garbage": 20}, "seats": [{"kind": "open"}]}),
+    }
+    bob = httpx.post(f"{server.url}/api/rooms/{room}/join", json={"name": "Bob", "seat": 1}).json()["token"]
+    wait_until(lambda: bool(state(server, room)["game"]), 20, "the game to start")
+    game = state(server, room)["game"]
+    assert game["to_move"] == 0
+    refusals["turn"] = httpx.post(f"{server.url}/api/rooms/{room}/moves", headers={"X-Seat-Token": bob},
+                                  json={"place": [[0, 19], [1, 19], [2, 19], [3, 19]], "turn": game["turn"]})
+    bodies = {}
+    for what, r in refusals.items():
+        assert r.status_code in (409, 422), (what, r.text)
+        bodies[what] = r.json()
+    assert bodies["taken"]["message"] == f"someone in room {room} is already called 'Věra'"
+    assert bodies["lookalike"]["message"] == f"someone in room {room} is called 'Věra', which looks the same as 'VĚRA'"
+    # the table's own sentence, with its template (the server checked the turn with a copy of it)
+    assert bodies["turn"]["error"] == "not_your_turn" and bodies["turn"]["message"] == "it is Věra's turn (seat 0), not seat 1's"
+    assert bodies["turn"]["text"]["template"] == "it is {player}'s turn (seat {seat}), not seat {other}'s"
+    expected = {
+        "cs": {"taken": "už někdo má jméno 'Věra'", "lookalike": "'Věra', které vypadá stejně jako 'VĚRA'",
+               "width": "je nad limitem tohoto serveru (20)", "garbage": "kamenů by zakrylo přes 25 % desky 10×20",
+               "turn": "na tahu je Věra (místo 0)"},
+        "zh_CN": {"taken": "里已经有人叫 'Věra'", "lookalike": "看起来与 'VĚRA' 相同",
+                  "width": "超过本服务器的上限（20）", "garbage": "棋盘的 25% 以上", "turn": "现在轮到 Věra（座位 0）"},
+    }
+    for lang, words in expected.items():
+        ctx = lang_context(browser, lang)
+        page = ctx.new_page()
+        page.goto(server.url + "/")
+        page.wait_for_selector("#create")
+        got = page.evaluate("async (bodies) => { const m = await import('/static/js/i18n.js');"
+                            " return Object.fromEntries(Object.entries(bodies).map(([k, b]) => [k, m.errorText(b)])); }", bodies)
+        for what, part in words.items():
+            assert part in got[what] and got[what] != bodies[what]["message"], (lang, what, got[what])
+            assert not English(lang).left_in([got[what]]), got[what]
+        ctx.close()

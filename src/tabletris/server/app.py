@@ -801,18 +801,18 @@ def create_app(
             conn.send_json({"type": "ack", "id": msg_id, "seq": seq})
         elif kind == "query":
             if seat is None:
-                raise ActionError("not_seated", "spectators cannot ask for moves: join with a seat token")
+                raise ActionError("not_seated", _("spectators cannot ask for moves: join with a seat token"))
             conn.send_json({"type": "answer", "id": msg_id, **room.query(seat, data)})
         elif kind == "chat":
             room.chat(conn, data.get("text"))
         elif kind in ("resign", "leave"):
             if seat is None:
-                raise ActionError("not_seated", f"only a player can {kind}")
+                raise ActionError("not_seated", _("only a player can resign") if kind == "resign" else _("only a player can leave"))
             done = await (room.resign(seat) if kind == "resign" else room.leave(seat))
             conn.send_json({"type": "ack", "id": msg_id, "done": done})
         elif kind == "rematch":
             if seat is None:
-                raise ActionError("not_seated", "only a player can ask for a rematch")
+                raise ActionError("not_seated", _("only a player can ask for a rematch"))
             token = conn.token
             new, new_seat, new_token = await lobby.rematch(room, seat, token or "")
             conn.send_json({"type": "rematch", "id": msg_id, "room": new.id, "seat": new_seat, "token": new_token})

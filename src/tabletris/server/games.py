@@ -30,7 +30,7 @@ from tabletris.engine.shapes import Shape
 from tabletris.engine.texts import Message
 from tabletris.engine.tower import LAYOUT_NAMES, TowerAction, TowerGame
 from tabletris.i18n import _
-from tabletris.table.driver import Action, Table
+from tabletris.table.driver import Action, Table, not_your_turn
 
 LOG_LENGTH = 24
 """Moves of the log sent with each state (the record has them all)."""
@@ -137,9 +137,7 @@ class DiceAdapter:
         if game.over:
             raise ActionError("game_over", _("the game is over"))
         if seat != game.to_move:
-            raise ActionError(
-                "not_your_turn", f"it is {game.players[game.to_move]}'s turn (seat {game.to_move}), not seat {seat}'s"
-            )
+            raise ActionError("not_your_turn", not_your_turn(game, seat))
         if move.get("place") is None:
             raise ActionError("bad_message", "a dice move needs 'place': the four cells of the piece")
         try:

@@ -181,7 +181,7 @@ def check_rules(limits: Limits, game: str, rules: Any) -> dict[str, Any]:
 
     def over(name: str, value: float, limit: float) -> None:
         if value > limit:
-            raise ActionError("bad_rules", f"rules.{name}: {value:g} is over this server's limit ({limit:g})")
+            raise ActionError("bad_rules", _("rules.{name}: {value:g} is over this server's limit ({limit:g})").format(name=name, value=value, limit=limit))
 
     if game == "dice":
         over("width", parsed.width, limits.dice_width)
@@ -195,8 +195,8 @@ def check_rules(limits: Limits, game: str, rules: Any) -> dict[str, Any]:
         if stones > most:
             raise ActionError(
                 "bad_rules",
-                f"rules.garbage: {stones} stones would cover over {limits.garbage_share:.0%} of the "
-                f"{parsed.width}x{parsed.height} board (at most {most} here)",
+                _("rules.garbage: {stones} stones would cover over {share}% of the {width}x{height} board (at most {most} here)").format(
+                    stones=stones, share=round(limits.garbage_share * 100), width=parsed.width, height=parsed.height, most=most),
             )
     else:
         over("minos_in_box", parsed.minos_in_box, limits.minos_in_box)
@@ -254,13 +254,17 @@ def name_skeleton(name: str) -> str:
     return bare.translate(_CONFUSABLE)
 
 
-def check_name_free(name: str, taken: list[str | None], where: str) -> None:
-    """``name_taken`` if ``name`` is, or looks like, a name already in the room."""
+def check_name_free(name: str, taken: list[str | None], room: str) -> None:
+    """``name_taken`` if ``name`` is, or looks like, a name already in ``room``."""
     mine = name_skeleton(name)
     for other in taken:
         if other is not None and name_skeleton(other) == mine:
-            detail = "already called" if other == name else f"called {other!r}, which looks the same as"
-            raise ActionError("name_taken", f"someone in {where} is {detail} {name!r}")
+            if other == name:
+                raise ActionError("name_taken", _("someone in room {room} is already called {name!r}").format(room=room, name=name))
+            raise ActionError(
+                "name_taken",
+                _("someone in room {room} is called {other!r}, which looks the same as {name!r}").format(room=room, other=other, name=name),
+            )
 
 
 # ---------------------------------------------------------------------- clients
@@ -313,7 +317,7 @@ class ClientLedger:
             stamps.popleft()
         if len(stamps) >= self.limits.rooms_per_minute:
             raise ActionError(
-                "rate_limited", f"at most {self.limits.rooms_per_minute} new rooms a minute from one address"
+                "rate_limited", _("at most {most} new rooms a minute from one address").format(most=self.limits.rooms_per_minute)
             )
         stamps.append(now)
 

@@ -687,8 +687,9 @@ class Room:
                 else:
                     if self.status != "waiting" or not open_seats:
                         reserved = any(s.kind == "reserved" for s in self.seats)
-                        why = "the rest are kept for the last game's players for now" if reserved else ""
-                        raise ActionError("room_full", f"room {self.id} has no open seat" + (f": {why}" if why else ""))
+                        if reserved:
+                            raise ActionError("room_full", _("room {room} has no open seat: the rest are kept for the last game's players for now").format(room=self.id))
+                        raise ActionError("room_full", _("room {room} has no open seat").format(room=self.id))
                     if seat is None:
                         seat = open_seats[0]
                     if not (0 <= seat < len(self.seats)):
@@ -698,7 +699,7 @@ class Room:
                         raise ActionError("seat_reserved", _("seat {seat} is kept for {name} (the rematch) for now").format(seat=seat, name=target.name))
                     if not self._is_open(target):
                         raise ActionError("seat_taken", _("seat {seat} is taken by {name}").format(seat=seat, name=target.name))
-                    check_name_free(name, [s.name for s in self.seats if s.index != seat], f"room {self.id}")
+                    check_name_free(name, [s.name for s in self.seats if s.index != seat], self.id)
                 if tower is not None:
                     choice = [s.tower for s in self.seats]
                     choice[seat] = tower
@@ -747,12 +748,12 @@ class Room:
         try:
             async with self.lock:
                 if self.status == "waiting":
-                    raise ActionError("not_started", "the game has not started: send leave to free the seat")
+                    raise ActionError("not_started", _("the game has not started: leave to free the seat"))
                 if self.status != "playing":
                     raise ActionError("game_over", _("the game in room {room} is over").format(room=self.id))
                 s = self.seats[seat]
                 if s.kind != "human":
-                    raise ActionError("not_seated", f"seat {seat} is not played by a person")
+                    raise ActionError("not_seated", _("seat {seat} is not played by a person").format(seat=seat))
                 await self.lobby.storage.set_seat(self.id, seat, "resigned", s.name, s.token_hash, s.tower)
                 s.kind = "resigned"
                 self.touched = time.monotonic()
@@ -831,7 +832,7 @@ class Room:
         if self.status != "playing" or self.game is None:
             raise ActionError("game_over", _("the game in room {room} is over").format(room=self.id))
         if by is None and self.seats[seat].kind != "human":
-            raise ActionError("not_seated", f"seat {seat} resigned: the timer bot plays it now")
+            raise ActionError("not_seated", _("seat {seat} resigned: the timer bot plays it now").format(seat=seat))
         claimed = move.get("seat")
         if claimed is not None and claimed != seat:
             raise ActionError("wrong_seat", f"your token holds seat {seat}, not seat {claimed}")
@@ -910,7 +911,7 @@ class Room:
 
     def query(self, seat: int, message: Mapping[str, Any]) -> dict[str, Any]:
         if self.game is None or self.status != "playing":
-            raise ActionError("not_started" if self.status == "waiting" else "game_over", "no game in play")
+            raise ActionError("not_started" if self.status == "waiting" else "game_over", _("no game in play"))
         return self.adapter.query(self.game, seat, message)
 
     # ------------------------------------------------------------------ bots and timers
@@ -1031,7 +1032,7 @@ class Room:
         if self._record_text is not None:
             return dict(json.loads(self._record_text))
         if self.game is None:
-            raise ActionError("not_started", f"room {self.id} has no game yet")
+            raise ActionError("not_started", _("room {room} has no game yet").format(room=self.id))
         return self.adapter.record(self.game)
 
 
@@ -1278,7 +1279,7 @@ class Lobby:
             raise
         except Exception as e:  # damaged rows: answered as missing, never as a server error
             log.error("room %s cannot be read back: %s", room_id, e)
-            raise ActionError("unknown_room", f"room {room_id!r} is damaged and was set aside") from None
+            raise ActionError("unknown_room", _("room {room!r} is damaged and was set aside").format(room=room_id)) from None
         room = self.rooms.get(room_id)  # read by someone else meanwhile
         if room is None:
             assert restored is not None
@@ -1351,7 +1352,7 @@ class Lobby:
         ext = sum(1 for s in seats if s.kind.startswith("ext:"))
         if ext and self.ext_seats() + ext > limits.ext_processes:
             raise ActionError(
-                "bad_seats", f"this server runs at most {limits.ext_processes} external bot processes at a time"
+                "bad_seats", _("this server runs at most {most} external bot processes at a time").format(most=limits.ext_processes)
             )
         if reserved:
             for seat, (old_hash, old_name) in zip(seats, reserved, strict=False):
@@ -1362,7 +1363,7 @@ class Lobby:
             mine = sum(1 for r in self.rooms.values() if r.creator == creator and r.status == "waiting")
             if mine >= limits.open_rooms:
                 raise ActionError(
-                    "too_many_rooms", f"you have {mine} rooms waiting for players (at most {limits.open_rooms})"
+                    "too_many_rooms", _("you have {n} rooms waiting for players (at most {most})").format(n=mine, most=limits.open_rooms)
                 )
         timer = check_timer(limits, timer, people)
         if creator is not None and rematch_of is None:

@@ -28,6 +28,15 @@ Action = DiceAction | TowerAction
 Event = dict[str, Any]
 
 
+def not_your_turn(game: Any, seat: int) -> Message:
+    """Why ``seat`` may not move in a dice game now: one sentence for every front end that asks
+    (the table, the server), with its template so each player reads it in their language."""
+    assert isinstance(game, DiceGame)
+    return Message(
+        N_("it is {player}'s turn (seat {seat}), not seat {other}'s"), player=game.players[game.to_move], seat=game.to_move, other=seat
+    )
+
+
 class Table:
     """A game and the bots in its seats (seats without a bot are people)."""
 
@@ -101,7 +110,7 @@ class Table:
         game = self.game
         if isinstance(game, DiceGame):
             if seat != game.to_move:
-                raise IllegalMove(self._not_your_turn(seat))
+                raise IllegalMove(not_your_turn(self.game, seat))
             view = game.view()
             return view.complete(bot.choose_dice(view))
         action: TowerAction
@@ -121,7 +130,7 @@ class Table:
             if game.over:
                 raise IllegalMove(Message(N_("the game is over")))
             if seat != game.to_move:
-                raise IllegalMove(self._not_your_turn(seat))
+                raise IllegalMove(not_your_turn(self.game, seat))
             self.advance()
             before = len(game.moves)
             game.act(action)
@@ -165,13 +174,6 @@ class Table:
             self.play_bots()
 
     # ---------------------------------------------------------------- helpers
-
-    def _not_your_turn(self, seat: int) -> str:
-        game = self.game
-        assert isinstance(game, DiceGame)
-        return Message(
-            N_("it is {player}'s turn (seat {seat}), not seat {other}'s"), player=game.players[game.to_move], seat=game.to_move, other=seat
-        )
 
     def _record(self, moves: Sequence[Any]) -> list[Event]:
         events = [m.to_dict() for m in moves]
