@@ -164,3 +164,34 @@ def test_a_tower_round_keeps_one_deadline_on_both_instances_while_its_seats_subm
             assert room.deadline == deadline and copy.deadline == deadline
 
     asyncio.run(scenario())
+
+
+def test_an_instance_that_reads_a_tower_room_back_keeps_the_rounds_deadline(
+    postgres_cluster: str, redis_url: str
+) -> None:
+    """A room read back from the database after a seat's submission keeps the round's deadline.
+    The deadline came from the room's last stored change, so the clock restarted from the
+    submission on the instance that took the room over."""
+    db = new_database(postgres_cluster)
+
+    async def scenario() -> None:
+        async with two_instances(db, redis_url) as (a, _b):
+            room = await a.create("tower", {}, [{"kind": "open"}, {"kind": "open"}], timer=60)
+            for i in range(2):
+                await room.join(i, f"P{i}")
+            await until(lambda: room.game is not None and room.deadline is not None)
+            deadline = room.deadline
+            await asyncio.sleep(0.3)  # the submission is stored well after the round began
+            await room.act(0, random.Random(0).choice(tower_moves(room.state(0))))
+            assert room.deadline == deadline
+            fresh = lobby(db, redis_url)  # an instance that never held the room
+            await fresh.open()
+            try:
+                copy = await fresh.find(room.id)
+                await until(lambda: copy.game is not None)
+                copy.schedule()
+                assert copy.deadline == deadline
+            finally:
+                await fresh.close()
+
+    asyncio.run(scenario())

@@ -312,7 +312,7 @@ class Room:
     deadline: float | None = None
     """When the turn timer plays for the people to act (wall time), shown by every instance."""
     turn_started: float | None = None
-    """When the turn in play began (wall time): the stored time of the room's last move, so
+    """When the turn in play began (wall time): the stored time of the move that began it, so
     that the instance that takes a room over keeps its turn's deadline instead of restarting
     the clock. None: the turn starts when it is scheduled (a restarted single server gives the
     player to move a whole turn: nobody could move while it was down)."""
@@ -780,7 +780,7 @@ class Room:
         self.status = "playing"
         assert self.table is not None
         with contextlib.suppress(Conflict):  # another instance rolled first: its game is read back
-            await self._commit(self.table.advance())
+            await self._commit(self.table.advance(), self.adapter.turn_key(game))
 
     # ------------------------------------------------------------------ moves
 
@@ -848,7 +848,7 @@ class Room:
             raise ActionError("illegal", engine_text(e)) from None
         events += self.table.advance()
         seq = first + 1  # this move's number in the log (a roll may follow it)
-        await self._commit(events)
+        await self._commit(events, key)
         if by == "timer":
             self.by_timer.add(first if self.game_name == "dice" else int(key) * 8 + seat)
         elif by is None:
@@ -856,8 +856,10 @@ class Room:
         self.touched = time.monotonic()
         return seq
 
-    async def _commit(self, new_events: Sequence[dict[str, Any]]) -> None:
-        """Store the events the game just produced; on failure, fall back to the stored log."""
+    async def _commit(self, new_events: Sequence[dict[str, Any]], turn_before: Any) -> None:
+        """Store the events the game just produced; on failure, fall back to the stored log.
+        ``turn_before``: the turn key before them; the turn starts anew when it changed (a tower
+        seat's submission leaves the round, and its clock, as they were)."""
         over = bool(self.game is not None and self.game.over)
         capped = (
             not over and not self.has_people and len(self.events) + len(new_events) >= self.limits.bot_only_moves
@@ -865,7 +867,8 @@ class Room:
         status = "over" if over else "stopped" if capped else None
         texts = [json.dumps(e, separators=(",", ":")) for e in new_events]
         try:
-            stored_at = await self.lobby.storage.append(self.id, len(self.events), texts, status)
+            new_turn = self.game is not None and self.adapter.turn_key(self.game) != turn_before
+            stored_at = await self.lobby.storage.append(self.id, len(self.events), texts, status, new_turn=new_turn)
         except Conflict:
             # Another instance committed to this room first: take the database's room (the
             # caller tries the move again on it, or answers it as stale).
@@ -879,7 +882,7 @@ class Room:
             self.table.advance()
             raise ActionError("storage", _("the move could not be stored; nothing changed: try again")) from e
         self.events.extend(texts)
-        if texts:
+        if texts and new_turn:
             self.turn_started = stored_at
         if status is not None:
             self.status = status
@@ -1232,7 +1235,7 @@ class Lobby:
         room = Room(
             self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
             stored.rematch, stored.start, list(stored.events), stored_events=stored.event_count,
-            turn_started=stored.updated,
+            turn_started=stored.turn_started if stored.turn_started is not None else stored.updated,
         )
         if stored.start is not None and stored.status != "broken":
             try:

@@ -58,6 +58,7 @@ rooms = Table(
     Column("updated", Float, nullable=False),
     Column("rematch", String(32), nullable=True),
     Column("version", Integer, nullable=False, server_default="0"),
+    Column("turn_started", Float, nullable=True),
 )
 
 seats = Table(
@@ -98,8 +99,11 @@ class StoredRoom:
     """Each event as the JSON text stored (decoded only to rebuild the game)."""
     event_count: int = 0
     updated: float | None = None
-    """When the room last changed in the database (wall time): its last move, or its start.
-    The turn in play began then, so an instance taking the room over keeps its deadline."""
+    """When the room last changed in the database (wall time): its last move, or its start."""
+    turn_started: float | None = None
+    """When the turn in play began (wall time), so an instance taking the room over keeps its
+    deadline. Not ``updated``: a tower round spans several stored submissions, and the round's
+    clock runs from the first. None in rooms stored before it was kept; ``updated`` stands in."""
 
 
 class Conflict(Exception):
@@ -201,7 +205,7 @@ class Storage:
         now = time.time()
         statement = (
             update(rooms).where(rooms.c.id == room_id, rooms.c.status == "waiting")
-            .values(start=start, status="playing", updated=now)
+            .values(start=start, status="playing", updated=now, turn_started=now)
         )
         await self._submit([], [], guard=statement)
         return now
@@ -212,11 +216,12 @@ class Storage:
     # ---------------------------------------------------------------- events (grouped commits)
 
     async def append(
-        self, room_id: str, first_seq: int, data: Sequence[str], status: str | None = None
+        self, room_id: str, first_seq: int, data: Sequence[str], status: str | None = None, new_turn: bool = True
     ) -> float | None:
         """Store a room's events (JSON texts) from number ``first_seq`` on (and its new status);
         returns once they are committed, with the time stored as the room's ``updated`` (None
         when there was nothing to store). All of them or none: they share one transaction.
+        ``new_turn``: the events began a new turn, which starts now (``turn_started``).
 
         The room's ``version`` (its stored event count) is checked and bumped in the same
         transaction: if the database holds more than ``first_seq`` events (another instance
@@ -226,6 +231,8 @@ class Storage:
         now = time.time()
         rows = [{"room_id": room_id, "seq": first_seq + i, "data": d, "created": now} for i, d in enumerate(data)]
         values: dict[str, Any] = {"version": first_seq + len(data), "updated": now}
+        if new_turn and data:
+            values["turn_started"] = now
         if status is not None:
             values["status"] = status
         guard = update(rooms).where(rooms.c.id == room_id, rooms.c.version == first_seq).values(**values)
@@ -442,7 +449,7 @@ def _assemble(
         try:
             stored = StoredRoom(
                 r["id"], r["game"], dict(_json(r["config"])), _json(r["start"]), r["status"], r["created"],
-                r["rematch"], [], [], updated=r.get("updated"),
+                r["rematch"], [], [], updated=r.get("updated"), turn_started=r.get("turn_started"),
             )
         except Exception as e:  # a row that does not decode (hand-edited, half-written)
             broken[r["id"]] = f"its row does not decode: {type(e).__name__}: {e}"
