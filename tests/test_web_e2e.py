@@ -7,49 +7,21 @@ Screenshots go to tests/artifacts/ (desktop and phone sizes).
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from server_helpers import LiveServer, live_server
+from server_helpers import LiveServer
+from web_helpers import browser, errors_of, server
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("TABLETRIS_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+__all__ = ["browser", "server"]  # fixtures, used by name
+
 ARTIFACTS = Path(__file__).parent / "artifacts"
-
-if not shutil.which(CHROMIUM):
-    # A missing browser is a broken test machine, not a reason to pass: `bash .ci/run` installs it.
-    pytest.fail(f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium)", pytrace=False)
-
-from playwright import sync_api  # noqa: E402  (after the Chromium check, which explains a failure)
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with live_server(tmp_path_factory.mktemp("e2e") / "e2e.sqlite3", bot_delay=0.05) as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-def errors_of(page: object) -> list[str]:
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))  # type: ignore[attr-defined]
-    return errors
+ARTIFACTS.mkdir(exist_ok=True)
 
 
 def click_on_board(page: object) -> None:

@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,9 @@ from tabletris.engine.texts import Message
 from tabletris.i18n import LANGUAGE_NAMES, catalog_json
 from tabletris.server.app import error_body
 from tabletris.server.games import engine_text
-from web_helpers import CHROMIUM, DESKTOP, Page, errors_of, new_room, server, state, wait_until
+from web_helpers import DESKTOP, Page, browser, errors_of, new_room, server, state, wait_until
 
-__all__ = ["server"]  # a fixture, used by name
+__all__ = ["browser", "server"]  # fixtures, used by name
 
 pytestmark = pytest.mark.browser
 
@@ -41,16 +40,6 @@ LOCALES = {"cs": "cs-CZ", "zh_CN": "zh-CN"}
 # The players' names (not "Ann": that is the name field's placeholder, a msgid of its own).
 PLAYER = {"cs": "Věra", "zh_CN": "李雷"}
 FIELD = re.compile(r"\{(\w+)(?:![rs])?(?::[^{}]*)?\}")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright import sync_api
-
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
 
 
 class English:

@@ -7,72 +7,57 @@ cells). Before the engine fix this removal was refused whenever the stone fell.
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
 
-from server_helpers import LiveServer, live_server
+from server_helpers import LiveServer
+from web_helpers import DESKTOP, browser, server
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = os.environ.get("TABLETRIS_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-if not shutil.which(CHROMIUM):
-    pytest.fail(f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium)", pytrace=False)
-
-from playwright import sync_api  # noqa: E402  (after the Chromium check, which explains a failure)
+__all__ = ["browser", "server"]  # fixtures, used by name
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with live_server(tmp_path_factory.mktemp("web-rules") / "rules.sqlite3", bot_delay=0.05) as s:
-        yield s
-
-
-def test_browser_removes_a_stone_above_a_cleared_row(server: LiveServer) -> None:
+def test_browser_removes_a_stone_above_a_cleared_row(server: LiveServer, browser: Any) -> None:
     rules = {"width": 4, "height": 6, "die": ["O"], "row_reward": "choose", "clear_rows": True}
     room = httpx.post(server.url + "/api/rooms", json={"game": "dice", "rules": rules,
                                                       "seats": [{"kind": "open"}, {"kind": "open"}]}).json()["id"]
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 860})
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{server.url}/room/{room}")
-        page.fill("#join-name", "Ann")
-        page.click("[data-join='0']")
-        bob = httpx.post(f"{server.url}/api/rooms/{room}/join", json={"name": "Bob", "seat": 1}).json()
+    ctx = browser.new_context(**DESKTOP)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{server.url}/room/{room}")
+    page.fill("#join-name", "Ann")
+    page.click("[data-join='0']")
+    bob = httpx.post(f"{server.url}/api/rooms/{room}/join", json={"name": "Bob", "seat": 1}).json()
 
-        def place_with_keys(arrow: str) -> None:
-            page.wait_for_selector("#place:visible", timeout=10000)
-            for _ in range(4):
-                page.keyboard.press(arrow)
-            page.keyboard.press("Enter")  # stages the piece
-            page.wait_for_selector("#confirm:visible")
-            page.keyboard.press("Enter")  # confirms it
+    def place_with_keys(arrow: str) -> None:
+        page.wait_for_selector("#place:visible", timeout=10000)
+        for _ in range(4):
+            page.keyboard.press(arrow)
+        page.keyboard.press("Enter")  # stages the piece
+        page.wait_for_selector("#confirm:visible")
+        page.keyboard.press("Enter")  # confirms it
 
-        place_with_keys("ArrowLeft")  # Ann: the O at the left, rows 0-1
-        _wait_for_turn(server, room, 1)
-        bobs_o = [[0, 2], [1, 2], [0, 3], [1, 3]]  # Bob: on Ann's O
-        r = httpx.post(f"{server.url}/api/rooms/{room}/moves", headers={"X-Seat-Token": bob["token"]}, json={"place": bobs_o, "turn": _game(server, room)["turn"]})
-        assert r.status_code == 200, r.text
-        _wait_for_turn(server, room, 2)
-        place_with_keys("ArrowRight")  # Ann: the O at the right completes rows 0 and 1
-        page.wait_for_selector("#rewards")
-        bobs_number = next(s["number"] for s in _game(server, room)["stones"] if s["owner"] == 1)
-        page.select_option("#rewards select[data-reward='0']", str(bobs_number))
-        page.click("#rewards button.primary")  # (cleared cells leave the supply unlimited: no token picker)
-        _wait_for_turn(server, room, 3)
-        game = _game(server, room)
-        assert game["scores"] == [1, 0]
-        assert game["stones"] == []  # Bob's O removed where it stood, then the two rows cleared
-        assert sorted(map(tuple, game["log"][-1]["rewards"][0]["remove"])) == sorted(map(tuple, bobs_o))
-        assert not errors
-        browser.close()
+    place_with_keys("ArrowLeft")  # Ann: the O at the left, rows 0-1
+    _wait_for_turn(server, room, 1)
+    bobs_o = [[0, 2], [1, 2], [0, 3], [1, 3]]  # Bob: on Ann's O
+    r = httpx.post(f"{server.url}/api/rooms/{room}/moves", headers={"X-Seat-Token": bob["token"]}, json={"place": bobs_o, "turn": _game(server, room)["turn"]})
+    assert r.status_code == 200, r.text
+    _wait_for_turn(server, room, 2)
+    place_with_keys("ArrowRight")  # Ann: the O at the right completes rows 0 and 1
+    page.wait_for_selector("#rewards")
+    bobs_number = next(s["number"] for s in _game(server, room)["stones"] if s["owner"] == 1)
+    page.select_option("#rewards select[data-reward='0']", str(bobs_number))
+    page.click("#rewards button.primary")  # (cleared cells leave the supply unlimited: no token picker)
+    _wait_for_turn(server, room, 3)
+    game = _game(server, room)
+    assert game["scores"] == [1, 0]
+    assert game["stones"] == []  # Bob's O removed where it stood, then the two rows cleared
+    assert sorted(map(tuple, game["log"][-1]["rewards"][0]["remove"])) == sorted(map(tuple, bobs_o))
+    assert not errors
+    ctx.close()
 
 
 def _game(server: LiveServer, room: str) -> dict:  # type: ignore[type-arg]
