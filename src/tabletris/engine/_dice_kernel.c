@@ -1443,3 +1443,140 @@ static PyObject *py_env_game(PyObject *self, PyObject *args) {
     if (e == NULL) return NULL;
     return Py_BuildValue("(NN)", dk_store_moves(&e->g), dk_store_state(&e->g));
 }
+
+/* ------------------------------------------------------------ copies (deepcopy, pickle) */
+
+/* An env's bytes for copy and pickle: a header that names this build's layout, the dk_env
+ * struct as it lies in memory, then the used part of each array it owns. Only the build that
+ * wrote them reads them back (another build's layout is refused, never guessed at): a copy or a
+ * pickle moves between processes of one installation, which is what copy.deepcopy, vector envs'
+ * worker processes and search over a copied env do. */
+#define DK_DUMP_MAGIC 0x4b445454u /* "TTDK" */
+#define DK_DUMP_VERSION 1u
+
+typedef struct {
+    uint32_t magic, version, env_size, stone_size, group_size, move_size;
+    int64_t nstones, ngroups, pool_used, nmoves, ntakes;
+} dk_dump_head;
+
+static PyObject *py_env_dump(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    if (!PyArg_ParseTuple(args, "O", &cap)) return NULL;
+    dk_env *e = dk_env_of(cap);
+    if (e == NULL) return NULL;
+    const dk_game *g = &e->g;
+    dk_dump_head head = {DK_DUMP_MAGIC, DK_DUMP_VERSION, sizeof(dk_env), sizeof(dk_stone), sizeof(dk_group),
+                         sizeof(dk_move), g->nstones, g->ngroups, (int64_t)g->pool_used, g->nmoves, e->ntakes};
+    size_t parts[6] = {sizeof head, sizeof *e, (size_t)g->nstones * sizeof(dk_stone),
+                       (size_t)g->ngroups * sizeof(dk_group), g->pool_used * sizeof(uint64_t),
+                       (size_t)g->nmoves * sizeof(dk_move)};
+    size_t takes = (size_t)e->ntakes * sizeof(int), total = takes;
+    for (int i = 0; i < 6; i++) total += parts[i];
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+    if (out == NULL) return NULL;
+    char *p = PyBytes_AS_STRING(out);
+    const void *from[7] = {&head, e, g->stones, g->groups, g->pool, g->moves, e->takes};
+    size_t sizes[7] = {parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], takes};
+    for (int i = 0; i < 7; i++) {
+        if (sizes[i]) memcpy(p, from[i], sizes[i]);
+        p += sizes[i];
+    }
+    return out;
+}
+
+/* A copy of ``n`` items of ``size`` bytes read from ``*p`` (advanced past them), or NULL for none. */
+static int dk_take(const char **p, int64_t n, size_t size, void **into) {
+    *into = NULL;
+    if (n <= 0) return 0;
+    *into = PyMem_Malloc((size_t)n * size);
+    if (*into == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(*into, *p, (size_t)n * size);
+    *p += (size_t)n * size;
+    return 0;
+}
+
+/* env_load(data, bit_generator or None) -> capsule: the env env_dump wrote, its batch resets
+ * drawing from ``bit_generator`` (the copied env's own; None: it resets in Python). */
+static PyObject *py_env_load(PyObject *self, PyObject *args) {
+    const char *data;
+    Py_ssize_t len;
+    PyObject *owner;
+    if (!PyArg_ParseTuple(args, "y#O", &data, &len, &owner)) return NULL;
+    dk_dump_head head;
+    if ((size_t)len < sizeof head) goto bad;
+    memcpy(&head, data, sizeof head);
+    if (head.magic != DK_DUMP_MAGIC || head.version != DK_DUMP_VERSION || head.env_size != sizeof(dk_env) ||
+        head.stone_size != sizeof(dk_stone) || head.group_size != sizeof(dk_group) || head.move_size != sizeof(dk_move)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "dice env: this copy was written by another build of tabletris's core; load it where it was made");
+        return NULL;
+    }
+    if (head.nstones < 0 || head.ngroups < 0 || head.pool_used < 0 || head.nmoves < 0 || head.ntakes < 0 ||
+        head.nstones > INT_MAX || head.ngroups > INT_MAX || head.ntakes > INT_MAX)
+        goto bad;
+    size_t need = sizeof head + sizeof(dk_env) + (size_t)head.nstones * sizeof(dk_stone) +
+                  (size_t)head.ngroups * sizeof(dk_group) + (size_t)head.pool_used * sizeof(uint64_t) +
+                  (size_t)head.nmoves * sizeof(dk_move) + (size_t)head.ntakes * sizeof(int);
+    if ((size_t)len != need) goto bad;
+    np_bitgen_t *bitgen = NULL;
+    if (owner != Py_None) {
+        PyObject *bg = PyObject_GetAttrString(owner, "capsule");
+        if (bg == NULL) return NULL;
+        bitgen = PyCapsule_GetPointer(bg, "BitGenerator");
+        Py_DECREF(bg);
+        if (bitgen == NULL) return NULL;
+    }
+    dk_env *e = PyMem_Malloc(sizeof(dk_env));
+    if (e == NULL) return PyErr_NoMemory();
+    const char *p = data + sizeof head;
+    memcpy(e, p, sizeof *e);
+    p += sizeof *e;
+    dk_game *g = &e->g;
+    g->stones = NULL;
+    g->groups = NULL;
+    g->pool = NULL;
+    g->moves = NULL;
+    e->takes = NULL;
+    e->bitgen_owner = NULL;
+    e->bitgen = NULL;
+    if (g->nstones != head.nstones || g->ngroups != head.ngroups || (int64_t)g->pool_used != head.pool_used ||
+        g->nmoves != head.nmoves || e->ntakes != head.ntakes) {
+        PyMem_Free(e);
+        goto bad;
+    }
+    if (dk_take(&p, head.nstones, sizeof(dk_stone), (void **)&g->stones) < 0 ||
+        dk_take(&p, head.ngroups, sizeof(dk_group), (void **)&g->groups) < 0 ||
+        dk_take(&p, head.pool_used, sizeof(uint64_t), (void **)&g->pool) < 0 ||
+        dk_take(&p, head.nmoves, sizeof(dk_move), (void **)&g->moves) < 0 ||
+        dk_take(&p, head.ntakes, sizeof(int), (void **)&e->takes) < 0) {
+        dk_free(g);
+        PyMem_Free(e->takes);
+        PyMem_Free(e);
+        return NULL;
+    }
+    /* Each array's capacity is what it holds now; the first growth reallocates as usual. */
+    g->cap_stones = g->nstones;
+    g->cap_groups = g->ngroups;
+    g->pool_cap = g->pool_used;
+    g->cap_moves = g->nmoves;
+    e->cap_takes = e->ntakes;
+    if (bitgen != NULL) {
+        Py_INCREF(owner);
+        e->bitgen_owner = owner;
+        e->bitgen = bitgen;
+    }
+    PyObject *cap = PyCapsule_New(e, "tabletris.dice_env", dk_env_free);
+    if (cap == NULL) {
+        dk_free(g);
+        PyMem_Free(e->takes);
+        Py_XDECREF(e->bitgen_owner);
+        PyMem_Free(e);
+    }
+    return cap;
+bad:
+    PyErr_SetString(PyExc_ValueError, "dice env: the copy's bytes are damaged (sizes do not add up)");
+    return NULL;
+}

@@ -676,6 +676,8 @@ static PyMethodDef methods[] = {
     {"env_reset", py_env_reset, METH_VARARGS, "A new game in a fast-path dice env."},
     {"env_step", py_env_step, METH_VARARGS, "Step a batch of fast-path dice envs into NumPy arrays."},
     {"env_game", py_env_game, METH_VARARGS, "The moves and position of a fast-path dice env."},
+    {"env_dump", py_env_dump, METH_VARARGS, "A fast-path dice env as bytes (copy and pickle)."},
+    {"env_load", py_env_load, METH_VARARGS, "A fast-path dice env from env_dump's bytes."},
     {"expert_decide", py_expert_decide, METH_VARARGS, "The dice expert's decision for the roll showing."},
     {"mt_draw", py_mt_draw, METH_VARARGS, "randrange(n) draws of CPython's generator from a state."},
     {NULL, NULL, 0, NULL},

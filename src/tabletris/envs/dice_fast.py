@@ -151,6 +151,23 @@ class FastDice:
         scores: list[int] = self.status[4:].tolist()
         return scores
 
+    def __getstate__(self) -> dict[str, Any]:
+        """``copy.deepcopy`` and ``pickle`` (search over a copied env, worker processes): the
+        kernel's game as bytes (``env_dump``), everything else as it is."""
+        nat = native_module()
+        assert nat is not None
+        state = self.__dict__.copy()
+        state["capsule"] = nat.env_dump(self.capsule)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """The copy's kernel game, its batch resets drawing from the copy's own generator."""
+        nat = native_module()
+        if nat is None:
+            raise RuntimeError("a fast-path dice env needs tabletris's compiled core, which this Python cannot load")
+        self.__dict__.update(state)
+        self.capsule = nat.env_load(state["capsule"], self.generator)
+
     def game(self) -> DiceGame:
         """The game as a Python ``DiceGame`` (built once per step when asked)."""
         if self._game is None:

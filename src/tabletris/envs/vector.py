@@ -64,6 +64,18 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
             self._seeds = np.zeros(num_envs, dtype=np.int64)
             self._rows = np.arange(num_envs)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A copy (``copy.deepcopy``, ``pickle``): each game writes into its row of the copy's
+        batch arrays again (a copied view is an array of its own)."""
+        self.__dict__.update(state)
+        if self._eligible:
+            for i, env in enumerate(self.envs):
+                rows = (self._batch[0][i], self._batch[1][i], self._batch[2][i])
+                env._fast_rows = rows
+                fast = env._fast
+                if fast is not None:
+                    fast.obs, fast.mask, fast.status = rows
+
     @property
     def fast_path(self) -> bool:
         """Whether the batch steps in the dice kernel (``DiceEnv.fast_path`` of its games)."""
