@@ -779,8 +779,9 @@ class Room:
         self.game = game
         self.status = "playing"
         assert self.table is not None
+        opening = self.table.advance()  # the first roll or card: part of the turn the start began
         with contextlib.suppress(Conflict):  # another instance rolled first: its game is read back
-            await self._commit(self.table.advance(), self.adapter.turn_key(game))
+            await self._commit(opening, self.adapter.turn_key(game))
 
     # ------------------------------------------------------------------ moves
 
