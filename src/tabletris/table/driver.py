@@ -28,10 +28,9 @@ Action = DiceAction | TowerAction
 Event = dict[str, Any]
 
 
-def not_your_turn(game: Any, seat: int) -> Message:
+def not_your_turn(game: DiceGame, seat: int) -> Message:
     """Why ``seat`` may not move in a dice game now: one sentence for every front end that asks
     (the table, the server), with its template so each player reads it in their language."""
-    assert isinstance(game, DiceGame)
     return Message(
         N_("it is {player}'s turn (seat {seat}), not seat {other}'s"), player=game.players[game.to_move], seat=game.to_move, other=seat
     )
@@ -110,7 +109,7 @@ class Table:
         game = self.game
         if isinstance(game, DiceGame):
             if seat != game.to_move:
-                raise IllegalMove(not_your_turn(self.game, seat))
+                raise IllegalMove(not_your_turn(game, seat))
             view = game.view()
             return view.complete(bot.choose_dice(view))
         action: TowerAction
@@ -130,7 +129,7 @@ class Table:
             if game.over:
                 raise IllegalMove(Message(N_("the game is over")))
             if seat != game.to_move:
-                raise IllegalMove(not_your_turn(self.game, seat))
+                raise IllegalMove(not_your_turn(game, seat))
             self.advance()
             before = len(game.moves)
             game.act(action)
