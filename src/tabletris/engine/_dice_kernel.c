@@ -963,13 +963,17 @@ typedef struct {
     int fresh_supply[DK_SHAPES], first_player;
 } dk_env;
 
-static void dk_env_free(PyObject *capsule) {
-    dk_env *e = PyCapsule_GetPointer(capsule, "tabletris.dice_env");
-    if (e == NULL) return;
+/* An env and everything it owns (its arrays, its reference to the generator). */
+static void dk_env_release(dk_env *e) {
     dk_free(&e->g);
     PyMem_Free(e->takes);
     Py_XDECREF(e->bitgen_owner);
     PyMem_Free(e);
+}
+
+static void dk_env_free(PyObject *capsule) {
+    dk_env *e = PyCapsule_GetPointer(capsule, "tabletris.dice_env");
+    if (e != NULL) dk_env_release(e);
 }
 
 static dk_env *dk_env_of(PyObject *capsule) {
@@ -1319,10 +1323,7 @@ static PyObject *py_env_new(PyObject *self, PyObject *args) {
     if (cap == NULL) goto fail;
     return cap;
 fail:
-    dk_free(&e->g);
-    PyMem_Free(e->takes);
-    Py_XDECREF(e->bitgen_owner);
-    PyMem_Free(e);
+    dk_env_release(e);
     return NULL;
 }
 
@@ -1552,9 +1553,7 @@ static PyObject *py_env_load(PyObject *self, PyObject *args) {
         dk_take(&p, head.pool_used, sizeof(uint64_t), (void **)&g->pool) < 0 ||
         dk_take(&p, head.nmoves, sizeof(dk_move), (void **)&g->moves) < 0 ||
         dk_take(&p, head.ntakes, sizeof(int), (void **)&e->takes) < 0) {
-        dk_free(g);
-        PyMem_Free(e->takes);
-        PyMem_Free(e);
+        dk_env_release(e);
         return NULL;
     }
     /* Each array's capacity is what it holds now; the first growth reallocates as usual. */
@@ -1569,12 +1568,7 @@ static PyObject *py_env_load(PyObject *self, PyObject *args) {
         e->bitgen = bitgen;
     }
     PyObject *cap = PyCapsule_New(e, "tabletris.dice_env", dk_env_free);
-    if (cap == NULL) {
-        dk_free(g);
-        PyMem_Free(e->takes);
-        Py_XDECREF(e->bitgen_owner);
-        PyMem_Free(e);
-    }
+    if (cap == NULL) dk_env_release(e);
     return cap;
 bad:
     PyErr_SetString(PyExc_ValueError, "dice env: the copy's bytes are damaged (sizes do not add up)");
