@@ -50,7 +50,7 @@ static long dx_max_rows(const uint64_t *occ, int w, int h, const orient_t *os, i
     uint64_t col = (1ULL << w) - 1;
     for (int y = 0; y < h; y++) {
         uint64_t gaps = ~occ[y] & col;
-        if (cand[y] && gaps && __builtin_popcountll(gaps) <= 4) return max_rows_core(occ, w, h, os, k, access, cand, 4);
+        if (cand[y] && gaps && popcount64(gaps) <= 4) return max_rows_core(occ, w, h, os, k, access, cand, 4);
     }
     uint64_t legal[MAX_H];
     for (int i = 0; i < k; i++) {

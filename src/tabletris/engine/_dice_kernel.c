@@ -333,7 +333,8 @@ static long dk_options(dk_game *g) {
             for (int k = 0; k < g->nos[s]; k++) {
                 uint64_t *out = g->pool + gr->off + (size_t)k * g->h;
                 generate(rows, g->w, g->h, &g->os[s][k], g->access, out);
-                for (int y = 0; y < g->h; y++) gr->count += __builtin_popcountll(out[y]);
+                for (int y = 0; y < g->h; y++)
+                    if (out[y]) gr->count += popcount64(out[y]);
             }
             total += gr->count;
         }
@@ -370,7 +371,7 @@ static long dk_options(dk_game *g) {
                     if (dk_closes(g, rows, o, x, y)) keep |= 1ULL << x;
                 }
                 out[y] = keep;
-                gr->count += __builtin_popcountll(keep);
+                gr->count += popcount64(keep);
             }
         }
         total += gr->count;
@@ -389,7 +390,7 @@ static void dk_option_at(const dk_game *g, long index, int *group, int *orient, 
         for (int k = 0; k < g->nos[gr->shape]; k++) {
             const uint64_t *out = g->pool + gr->off + (size_t)k * g->h;
             for (int yy = 0; yy < g->h; yy++) {
-                long c = __builtin_popcountll(out[yy]);
+                long c = popcount64(out[yy]);
                 if (index >= c) {
                     index -= c;
                     continue;

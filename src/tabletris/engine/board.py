@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from types import ModuleType
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 from tabletris.engine.errors import IllegalPlacement, MalformedMove, format_cells
 from tabletris.engine.shapes import (
@@ -240,20 +240,24 @@ def shape_spec(shape: Shape, mode: OrientationMode) -> bytes:
     return _spec_bytes(shape.orientations(mode))
 
 
-_NATIVE_ARGS: dict[tuple[Shape, str, int, int], tuple[bytes, tuple[tuple[Placement, ...], ...]]] = {}
-"""(shape, orientation mode, width, height) -> the spec and placement table ``placements`` hands
-the core: one dict lookup per call (two cached calls cost as much as the generation)."""
+NativeCall = tuple[int, int, int, bytes, tuple[tuple[Placement, ...], ...]] | tuple[()]
+_NATIVE_CALLS: dict[tuple[Shape, str, str, Geometry], NativeCall] = {}
+"""(shape, orientation mode, access, board geometry) -> the arguments ``placements`` hands the
+core after the board's bits (width, height, access code, spec, placement table), or ``()`` where
+the core does not serve the board (too wide) or the access mode: one dict lookup per call, its
+key built of objects whose hashes are cached (two cached calls cost as much as the generation)."""
 
 
-def _native_args(
-    key: tuple[Shape, str, int, int],
-) -> tuple[bytes, tuple[tuple[Placement, ...], ...]]:
-    shape, mode, width, height = key
-    if len(_NATIVE_ARGS) >= 256:  # many board sizes: start again rather than grow without end
-        _NATIVE_ARGS.clear()
-    args = (shape_spec(shape, mode), _placement_table(shape, mode, width, height))
-    _NATIVE_ARGS[key] = args
-    return args
+def _native_call(shape: Shape, mode: str, access: str, g: Geometry) -> NativeCall:
+    if len(_NATIVE_CALLS) >= 256:  # many board sizes: start again rather than grow without end
+        _NATIVE_CALLS.clear()
+    call: NativeCall = ()
+    if g.width <= NATIVE_MAX_WIDTH and access in ACCESS_CODE:
+        orientation = cast(OrientationMode, mode)
+        call = (g.width, g.height, ACCESS_CODE[access], shape_spec(shape, orientation),
+                _placement_table(shape, orientation, g.width, g.height))
+    _NATIVE_CALLS[shape, mode, access, g] = call
+    return call
 
 
 @lru_cache(maxsize=64)
@@ -531,15 +535,13 @@ class Board:
     ) -> list[Placement]:
         """Every legal placement of ``shape``: each orientation, each position."""
         nat = _NATIVE
-        if nat is not None and self.width <= NATIVE_MAX_WIDTH and access in ACCESS_CODE:
-            key = (shape, orientation, self.width, self.height)
-            args = _NATIVE_ARGS.get(key)
-            if args is None:
-                args = _native_args(key)
-            native_result: list[Placement] = nat.placements(
-                self.occupied, self.width, self.height, ACCESS_CODE[access], args[0], args[1]
-            )
-            return native_result
+        if nat is not None:
+            call = _NATIVE_CALLS.get((shape, orientation, access, self.geometry))
+            if call is None:
+                call = _native_call(shape, orientation, access, self.geometry)
+            if call:
+                native_result: list[Placement] = nat.placements(self.occupied, *call)
+                return native_result
         return self.placements_py(shape, orientation, access)
 
     def placements_py(
