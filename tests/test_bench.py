@@ -36,6 +36,24 @@ def test_json_has_both_engines_side_by_side() -> None:
         assert f["expert"]["decisions"] >= 1 and f["expert"]["median_ms"] > 0
 
 
+def test_placements_are_measured_on_every_engine_in_turns() -> None:
+    """The placements row measures both engines itself, board by board (a ratio of two
+    microsecond figures taken seconds apart swung from 7x to 18x on a busy machine): both
+    engines' figures are there, for the same boards and the same placements."""
+    result = runner.invoke(app, ["bench", "--seconds", "0.01", "--only", "placements", "--json"])
+    assert result.exit_code == 0, result.output
+    engines = json.loads(result.output)["engines"]
+    assert list(engines) == (["pure", "native"] if board_module.native_available() else ["pure"])
+    first = engines["pure"]["placements"]
+    for figures in engines.values():
+        placements = figures["placements"]
+        assert placements["boards"] == first["boards"] > 0
+        for access in ("drop", "slide", "free"):
+            assert placements[access]["median_us"] > 0
+            assert set(placements[access]["per_shape_median_us"]) == set(first[access]["per_shape_median_us"])
+            assert placements[access]["mean_placements"] == first[access]["mean_placements"]
+
+
 def test_the_table_names_the_engine_and_the_speed_up() -> None:
     result = runner.invoke(app, ["bench", "--seconds", "0.01", "--only", "dice-games"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
