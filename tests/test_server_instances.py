@@ -17,7 +17,7 @@ from services import new_database
 from tabletris.server.bus import RedisBus
 from tabletris.server.leases import RedisLeases
 from tabletris.server.limits import Limits
-from tabletris.server.rooms import Lobby
+from tabletris.server.rooms import Lobby, Room
 from tabletris.server.storage import Storage
 
 SMALL = {"width": 5, "height": 6}
@@ -47,6 +47,14 @@ async def until(check: Any, timeout: float = 20.0) -> None:
     while not check():
         assert time.monotonic() < end, "timed out"
         await asyncio.sleep(0.02)
+
+
+async def timed_tower_room(lobby: Lobby) -> Room:
+    """A two-seat tower room with a 60 s turn timer, both seats taken: its first round in play."""
+    room = await lobby.create("tower", {}, [{"kind": "open"}, {"kind": "open"}], timer=60)
+    for i in range(2):
+        await room.join(i, f"P{i}")
+    return room
 
 
 def test_an_idle_copy_leaves_memory_and_is_read_back_where_it_plays_on(postgres_cluster: str, redis_url: str) -> None:
@@ -149,9 +157,7 @@ def test_a_tower_round_keeps_one_deadline_on_both_instances_while_its_seats_subm
 
     async def scenario() -> None:
         async with two_instances(db, redis_url) as (a, b):
-            room = await a.create("tower", {}, [{"kind": "open"}, {"kind": "open"}], timer=60)
-            for i in range(2):
-                await room.join(i, f"P{i}")
+            room = await timed_tower_room(a)
             copy = await b.find(room.id)
             assert room.runs_clock and not copy.runs_clock
             await until(lambda: copy.game is not None and copy.deadline is not None)
@@ -176,9 +182,7 @@ def test_an_instance_that_reads_a_tower_room_back_keeps_the_rounds_deadline(
 
     async def scenario() -> None:
         async with two_instances(db, redis_url) as (a, _b):
-            room = await a.create("tower", {}, [{"kind": "open"}, {"kind": "open"}], timer=60)
-            for i in range(2):
-                await room.join(i, f"P{i}")
+            room = await timed_tower_room(a)
             await until(lambda: room.game is not None and room.deadline is not None)
             deadline = room.deadline
             await asyncio.sleep(0.3)  # the submission is stored well after the round began
