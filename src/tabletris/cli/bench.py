@@ -359,10 +359,7 @@ def _vector_rate(seconds: float, native: bool = True, fast: bool = True) -> dict
 
     with engine(native):
         vec = DiceVectorEnv(VECTOR_GAMES, action_mask=False)
-        if not fast:
-            vec._fast = False
-            for env in vec.envs:
-                env.fast_path = False
+        vec.fast_path = vec.fast_path and fast
         rng = np.random.default_rng(5)
         vec.reset(seed=5)
         steps = 0
@@ -403,22 +400,36 @@ def bench_vector(seconds: float) -> dict[str, Any]:
     return result
 
 
-PAIRED: dict[str, Callable[[float, Engines], dict[str, dict[str, Any]]]] = {
-    "placements": bench_placements,
-}
-"""Benchmarks that measure every engine themselves, in turns (their figures per engine label)."""
+def each_engine(bench: Callable[[float], dict[str, Any]]) -> Callable[[float, Engines], dict[str, dict[str, Any]]]:
+    """A benchmark of one engine run on each engine in turn, back to back: a machine whose load
+    drifts (other processes) then disturbs both figures of a row alike. (``bench_placements``
+    measures the engines in turns itself, board by board.)"""
 
-BENCHES: dict[str, Callable[[float], dict[str, Any]] | None] = {
-    "placements": None,  # in PAIRED
-    "batch": bench_batch,
-    "expert": bench_expert,
-    "simulate": bench_simulate,
-    "dice-games": bench_dice_games,
-    "playouts": bench_playouts,
-    "tower-games": bench_tower_games,
-    "env": bench_env,
-    "vector": bench_vector,
+    def both(seconds: float, engines: Engines) -> dict[str, dict[str, Any]]:
+        figures: dict[str, dict[str, Any]] = {}
+        for label, native in engines:
+            with engine(native):
+                try:
+                    figures[label] = bench(seconds)
+                except ModuleNotFoundError as e:
+                    figures[label] = {"error": f"not available: {e.name}"}
+        return figures
+
+    return both
+
+
+BENCHES: dict[str, Callable[[float, Engines], dict[str, dict[str, Any]]]] = {
+    "placements": bench_placements,
+    "batch": each_engine(bench_batch),
+    "expert": each_engine(bench_expert),
+    "simulate": each_engine(bench_simulate),
+    "dice-games": each_engine(bench_dice_games),
+    "playouts": each_engine(bench_playouts),
+    "tower-games": each_engine(bench_tower_games),
+    "env": each_engine(bench_env),
+    "vector": each_engine(bench_vector),
 }
+"""Every benchmark by name: its figures per engine label."""
 
 
 def run(names: list[str], seconds: float) -> dict[str, Any]:
@@ -433,22 +444,9 @@ def run(names: list[str], seconds: float) -> dict[str, Any]:
     engines: Engines = [("pure", False)] + ([("native", True)] if board_module.native_available() else [])
     for label, _ in engines:
         figures["engines"][label] = {}
-    # Each benchmark on both engines back to back: a machine whose load drifts (other processes)
-    # then disturbs both figures of a row alike.
     for name in names:
-        paired = PAIRED.get(name)
-        if paired is not None:
-            for label, one in paired(seconds, engines).items():
-                figures["engines"][label][name] = one
-            continue
-        bench = BENCHES[name]
-        assert bench is not None
-        for label, native in engines:
-            with engine(native):
-                try:
-                    figures["engines"][label][name] = bench(seconds)
-                except ModuleNotFoundError as e:
-                    figures["engines"][label][name] = {"error": f"not available: {e.name}"}
+        for label, one in BENCHES[name](seconds, engines).items():
+            figures["engines"][label][name] = one
     figures["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     return figures
 
