@@ -24,9 +24,11 @@ from tabletris.engine import fastdice
 from tabletris.engine.board import native_module
 from tabletris.engine.dice import DiceGame, DiceRules
 from tabletris.envs.dice_codec import DiceCodec
+from tabletris.envs.rewards import REWARD_SCHEMES
 
-SCHEMES: dict[str, int] = {"score": 0, "difference": 1, "win": 2}
-"""The reward schemes the kernel computes (``dk_env_reward``), by its codes."""
+SCHEMES: dict[str, int] = {name: code for code, name in enumerate(REWARD_SCHEMES)}
+"""The reward schemes the kernel computes (``dk_env_reward``), by its codes: their place in
+``REWARD_SCHEMES`` (``SCHEME_SCORE``, ``SCHEME_DIFFERENCE``, ``SCHEME_WIN`` in ``_dice_kernel.c``)."""
 
 
 def eligible(rules: DiceRules, opponents: Sequence[Any], reward: str) -> bool:

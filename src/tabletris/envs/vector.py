@@ -59,22 +59,25 @@ class DiceVectorEnv(VectorEnv[Any, Any, Any]):
                 np.zeros((num_envs, codec.n_actions), dtype=np.int8),
                 np.zeros((num_envs, 4 + codec.players), dtype=np.int32),
             )
-            for i, env in enumerate(self.envs):
-                env._fast_rows = (self._batch[0][i], self._batch[1][i], self._batch[2][i])
+            self._link_rows()
             self._seeds = np.zeros(num_envs, dtype=np.int64)
             self._rows = np.arange(num_envs)
 
+    def _link_rows(self) -> None:
+        """Each game writes into its row of the batch arrays (its env's, and its kernel game's
+        once it has one)."""
+        for i, env in enumerate(self.envs):
+            rows = (self._batch[0][i], self._batch[1][i], self._batch[2][i])
+            env._fast_rows = rows
+            if env._fast is not None:
+                env._fast.obs, env._fast.mask, env._fast.status = rows
+
     def __setstate__(self, state: dict[str, Any]) -> None:
-        """A copy (``copy.deepcopy``, ``pickle``): each game writes into its row of the copy's
-        batch arrays again (a copied view is an array of its own)."""
+        """A copy (``copy.deepcopy``, ``pickle``): its games write into the copy's batch arrays
+        again (a copied view is an array of its own)."""
         self.__dict__.update(state)
         if self._eligible:
-            for i, env in enumerate(self.envs):
-                rows = (self._batch[0][i], self._batch[1][i], self._batch[2][i])
-                env._fast_rows = rows
-                fast = env._fast
-                if fast is not None:
-                    fast.obs, fast.mask, fast.status = rows
+            self._link_rows()
 
     @property
     def fast_path(self) -> bool:
