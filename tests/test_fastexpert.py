@@ -143,15 +143,7 @@ def test_any_position(rules: dict[str, Any], players: int, seed: int, before: in
     """Any rules, a position ``before`` random turns in: the same decision (and none from the
     kernel once the game is over or no roll shows: the Python expert says why)."""
     game = DiceGame([f"p{i}" for i in range(players)], rules, seed=seed)
-    bots = [make_bot("random", seed=seed + i) for i in range(players)]
-    for _ in range(before):
-        if game.over:
-            break
-        if game.roll_face is None:
-            game.roll()
-            if game.over:
-                break
-        game.act(game.view().complete(bots[game.to_move].choose_dice(game.view())))
+    play_bots(game, [make_bot("random", seed=seed + i) for i in range(players)], before)
     if game.over:
         assert fastdice.expert_decision(game.view(), PARAMS, WEIGHTS) is None
         return
