@@ -218,6 +218,19 @@ def kernel_policies(bots: Sequence[Bot]) -> list[str] | None:
     return policies
 
 
+def _kernel_playout(dice: Any, bots: Sequence[Bot], policies: list[str]) -> None:
+    """``dice`` played on in the dice kernel by ``bots``, whose policies ``kernel_policies`` gave
+    (greedy and expert with the default weights, the expert with its own tuning)."""
+    from tabletris.bots.expert import ExpertBot
+    from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
+    from tabletris.engine import fastdice
+
+    rngs = [bot.rng if p == "random" else None for bot, p in zip(bots, policies, strict=True)]
+    experts = [bot for bot in bots if isinstance(bot, ExpertBot)]
+    expert = experts[0].kernel_params() if experts else None
+    fastdice.playout(dice, policies, rngs, weights_tuple(DEFAULT_WEIGHTS), max_turns=MAX_DICE_TURNS, expert=expert)
+
+
 def run_game(task: GameTask, kernel: bool = True) -> GameResult:
     """Play one game to its end; a pure function of ``task`` (the engine and bots are seeded).
 
@@ -236,16 +249,7 @@ def run_game(task: GameTask, kernel: bool = True) -> GameResult:
         dice = DiceGame(names, rules, seed=task.seed)
         policies = kernel_policies(bots) if kernel and fastdice.supports(dice.rules) else None
         if policies is not None:
-            from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
-
-            rngs = [bot.rng if p == "random" else None for bot, p in zip(bots, policies, strict=True)]
-            from tabletris.bots.expert import ExpertBot
-
-            experts = [bot for bot in bots if isinstance(bot, ExpertBot)]
-            expert = experts[0].kernel_params() if experts else None
-            fastdice.playout(
-                dice, policies, rngs, weights_tuple(DEFAULT_WEIGHTS), max_turns=MAX_DICE_TURNS, expert=expert
-            )
+            _kernel_playout(dice, bots, policies)
         else:
             table = Table(dice, bots)
             for _ in range(MAX_DICE_TURNS):
@@ -284,6 +288,7 @@ def run_games(tasks: Sequence[GameTask]) -> list[GameResult]:
     """A batch of games in one call: what a worker process runs (fewer round trips)."""
     return [run_game(t) for t in tasks]
 
+
 @dataclass
 class SimulationResults:
     """A run's config and its games in task order (preset by preset, index by index)."""
@@ -293,7 +298,6 @@ class SimulationResults:
 
     def for_preset(self, preset: str) -> list[GameResult]:
         return [r for r in self.results if r.preset == preset]
-
 
 
 def config_from(
