@@ -29,8 +29,9 @@ def mask_of(env: DiceEnv, obs: Any) -> np.ndarray:
 
 def run(kwargs: dict[str, Any], fast: bool, seed: int, steps: int, illegal_every: int = 0) -> tuple[list[Any], DiceEnv]:
     env = DiceEnv(**kwargs)
-    assert env.fast_path == (fast or env.fast_path)
-    env.fast_path = env.fast_path and fast
+    if fast:
+        assert env.fast_path, f"{kwargs} did not take the fast path"
+    env.fast_path = fast
     rng = np.random.default_rng(seed)
     obs, info = env.reset(seed=seed)
     trace: list[Any] = [(obs, info, env.action_masks())]
