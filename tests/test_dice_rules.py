@@ -24,14 +24,8 @@ from helpers import (
     turn,
 )
 from tabletris.engine.board import Stone
-from tabletris.engine.dice import (
-    DEFAULT_DIE,
-    DICE_PRESETS,
-    RULE_HELP,
-    DiceGame,
-    DiceMatch,
-    DiceRules,
-)
+from tabletris.engine.dice import DICE_PRESETS, DiceGame, DiceMatch, DiceRules
+from tabletris.engine.dice_rules import DEFAULT_DIE, RULE_HELP
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of

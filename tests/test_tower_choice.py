@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from tabletris.engine.errors import RecordError, RulesError
 from tabletris.engine.records import record_of, replay
 from tabletris.engine.shapes import TETROMINOES
-from tabletris.engine.tower import LAYOUT_NAMES, LEGACY_LAYOUT_NAMES, TowerGame, library_layout
+from tabletris.engine.tower import LEGACY_LAYOUT_NAMES, TowerGame, library_layout
+from tabletris.engine.tower_layouts import LAYOUT_NAMES
 
 RELEASE_0 = Path(__file__).parent / "fixtures" / "release-0"
 

@@ -11,7 +11,8 @@ from tabletris.engine.errors import IllegalMove
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import record_of
 from tabletris.engine.shapes import TETROMINOES, Shape
-from tabletris.engine.tower import LAYOUT_NAMES, TowerAction, TowerGame, TowerRules, library_layout
+from tabletris.engine.tower import TowerAction, TowerGame, TowerRules, library_layout
+from tabletris.engine.tower_layouts import LAYOUT_NAMES
 from tower_helpers import deck_starting, drop, fill, find_drop, game_with
 
 # ------------------------------------------------------------------ setup

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Select, Static, Switch
 
-from tabletris.engine.dice import RULE_HELP, DiceRules
+from tabletris.engine.dice import DiceRules
+from tabletris.engine.dice_rules import RULE_HELP
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.app import TabletrisApp
 from tabletris.tui.dice_screen import DiceScreen

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tabletris.engine import dice, tower
+from tabletris.engine import dice, dice_rules, tower
 from tabletris.engine.errors import RulesError
 from tabletris.engine.options import options_to_dict
 from tabletris.engine.texts import N_, Message
@@ -127,7 +127,7 @@ GAMES: dict[str, GameSpec] = {
         game_cls=dice.DiceGame,
         rules_cls=dice.DiceRules,
         presets=dice.DICE_PRESETS,
-        rule_help=dice.RULE_HELP,
+        rule_help=dice_rules.RULE_HELP,
         min_players=1,
         max_players=dice.MAX_PLAYERS,
         simultaneous=False,

@@ -16,7 +16,8 @@ from tabletris.engine.dice import DiceGame, DiceMove
 from tabletris.engine.errors import IllegalMove, MalformedMove, RecordError, RulesError, error_text
 from tabletris.engine.games import GAMES, spec_of
 from tabletris.engine.texts import N_, Message
-from tabletris.engine.tower import LAYOUT_NAMES, LEGACY_SUFFIX, TowerAction, TowerGame
+from tabletris.engine.tower import TowerAction, TowerGame
+from tabletris.engine.tower_layouts import LAYOUT_NAMES, LEGACY_SUFFIX
 
 FORMAT = "tabletris/1"
 

@@ -28,7 +28,8 @@ from tabletris.engine.records import (
 from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
 from tabletris.engine.shapes import Shape
 from tabletris.engine.texts import Message
-from tabletris.engine.tower import LAYOUT_NAMES, TowerAction, TowerGame
+from tabletris.engine.tower import TowerAction, TowerGame
+from tabletris.engine.tower_layouts import LAYOUT_NAMES
 from tabletris.i18n import _
 from tabletris.table.driver import Action, Table, not_your_turn
 

@@ -25,7 +25,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 from tabletris.bots.registry import bot_names, make_bot
 from tabletris.engine.games import spec as spec_of_game
 from tabletris.engine.options import RulesError, options_to_dict
-from tabletris.engine.tower import LAYOUT_NAMES
+from tabletris.engine.tower_layouts import LAYOUT_NAMES
 from tabletris.i18n import DEFAULT, current_language
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.setup import (
