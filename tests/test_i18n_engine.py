@@ -13,7 +13,7 @@ import pytest
 from tabletris import i18n
 from tabletris.engine.achievements import ACHIEVEMENTS
 from tabletris.engine.games import GAMES
-from tabletris.engine.rules_text import DICE_RULES, PARAGRAPHS, TOWER_RULES, rules_text
+from tabletris.engine.rules_text import rules_text
 
 LANGS = ("cs", "zh_CN")
 
@@ -38,14 +38,15 @@ def test_every_achievement_card_has_a_translated_name_and_condition(lang: str) -
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_rules_text_is_translated_paragraph_by_paragraph(lang: str) -> None:
-    for game, paragraphs in PARAGRAPHS.items():
+    for game, game_spec in GAMES.items():
         text = rules_text(game, lambda s: i18n.translate(s, lang))
-        for paragraph in paragraphs:
+        for paragraph in game_spec.rules_paragraphs:
             assert paragraph not in text
             assert _translated(paragraph, lang) in text
     # The English text is the one front ends showed before (the server and app read it).
-    assert rules_text("dice") == DICE_RULES and rules_text("tower") == TOWER_RULES
-    assert DICE_RULES.startswith("## The dice game\n\nA shared board") and DICE_RULES.endswith("share the win.\n")
+    dice_rules = rules_text("dice")
+    assert dice_rules == GAMES["dice"].rules_text() and rules_text("tower") == GAMES["tower"].rules_text()
+    assert dice_rules.startswith("## The dice game\n\nA shared board") and dice_rules.endswith("share the win.\n")
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -10,14 +10,20 @@ engine checks it like any other move.
 from __future__ import annotations
 
 import random
-from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
-from tabletris.engine.dice import DiceAction, DiceGame
+from tabletris.engine.games import Game, spec_of
 
 
-class Bot(ABC):
-    """A player program. ``strength`` (0-1 or bot-specific) and ``budget`` (seconds) are hints."""
+class Bot:
+    """A player program. ``strength`` (0-1 or bot-specific) and ``budget`` (seconds) are hints.
+
+    ``choose(view)`` is the one entry point every front end calls. A bot plays a game by having
+    a ``choose_<game>`` method (``choose_dice``, ``choose_tower``): the per-game logic stays in
+    the bot, and ``choose`` finds it by the view's game. A bot that plays any game from its legal
+    actions alone overrides ``choose_any``.
+    """
 
     name = "bot"
 
@@ -26,22 +32,34 @@ class Bot(ABC):
         self.strength = strength
         self.budget = budget
 
-    @abstractmethod
-    def choose_dice(self, game: DiceGame) -> DiceAction:
-        """The decision for the pending roll of ``game`` (a view: its generator is not the game's)."""
+    def choose(self, view: Game) -> Any:
+        """The decision of ``view``'s seat (``Game.seat_view``) for the game's pending choice."""
+        play = self.player_for(spec_of(view).name)
+        if play is None:
+            raise NotImplementedError(f"the {self.name} bot does not play the {spec_of(view).name} game")
+        return play(view)
 
-    def choose_tower(self, view: Any) -> Any:
-        """The action for this round of the tower game, from the seat's view."""
-        raise NotImplementedError(f"the {self.name} bot does not play the tower game")
+    def player_for(self, game: str) -> Callable[[Any], Any] | None:
+        """The method that plays ``game`` (its ``choose_<game>``, else ``choose_any`` when the bot
+        has one), or None when the bot does not play it."""
+        method = getattr(self, f"choose_{game}", None)
+        if method is not None:
+            return method
+        if type(self).choose_any is not Bot.choose_any:
+            return self.choose_any
+        return None
 
-    games: tuple[str, ...] = ("dice", "tower")
-    """The games this bot really plays; front ends refuse a seat for any other game."""
+    @classmethod
+    def plays(cls, game: str) -> bool:
+        """Whether this kind of bot has a way to play ``game`` (a spec offers only such bots)."""
+        return hasattr(cls, f"choose_{game}") or cls.choose_any is not Bot.choose_any
+
+    def choose_any(self, view: Game) -> Any:
+        """A decision from ``view.legal_actions`` alone, for a game this bot has no method for."""
+        raise NotImplementedError(f"the {self.name} bot has no way to play a game it does not know")
+
     games_reason = ""
-    """Why the bot does not play the games missing from ``games``, for that refusal."""
+    """Why the bot does not play the games whose specs leave it out, for that refusal."""
 
     sees_deck = False
-    """True only for measuring bots (``oracle``) that are handed the whole game, deck included."""
-
-    def choose_tower_omniscient(self, game: Any, seat: int) -> Any:
-        """The action for ``seat`` knowing the whole deck; only bots with ``sees_deck`` have one."""
-        raise NotImplementedError(f"the {self.name} bot plays from a view, not from the whole game")
+    """True only for measuring bots (``oracle``) that are handed the hidden order (``reveal``)."""

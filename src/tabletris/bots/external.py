@@ -360,11 +360,11 @@ class ExternalBot(Bot):
 
     def choose_dice(self, game: DiceGame) -> DiceAction:
         if self.replacement is not None:
-            return self.replacement.choose_dice(game)
+            return self.replacement.choose(game)
         try:
             return self._dice(game)
         except ExternalBotError as e:
-            return self._fail(e).choose_dice(game)
+            return self._fail(e).choose(game)
 
     def _dice(self, game: DiceGame) -> DiceAction:
         request, options = dice_request(game)
@@ -409,11 +409,11 @@ class ExternalBot(Bot):
 
     def choose_tower(self, view: TowerGame) -> TowerAction:
         if self.replacement is not None:
-            return self.replacement.choose_tower(view)
+            return self.replacement.choose(view)
         try:
             return self._tower(view)
         except ExternalBotError as e:
-            return self._fail(e).choose_tower(view)
+            return self._fail(e).choose(view)
 
     def _tower(self, view: TowerGame) -> TowerAction:
         seat = view.viewer

@@ -68,7 +68,6 @@ def value_for(game: DiceGame, seat: int) -> float:
 class MCTSBot(Bot):
     """Open-loop UCT for the dice game (see the module docstring)."""
 
-    games = ("dice",)
     games_reason = "the tower game's hidden deck needs information-set search (OpenSpiel's ISMCTSBot)"
 
     def simulations(self) -> int:

@@ -15,6 +15,7 @@ Handed only a view (or a dice game) it has nothing to see and plays as the ``exp
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tabletris.bots import tower_eval as te
 from tabletris.bots.base import Bot
@@ -22,6 +23,9 @@ from tabletris.bots.greedy import strength_of
 from tabletris.bots.registry import register
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.tower import TowerAction, TowerGame
+
+if TYPE_CHECKING:
+    from tabletris.bots.expert import ExpertBot
 
 
 @dataclass
@@ -38,7 +42,6 @@ class OracleBot(Bot):
     """Beam search over the known deck (tower game); refuses the dice game, whose die is chance."""
 
     sees_deck = True
-    games = ("tower",)
     games_reason = "it sees the deck, and the dice game has none (it would play as the expert)"
 
     def __init__(self, seed: int | None = None, strength: float | None = None, budget: float | None = None) -> None:
@@ -54,16 +57,22 @@ class OracleBot(Bot):
         return self._fallback().choose_dice(game)
 
     def choose_tower(self, view: TowerGame) -> TowerAction:
-        """Given only a seat's view (a front end that does not hand it the game), it cannot see
-        the deck either, so it plays as the expert does rather than fail."""
-        return self._fallback().choose_tower(view)
+        """The plan's next step, from a view that reveals the deck (``seat_view(seat,
+        reveal=True)``: the table hands it one, as ``sees_deck`` asks). Given only a seat's
+        ordinary view it cannot see the deck either, so it plays as the expert does rather than
+        fail."""
+        if not view.reveals_deck:
+            return self._fallback().choose_tower(view)
+        seat = view.viewer
+        assert seat is not None and seat >= 0
+        return self._follow(view, seat)
 
-    def _fallback(self) -> Bot:
+    def _fallback(self) -> ExpertBot:
         from tabletris.bots.expert import ExpertBot
 
         return ExpertBot(seed=self.rng.getrandbits(32), strength=self.strength, budget=self.budget)
 
-    def choose_tower_omniscient(self, game: TowerGame, seat: int) -> TowerAction:
+    def _follow(self, game: TowerGame, seat: int) -> TowerAction:
         tower = game.towers[seat]
         k = game.round - self._plan_round
         if 0 <= k < len(self._plan):
@@ -76,7 +85,7 @@ class OracleBot(Bot):
 
     def plan(self, game: TowerGame, seat: int) -> list[_Step]:
         """The best line found through every remaining card (PLAY first), as steps."""
-        deck = game.deck  # the real order: the oracle is handed the game itself
+        deck = game.deck  # the real order: the oracle's view reveals it
         upcoming = deck[game.round - 1 :]
         ctx = te.Context.of(game, seat)
         width = self.beam_width()

@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from tabletris.bots.base import Bot
 from tabletris.bots.external import FORFEIT, PREFIX, ExternalBot
-from tabletris.engine.games import GAME_NAMES
+from tabletris.engine.games import GAMES, spec
 
-BOTS: dict[str, Callable[..., Bot]] = {}
+BOTS: dict[str, type[Bot]] = {}
 
 BUILTIN_BOT_MODULES = (
     "tabletris.bots.random_bot",
@@ -67,16 +67,28 @@ def make_bot(name: str, seed: int | None = None, strength: float | None = None, 
 
 
 def bot_refusal(name: str, game: str) -> str | None:
-    """Why the bot ``name`` should not take a seat in ``game``, or None if it plays it."""
-    if name.startswith(PREFIX):
+    """Why the bot ``name`` may not take a seat in ``game``, or None if the game offers it: the
+    game's spec says which bots it offers (``GameSpec.bots``), and nothing else does."""
+    offered = spec(game)
+    if offered.offers(name):
         return None
+    if name.startswith(PREFIX):
+        return f"the {game} game takes no outside programs"
     _load_builtin_bots()
     factory = BOTS.get(name)
-    games: tuple[str, ...] = getattr(factory, "games", GAME_NAMES)
-    if factory is None or game in games:
-        return None
-    reason: str = getattr(factory, "games_reason", "")
+    if factory is None:
+        return None  # make_bot names the known bots
+    games = [s.name for s in GAMES.values() if s.offers(name)]
+    if not games:
+        return f"the {name} bot plays no game"
+    reason = factory.games_reason
     return f"the {name} bot plays only the {' and '.join(games)} game" + (f": {reason}" if reason else "")
+
+
+def bots_for(game: str) -> list[str]:
+    """The built-in bots ``game`` offers, in its spec's order (forms list these)."""
+    _load_builtin_bots()
+    return [name for name in spec(game).bots if name in BOTS]
 
 
 def bot_names() -> list[str]:

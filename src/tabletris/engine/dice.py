@@ -236,6 +236,8 @@ class DiceGame:
         self.seed = seed if seed is not None else secrets.randbits(32)
         self._rng: random.Random | None = random.Random(self.seed)
         self._blind_start = False
+        self.viewer: int | None = None
+        """The seat a view was made for (``seat_view``); None in the game itself."""
         self._undo: list[tuple[_Snapshot, dict[Any, Any], dict[Any, Any]]] = []
         """What each ``push`` changed, for ``pop``: the saved state and the position's caches."""
         self.board = Board(self.rules.width, self.rules.height)
@@ -1042,6 +1044,64 @@ class DiceGame:
         other.seed = 0
         return other
 
+    # ------------------------------------------------------------ the game protocol
+
+    # What the table, the records, the server and the bots ask of every game (``games.Game``).
+
+    def to_act(self) -> list[int]:
+        """The player to move once the die is rolled; nobody while it is not (``advance``
+        rolls it) or once the game is over."""
+        return [] if self.over or self.roll_face is None else [self.to_move]
+
+    def advance(self) -> list[dict[str, Any]]:
+        """Roll for the turn that begins, if nobody has; the move a roll that fits nowhere makes
+        (it ends the game), else nothing."""
+        if self.over or self.roll_face is not None:
+            return []
+        before = len(self.moves)
+        self.roll()
+        return [m.to_dict() for m in self.moves[before:]]
+
+    def check_can_act(self, seat: int) -> None:
+        if self.over:
+            raise IllegalMove(Message(N_("the game is over")))
+        if seat != self.to_move:
+            raise IllegalMove(not_your_turn(self, seat))
+
+    def legal_actions(self, seat: int) -> list[DiceAction]:
+        """The pending roll's options (``turn_options``) for the player to move; none for others."""
+        return self.turn_options() if seat in self.to_act() else []
+
+    def apply(self, seat: int, action: DiceAction) -> list[dict[str, Any]]:
+        """``seat`` plays ``action`` on the rolled die (completed by the rules); the turn as its
+        record move."""
+        if not isinstance(action, DiceAction):
+            raise TypeError(f"a dice action is a DiceAction, got {type(action).__name__}")
+        self.check_can_act(seat)
+        self.advance()
+        before = len(self.moves)
+        self.act(action)
+        return [m.to_dict() for m in self.moves[before:]]
+
+    def seat_view(self, seat: int | None, reveal: bool = False) -> DiceGame:
+        """``view`` for ``seat``: the die's future is chance, so nothing is hidden but the
+        generator (``reveal`` changes nothing: there is no order to reveal)."""
+        other = self.view()
+        other.viewer = seat
+        return other
+
+    def seat_scores(self) -> list[int]:
+        return list(self.scores)
+
+    def turn_key(self) -> int:
+        return self.turn
+
+    def turns_played(self) -> int:
+        return len(self.moves)
+
+    def starting_seat(self) -> int:
+        return self.rules.first_player
+
     # ---------------------------------------------------------------- records
 
     def __repr__(self) -> str:
@@ -1132,6 +1192,20 @@ def winners_of(scores: Sequence[int]) -> list[int]:
     return [i for i, s in enumerate(scores) if s == best]
 
 
+def not_your_turn(game: DiceGame, seat: int) -> Message:
+    """Why ``seat`` may not move now: one sentence for every front end that asks (the table,
+    the server), with its template so each player reads it in their language."""
+    return Message(
+        N_("it is {player}'s turn (seat {seat}), not seat {other}'s"), player=game.players[game.to_move], seat=game.to_move, other=seat
+    )
+
+
+def rematch_changes(last: DiceGame, loser_starts: bool = True) -> dict[str, Any]:
+    """What the game after ``last`` changes: its loser starts (``next_starter``). The game's
+    ``GameSpec.rematch_changes``, which every rematch asks, and a match's next game."""
+    return {"first_player": next_starter(last, loser_starts)}
+
+
 def next_starter(last: DiceGame, loser_starts: bool = True) -> int:
     """Who starts the game after ``last`` in a match: its loser (lowest score).
 
@@ -1177,7 +1251,7 @@ class DiceMatch:
         return next_starter(self.games[-1], self.loser_starts)
 
     def new_game(self) -> DiceGame:
-        rules = replace(self.rules, first_player=self.next_starter())
+        rules = self.rules if not self.games else replace(self.rules, **rematch_changes(self.games[-1], self.loser_starts))
         game = DiceGame(self.players, rules, seed=self._seeds.getrandbits(32))
         self.games.append(game)
         return game

@@ -182,3 +182,50 @@ class DiceRules:
     @cached_property
     def access_mode(self) -> Access:
         return "drop" if self.access == "drop" else "free" if self.access == "free" else "slide"
+
+
+DICE_PRESET_HELP: dict[str, str] = {
+    "standard": N_("The published rules: a 10×20 board, every completed row scores 1 point."),
+    "long": N_("The long board house rule: a board 30 rows high."),
+    "clear-rows": N_("Completed rows leave the board and everything above falls; first to 20 points wins."),
+    "clear-stones": N_("Stones in completed rows go back to the supply whole; first to 20 points wins."),
+    "must-close": N_("If the rolled piece can complete a row, it must."),
+    "penalty": N_("The player who cannot place loses 1 point."),
+    "choose": N_("A completed row scores a point or removes an opponent's stone."),
+    "garbage": N_("Six stones are placed at random before the game."),
+    "classic": N_("Computer Tetris: seven shapes, rotations only, pieces drop straight down."),
+}
+
+DICE_OPTION_LABELS: dict[str, str] = {
+    "preset": N_("Preset"),
+    "width": N_("Width"),
+    "height": N_("Height"),
+    "die": N_("Die faces"),
+    "supply": N_("Supply"),
+    "orientation": N_("Orientation"),
+    "access": N_("Access"),
+    "stuck_penalty": N_("Stuck penalty"),
+    "rescore_reopened": N_("Rescore reopened rows"),
+    "clear_rows": N_("Clear rows"),
+    "target": N_("Target"),
+    "row_reward": N_("Row reward"),
+    "garbage": N_("Garbage"),
+    "take": N_("Take"),
+    "unlimited_supply": N_("Unlimited supply"),
+    "first_player": N_("First player"),
+    "tokens_from_supply": N_("Tokens from the supply"),
+    "must_close": N_("Must close a row"),
+}
+
+DICE_PARAGRAPHS: tuple[str, ...] = (
+    # The rules in brief, paragraph by paragraph (each its own catalog message): ``GameSpec.rules_text``.
+    N_("## The dice game"),
+    N_(
+        "A shared board (10×20 by default). On your turn the die is rolled and names the piece you place\n"
+        "(★ = you name any shape on the die). The piece must **rest** (a cell on the bottom row or right\n"
+        "above a stone) and, with access *slide*, be able to slide in from the top through empty cells.\n"
+        "Every row your piece completes scores 1 point; a row scores once per game. When the supply has\n"
+        "no stone of the shape, you take one of that shape off the board, from the lowest rows, and place\n"
+        "it again. The game ends when a rolled shape fits nowhere; most points wins, ties share the win."
+    ),
+)

@@ -1,20 +1,111 @@
-"""The games, each declared once: what every front end, the lab, the server and the records read.
+"""The games, each declared once: the one protocol every game answers, and the one registry.
 
 A ``GameSpec`` is this project's boardgame.io game object (or python-chess's ``VARIANTS`` entry):
-the game and rules classes, presets and their help, seat limits, how to start one, how to replay
-a record of one, and the rematch rule. Adding a third game means adding one spec here.
+the game and rules classes, presets and their help, seat limits, the rules in brief, how to write
+and replay a record of one, the bots it offers, the rematch rule, and where each front end finds
+the game's own module. Every registry of games a front end holds is derived from ``GAMES``; the
+driver, the records, the lab and the server ask the spec and the ``Game`` protocol and never
+name a game.
+
+Adding a game means writing its engine module (a class that answers ``Game``), its record
+functions and one ``GameSpec``, then ``register(spec)``; its front ends are its own modules,
+named in ``GameSpec.front_ends``. A plug-in game is registered by importing its module: name it
+in ``TABLETRIS_GAMES`` (comma-separated module names) and ``load_plugins`` imports it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import importlib
+import os
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from types import ModuleType
+from typing import Any, Protocol, runtime_checkable
 
-from tabletris.engine import dice, dice_rules, tower
+from tabletris.engine import dice, dice_records, dice_rules, tower, tower_records
 from tabletris.engine.errors import RulesError
 from tabletris.engine.options import options_to_dict
 from tabletris.engine.texts import N_, Message
+
+Event = dict[str, Any]
+"""What a game reports it did, as record data (a dice turn; a tower submission)."""
+
+
+@runtime_checkable
+class Game(Protocol):
+    """What the table, the records, the lab, the server and the bots ask of every game.
+
+    Sequential games (dice) have one seat in ``to_act``; simultaneous ones (tower rounds) every
+    seat still to submit. Chance (the die) moves in ``advance``, never inside a seat's action,
+    so a front end can show a roll before anyone decides. ``apply`` checks everything first: an
+    illegal action raises ``IllegalMove`` and leaves the game as it was.
+    """
+
+    players: list[str]
+    seed: int
+    over: bool
+    rules: Any
+    rules_spec: dict[str, Any]
+    viewer: int | None
+    """The seat a view was made for (``seat_view``); None in the game itself."""
+
+    def to_act(self) -> list[int]:
+        """The seats that must act now; empty while chance is to move or once the game is over."""
+        ...
+
+    def advance(self) -> list[Event]:
+        """Let chance move if it must (a dice roll); the events it made (a roll that cannot be
+        placed ends the game, and is a move of its own)."""
+        ...
+
+    def check_can_act(self, seat: int) -> None:
+        """``IllegalMove`` in the game's words when ``seat`` may not act now (the game is over,
+        another seat's turn, a frozen tower); nothing when it may."""
+        ...
+
+    def legal_actions(self, seat: int) -> Sequence[Any]:
+        """Every decision ``seat`` may take now (empty when it has none to take)."""
+        ...
+
+    def complete(self, action: Any) -> Any:
+        """``action`` with what it left open filled in by the rules (the dice game's default
+        tokens and rewards); an action that leaves nothing open comes back as it is."""
+        ...
+
+    def apply(self, seat: int, action: Any) -> list[Event]:
+        """Play ``seat``'s action; the events it made. ``IllegalMove`` changes nothing."""
+        ...
+
+    def seat_view(self, seat: int | None, reveal: bool = False) -> Game:
+        """A copy with what ``seat`` may see (None: a spectator): no future rolls, no deck order,
+        no other seat's pending action. ``reveal`` keeps the hidden order (a measuring bot that
+        is handed the deck: the ``oracle``)."""
+        ...
+
+    def seat_scores(self) -> list[int]:
+        """Each seat's score now."""
+        ...
+
+    def winners(self) -> list[int]:
+        """The winning seats once the game is over (shared on a tie); empty before."""
+        ...
+
+    def turn_key(self) -> Hashable:
+        """What names the decision being waited for (a dice turn, a tower round): a late action
+        that answers an earlier one is refused, and a turn's deadline is kept per key."""
+        ...
+
+    def turns_played(self) -> int:
+        """Turns (or rounds) played so far: a game's length, and whether there is anything to save."""
+        ...
+
+    def starting_seat(self) -> int:
+        """The seat that acted first (the lab measures the first player's edge)."""
+        ...
+
+    def summary(self) -> dict[str, Any]:
+        """The replay summary of record-format.md (``tabletris replay --json``)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -31,8 +122,24 @@ class GameSpec:
     max_players: int
     simultaneous: bool
     """True when every seat acts at once (tower rounds); False for turns in seat order (dice)."""
-    next_rules: Callable[[Any, Any], Any]
-    """The rematch rule: the rules of the game after ``last`` (dice: its loser starts)."""
+    rematch_changes: Callable[[Any], dict[str, Any]]
+    """The rematch rule: the options the game after ``last`` changes (dice: its loser starts)."""
+    rules_paragraphs: tuple[str, ...]
+    """The rules in brief, as Markdown paragraphs, each a catalog message (``rules_text``)."""
+    write_record: Callable[[Any], dict[str, Any]]
+    """The game as a record document (record-format.md)."""
+    replay_record: Callable[[Mapping[str, Any]], Any]
+    """The game a record document describes, replayed through the engine; ``RecordError``."""
+    bots: tuple[str, ...]
+    """The bots this game offers, by registry name (``ext`` for outside programs); every front
+    end lists these and refuses any other."""
+    record_lists: tuple[str, ...] = ()
+    """Record keys whose items a written record puts one per line (``records.dumps``)."""
+    front_ends: Mapping[str, str] = field(default_factory=dict)
+    """Where each front end finds this game's own module, by layer: ``server`` (its
+    ``ADAPTER``), ``tui`` (its ``UI``), ``line`` (its ``play``), ``lab`` (a fast playout),
+    ``web`` (the view's script, under the server's ``static/``). A layer without an entry does
+    without the game, and says so."""
     preset_help: Mapping[str, str] = field(default_factory=dict)
     """Each preset in one line, for the player choosing one (catalog messages, like ``rule_help``)."""
     option_labels: Mapping[str, str] = field(default_factory=dict)
@@ -58,101 +165,136 @@ class GameSpec:
             ],
         }
 
+    def next_rules(self, last: Any, rules: Any) -> Any:
+        """The rules object of the game after ``last``: ``rules`` with the rematch's changes."""
+        return replace(rules, **self.rematch_changes(last))
+
+    def rematch_rules(self, last: Any, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """The rules of the game after ``last`` as a rules object (what a room or a form holds):
+        ``raw`` with the rematch's changes."""
+        return {**raw, **self.rematch_changes(last)}
+
+    def rules_text(self, gettext: Callable[[str], str] = str) -> str:
+        """The rules in brief as Markdown, each paragraph through ``gettext`` (a front end's
+        ``_``); the default is the English text."""
+        return "\n\n".join(gettext(p) for p in self.rules_paragraphs) + "\n"
+
+    def offers(self, bot: str) -> bool:
+        """Whether this game offers the bot called ``bot`` (``ext:COMMAND`` when it offers ``ext``)."""
+        return bot in self.bots or (bot.startswith("ext:") and "ext" in self.bots)
+
+    def front_end(self, layer: str) -> ModuleType:
+        """This game's own module for ``layer`` (``front_ends``); ``LookupError`` naming the game
+        and the layer when it has none."""
+        path = self.front_ends.get(layer)
+        if path is None:
+            raise LookupError(f"the {self.name} game has no {layer} front end")
+        return importlib.import_module(path)
+
+    def has_front_end(self, layer: str) -> bool:
+        return layer in self.front_ends
 
 
-DICE_PRESET_HELP: dict[str, str] = {
-    "standard": N_("The published rules: a 10×20 board, every completed row scores 1 point."),
-    "long": N_("The long board house rule: a board 30 rows high."),
-    "clear-rows": N_("Completed rows leave the board and everything above falls; first to 20 points wins."),
-    "clear-stones": N_("Stones in completed rows go back to the supply whole; first to 20 points wins."),
-    "must-close": N_("If the rolled piece can complete a row, it must."),
-    "penalty": N_("The player who cannot place loses 1 point."),
-    "choose": N_("A completed row scores a point or removes an opponent's stone."),
-    "garbage": N_("Six stones are placed at random before the game."),
-    "classic": N_("Computer Tetris: seven shapes, rotations only, pieces drop straight down."),
-}
-
-DICE_OPTION_LABELS: dict[str, str] = {
-    "preset": N_("Preset"),
-    "width": N_("Width"),
-    "height": N_("Height"),
-    "die": N_("Die faces"),
-    "supply": N_("Supply"),
-    "orientation": N_("Orientation"),
-    "access": N_("Access"),
-    "stuck_penalty": N_("Stuck penalty"),
-    "rescore_reopened": N_("Rescore reopened rows"),
-    "clear_rows": N_("Clear rows"),
-    "target": N_("Target"),
-    "row_reward": N_("Row reward"),
-    "garbage": N_("Garbage"),
-    "take": N_("Take"),
-    "unlimited_supply": N_("Unlimited supply"),
-    "first_player": N_("First player"),
-    "tokens_from_supply": N_("Tokens from the supply"),
-    "must_close": N_("Must close a row"),
-}
-
-TOWER_PRESET_HELP: dict[str, str] = {
-    "standard": N_("The standard game: only the 6 complete lines card."),
-    "advanced": N_("The advanced game: two achievement cards drawn at random."),
-}
-
-TOWER_OPTION_LABELS: dict[str, str] = {
-    "preset": N_("Preset"),
-    "width": N_("Width"),
-    "height": N_("Height"),
-    "minos_in_box": N_("Minos in the box"),
-    "start_minos": N_("Starting minos"),
-    "achievements": N_("Achievement cards"),
-    "draw_achievements": N_("Cards drawn"),
-    "seven_on_a_side": N_("Seven on a side"),
-    "four_pairs": N_("Four pairs"),
-    "towers": N_("Towers"),
-}
+def _no_changes(last: Any) -> dict[str, Any]:
+    return {}
 
 
-def _dice_next_rules(last: dice.DiceGame, rules: dice.DiceRules) -> dice.DiceRules:
-    return replace(rules, first_player=dice.next_starter(last))
+DICE = GameSpec(
+    name="dice",
+    title=N_("Dice Tetris"),
+    game_cls=dice.DiceGame,
+    rules_cls=dice_rules.DiceRules,
+    presets=dice_rules.DICE_PRESETS,
+    rule_help=dice_rules.RULE_HELP,
+    min_players=1,
+    max_players=dice_rules.MAX_PLAYERS,
+    simultaneous=False,
+    rematch_changes=dice.rematch_changes,
+    rules_paragraphs=dice_rules.DICE_PARAGRAPHS,
+    write_record=dice_records.dice_record,
+    replay_record=dice_records.replay_dice,
+    record_lists=dice_records.MOVE_LISTS,
+    bots=("random", "greedy", "expert", "mcts", "ext"),
+    front_ends={
+        "server": "tabletris.server.dice_adapter",
+        "tui": "tabletris.tui.dice_screen",
+        "line": "tabletris.cli.line_dice",
+        "lab": "tabletris.lab.dice_playout",
+        "web": "js/views/dice.js",
+    },
+    preset_help=dice_rules.DICE_PRESET_HELP,
+    option_labels=dice_rules.DICE_OPTION_LABELS,
+)
+
+TOWER = GameSpec(
+    name="tower",
+    title=N_("Tower Tetris"),
+    game_cls=tower.TowerGame,
+    rules_cls=tower.TowerRules,
+    presets=tower.TOWER_PRESETS,
+    rule_help=tower.RULE_HELP,
+    min_players=1,
+    max_players=tower.MAX_PLAYERS,
+    simultaneous=True,
+    rematch_changes=_no_changes,
+    rules_paragraphs=tower.TOWER_PARAGRAPHS,
+    write_record=tower_records.tower_record,
+    replay_record=tower_records.replay_tower,
+    record_lists=tower_records.MOVE_LISTS,
+    bots=("random", "greedy", "expert", "oracle", "ext"),
+    front_ends={
+        "server": "tabletris.server.tower_adapter",
+        "tui": "tabletris.tui.tower_screen",
+        "line": "tabletris.cli.line_tower",
+        "web": "js/views/tower.js",
+    },
+    preset_help=tower.TOWER_PRESET_HELP,
+    option_labels=tower.TOWER_OPTION_LABELS,
+)
+
+GAMES: dict[str, GameSpec] = {}
+"""Every game, by the name records and commands use: the one registry (``register``)."""
+
+GAME_NAMES: tuple[str, ...] = ()
+"""The product's games, in the order front ends list them (the built-in ones: a plug-in
+registered later is in ``GAMES`` but not here, so it reaches only the front ends that ask
+``GAMES``)."""
 
 
-def _same_rules(last: Any, rules: Any) -> Any:
-    return rules
+def register(game_spec: GameSpec) -> GameSpec:
+    """Add a game to ``GAMES`` (a plug-in or a test's game); ``ValueError`` when its name or its
+    game class is taken by another spec."""
+    for other in GAMES.values():
+        if other.name == game_spec.name and other is not game_spec:
+            raise ValueError(f"a game called {game_spec.name!r} is registered already")
+        if other.game_cls is game_spec.game_cls and other is not game_spec:
+            raise ValueError(f"{game_spec.game_cls.__name__} is the {other.name} game already")
+    GAMES[game_spec.name] = game_spec
+    return game_spec
 
 
-GAMES: dict[str, GameSpec] = {
-    "dice": GameSpec(
-        name="dice",
-        title=N_("Dice Tetris"),
-        game_cls=dice.DiceGame,
-        rules_cls=dice.DiceRules,
-        presets=dice.DICE_PRESETS,
-        rule_help=dice_rules.RULE_HELP,
-        min_players=1,
-        max_players=dice.MAX_PLAYERS,
-        simultaneous=False,
-        next_rules=_dice_next_rules,
-        preset_help=DICE_PRESET_HELP,
-        option_labels=DICE_OPTION_LABELS,
-    ),
-    "tower": GameSpec(
-        name="tower",
-        title=N_("Tower Tetris"),
-        game_cls=tower.TowerGame,
-        rules_cls=tower.TowerRules,
-        presets=tower.TOWER_PRESETS,
-        rule_help=tower.RULE_HELP,
-        min_players=1,
-        max_players=tower.MAX_PLAYERS,
-        simultaneous=True,
-        next_rules=_same_rules,
-        preset_help=TOWER_PRESET_HELP,
-        option_labels=TOWER_OPTION_LABELS,
-    ),
-}
-"""Every game, by the name records and commands use."""
+def unregister(name: str) -> None:
+    """Take a plug-in game out of ``GAMES`` again (a test's game, after the test)."""
+    if name in GAME_NAMES:
+        raise ValueError(f"the {name} game is built in")
+    GAMES.pop(name, None)
 
-GAME_NAMES: tuple[str, ...] = tuple(GAMES)
+
+register(DICE)
+register(TOWER)
+GAME_NAMES = tuple(GAMES)
+
+
+def load_plugins(names: str | None = None) -> list[str]:
+    """Import the modules named in ``names`` (default: ``TABLETRIS_GAMES``, comma-separated):
+    each registers its games. The names imported."""
+    raw = os.environ.get("TABLETRIS_GAMES", "") if names is None else names
+    loaded = []
+    for module in (m.strip() for m in raw.split(",")):
+        if module:
+            importlib.import_module(module)
+            loaded.append(module)
+    return loaded
 
 
 def spec(name: str) -> GameSpec:
@@ -170,3 +312,6 @@ def spec_of(game: Any) -> GameSpec:
         if isinstance(game, s.game_cls):
             return s
     raise TypeError(f"{type(game).__name__} is not a tabletris game")
+
+
+__all__ = ["GAMES", "GAME_NAMES", "Event", "Game", "GameSpec", "load_plugins", "register", "spec", "spec_of", "unregister"]

@@ -86,6 +86,39 @@ RULE_HELP: dict[str, str] = {
 }
 
 
+TOWER_PRESET_HELP: dict[str, str] = {
+    "standard": N_("The standard game: only the 6 complete lines card."),
+    "advanced": N_("The advanced game: two achievement cards drawn at random."),
+}
+
+TOWER_OPTION_LABELS: dict[str, str] = {
+    "preset": N_("Preset"),
+    "width": N_("Width"),
+    "height": N_("Height"),
+    "minos_in_box": N_("Minos in the box"),
+    "start_minos": N_("Starting minos"),
+    "achievements": N_("Achievement cards"),
+    "draw_achievements": N_("Cards drawn"),
+    "seven_on_a_side": N_("Seven on a side"),
+    "four_pairs": N_("Four pairs"),
+    "towers": N_("Towers"),
+}
+
+TOWER_PARAGRAPHS: tuple[str, ...] = (
+    N_("## The tower game"),
+    N_(
+        "Everyone has a private 8×15 tower. Each round the PLAY card names the piece everybody drops at the\n"
+        "same time (rotations only, straight down; nothing may stick out above the skyline). Before it you\n"
+        "may drop any of your minos, one at a time, in columns of your choice; or you may **hold** once per\n"
+        "game and skip the piece. A tetromino covering a ◇ diamond earns a mino. A player with no legal\n"
+        "drop must hold (if the hold is unused) or is **out**. Scoring: 2 points per complete row, 1 per\n"
+        "bonus icon covered by a tetromino of the icon's shape, plus achievement cards (first to meet a\n"
+        "card's condition takes its highest free space). The game ends after 27 cards or when all are out;\n"
+        "ties are broken by more complete rows."
+    ),
+)
+
+
 @dataclass(frozen=True)
 class TowerRules:
     """Every option of the tower game; the defaults are rules.md's standard game."""
@@ -503,6 +536,8 @@ class TowerGame:
         self._pending: list[_Prepared | None] = [None] * n
         self._submitted: list[bool] = [False] * n
         self.viewer: int | None = None
+        self._revealed = False
+        """A view that keeps the real deck order (``view(seat, reveal=True)``: the oracle's)."""
         self._public_submitted: list[bool] | None = None
         self._start_round()
 
@@ -609,10 +644,16 @@ class TowerGame:
 
     @property
     def deck(self) -> list[Shape]:
-        """The cards in draw order: all 27 in a real game; in a view only those seen so far."""
-        if self.viewer is not None:
+        """The cards in draw order: all 27 in a real game (or a revealing view); in a view only
+        those seen so far."""
+        if self.viewer is not None and not self._revealed:
             return list(self._cards[: self._drawn + 1])
         return list(self._cards)
+
+    @property
+    def reveals_deck(self) -> bool:
+        """Whether ``deck`` holds the real order: the game itself, or a revealing view."""
+        return self.viewer is None or self._revealed
 
     def cards_seen(self) -> dict[Shape, int]:
         """Per shape, the cards seen so far: played, in PLAY and NEXT (public information)."""
@@ -821,14 +862,82 @@ class TowerGame:
         if start_next:
             self._start_round()
 
+    # ------------------------------------------------------------ the game protocol
+
+    # What the table, the records, the server and the bots ask of every game (``games.Game``).
+
+    def to_act(self) -> list[int]:
+        """Every seat still to submit this round (``waiting_for``)."""
+        return self.waiting_for()
+
+    def advance(self) -> list[dict[str, Any]]:
+        """Nothing: a round begins by itself when the last one resolves (chance is the deck,
+        dealt at set-up)."""
+        return []
+
+    def check_can_act(self, seat: int) -> None:
+        """A seat may submit (or submit again) until the round resolves, unless it is out or the
+        engine holds for it."""
+        self._seat(seat)
+        name = self.players[seat]
+        if self.over or self.play_card is None:
+            raise IllegalMove(Message(N_("the game is over")))
+        if self.towers[seat].out:
+            raise IllegalMove(Message(N_("{player} is out: the tower is frozen"), player=name))
+        if self.forced(seat):
+            raise IllegalMove(Message(
+                N_("{player} has no legal drop for {shape}: the engine holds for them"), player=name, shape=self.play_card.value
+            ))
+
+    def legal_actions(self, seat: int) -> list[TowerAction]:
+        """The PLAY piece's drops without minos, then the hold while it is unused (minos widen
+        these: ``legal_drops(seat, minos)``); none for a seat that may not act."""
+        try:
+            self.check_can_act(seat)
+        except IllegalMove:
+            return []
+        actions = [TowerAction.drop(p) for p in self.legal_drops(seat)]
+        if self.can_hold(seat):
+            actions.append(TowerAction.holding())
+        return actions
+
+    def complete(self, action: TowerAction) -> TowerAction:
+        """A tower action leaves nothing open."""
+        return action
+
+    def apply(self, seat: int, action: TowerAction) -> list[dict[str, Any]]:
+        """``submit``; the submission as an event (``{"seat", "round", "action"}``)."""
+        if not isinstance(action, TowerAction):
+            raise TypeError(f"a tower action is a TowerAction, got {type(action).__name__}")
+        number = self.round
+        self.submit(seat, action)
+        return [{"seat": seat, "round": number, "action": action.to_dict()}]
+
+    def seat_view(self, seat: int | None, reveal: bool = False) -> TowerGame:
+        return self.view(seat, reveal)
+
+    def seat_scores(self) -> list[int]:
+        return self.scores()
+
+    def turn_key(self) -> int:
+        return self.round
+
+    def turns_played(self) -> int:
+        return len(self.rounds)
+
+    def starting_seat(self) -> int:
+        """Everybody acts at once: seat 0 stands for the table."""
+        return 0
+
     # ------------------------------------------------------------------ views
 
-    def view(self, seat: int | None = None) -> TowerGame:
+    def view(self, seat: int | None = None, reveal: bool = False) -> TowerGame:
         """A copy for ``seat`` (or a spectator): public state and that seat's own pending action.
 
         Other seats' pending actions are dropped, the seed and generator are blanked, and the
         cards below NEXT are replaced by a guess drawn from the unseen cards (a fixed generator
         seeded by round and seat), so lookahead works but reveals nothing of the real deck.
+        ``reveal`` keeps the real cards instead: a measuring bot's view (the ``oracle``).
         """
         other = TowerGame.__new__(TowerGame)
         other.__dict__.update(self.__dict__)
@@ -838,7 +947,11 @@ class TowerGame:
         other.towers = [t.copy() for t in self.towers]
         other.achievements = [c.copy() for c in self.achievements]
         other.rounds = [list(r) for r in self.rounds]
-        other._cards = self._cards[: self._drawn + 1]  # the rest is guessed when a lookahead needs it
+        if reveal:
+            other._cards = list(self._cards)
+            other._revealed = True
+        else:
+            other._cards = self._cards[: self._drawn + 1]  # the rest is guessed when a lookahead needs it
         other._pending = [
             p if (i == seat or (p is not None and p.forced)) else None for i, p in enumerate(self._pending)
         ]

@@ -414,9 +414,9 @@ class DealtTowerGame(TowerGame):
         self._cards.append(card)
         if self.stalled:
             self.stalled = False
-            self.advance()
+            self.resume_round()
 
-    def advance(self) -> None:
+    def resume_round(self) -> None:
         """Go on to the next round after an interruption (see the class docstring)."""
         try:
             self._start_round()

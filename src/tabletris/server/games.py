@@ -14,24 +14,20 @@ from typing import Any, Protocol
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
 from tabletris.engine.board import Placement, Stone, parse_cells
-from tabletris.engine.dice import DiceAction, DiceGame, stone_dict
+from tabletris.engine.dice import DiceAction, DiceGame, not_your_turn, stone_dict
+from tabletris.engine.dice_records import replay_dice, replay_dice_move
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.games import GAMES, spec
 from tabletris.engine.options import RulesError
-from tabletris.engine.records import (
-    record_of,
-    recorded_towers,
-    replay_dice,
-    replay_dice_move,
-    replay_tower,
-)
-from tabletris.engine.rules_text import DICE_RULES, TOWER_RULES
+from tabletris.engine.records import record_of
+from tabletris.engine.rules_text import rules_text
 from tabletris.engine.shapes import Shape
 from tabletris.engine.texts import Message
 from tabletris.engine.tower import TowerAction, TowerGame
 from tabletris.engine.tower_layouts import LAYOUT_NAMES
+from tabletris.engine.tower_records import recorded_towers, replay_tower
 from tabletris.i18n import _
-from tabletris.table.driver import Action, Table, not_your_turn
+from tabletris.table.driver import Action, Table
 
 LOG_LENGTH = 24
 """Moves of the log sent with each state (the record has them all)."""
@@ -114,7 +110,7 @@ class DiceAdapter:
     the next turn."""
 
     def rules_meta(self) -> dict[str, Any]:
-        return _rules_meta("dice", DICE_RULES)
+        return _rules_meta("dice", rules_text("dice"))
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> DiceGame:
         return DiceGame(list(players), dict(rules), seed=seed)
@@ -299,7 +295,7 @@ class TowerAdapter:
     turn_field = "round"
 
     def rules_meta(self) -> dict[str, Any]:
-        return {**_rules_meta("tower", TOWER_RULES), "towers": list(LAYOUT_NAMES)}
+        return {**_rules_meta("tower", rules_text("tower")), "towers": list(LAYOUT_NAMES)}
 
     def new_game(self, players: Sequence[str], rules: Mapping[str, Any], seed: int | None) -> TowerGame:
         return TowerGame(list(players), dict(rules), seed=seed)

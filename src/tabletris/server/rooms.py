@@ -36,8 +36,8 @@ from typing import Any
 from tabletris.bots.base import Bot
 from tabletris.bots.external import allowed_commands
 from tabletris.bots.registry import bot_names, make_bot
-from tabletris.engine.dice import next_starter
 from tabletris.engine.errors import IllegalMove, RecordError
+from tabletris.engine.games import spec as game_spec
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import replay
 from tabletris.i18n import _
@@ -1422,10 +1422,7 @@ class Lobby:
                     reserved = [
                         (s.token_hash, s.name) if s.kind == "human" else (None, None) for s in room.seats
                     ]
-                    rules = dict(room.rules)
-                    if room.game_name == "dice":
-                        # Seed 000: "the next games start with the one who lost the previous game".
-                        rules["first_player"] = next_starter(replay(room.record()))
+                    rules = game_spec(room.game_name).rematch_rules(replay(room.record()), room.rules)
                     new = await self.create(
                         room.game_name, rules, specs, room.timer, rematch_of=room.id, reserved=reserved
                     )
