@@ -114,6 +114,9 @@ class GameSpec:
 
     name: str
     title: str
+    """The game's full name (a catalog message): "Dice Tetris"."""
+    label: str
+    """The game's name in a sentence or a list (a catalog message): "dice"."""
     game_cls: type[Any]
     rules_cls: type[Any]
     presets: Mapping[str, Mapping[str, Any]]
@@ -202,6 +205,7 @@ def _no_changes(last: Any) -> dict[str, Any]:
 DICE = GameSpec(
     name="dice",
     title=N_("Dice Tetris"),
+    label=N_("dice"),
     game_cls=dice.DiceGame,
     rules_cls=dice_rules.DiceRules,
     presets=dice_rules.DICE_PRESETS,
@@ -229,6 +233,7 @@ DICE = GameSpec(
 TOWER = GameSpec(
     name="tower",
     title=N_("Tower Tetris"),
+    label=N_("tower"),
     game_cls=tower.TowerGame,
     rules_cls=tower.TowerRules,
     presets=tower.TOWER_PRESETS,
