@@ -8,7 +8,8 @@ import pytest
 from tabletris.bots.greedy import GreedyBot
 from tabletris.bots.random_bot import RandomBot
 from tabletris.engine import board as board_mod
-from tabletris.lab.tasks import SimConfig, kernel_policies, make_tasks, parse_seat_bots, run_game
+from tabletris.lab.dice_playout import kernel_policies
+from tabletris.lab.tasks import SimConfig, make_tasks, parse_seat_bots, run_game
 
 pytestmark = pytest.mark.skipif(not board_mod.native_available(), reason="the compiled core is not built here")
 

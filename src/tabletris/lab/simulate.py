@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from tabletris.lab.tasks import (
     GAMES,
-    MAX_DICE_TURNS,
     GameResult,
     GameTask,
     SeatBot,
@@ -108,7 +107,6 @@ def save_records(results: SimulationResults, directory: Any) -> list[Any]:
 __all__ = [
     "BACKENDS",
     "GAMES",
-    "MAX_DICE_TURNS",
     "Backend",
     "GameResult",
     "GameTask",

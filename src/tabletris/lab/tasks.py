@@ -23,8 +23,8 @@ from tabletris.engine.records import record_of
 from tabletris.table.driver import Table
 from tabletris.table.seats import check_game, parse_strength
 
-MAX_DICE_TURNS = 100_000
-"""A safety net: a dice game longer than this is a bug (the board is finite), not a long game."""
+MAX_ACTIONS = 1_000_000
+"""A safety net: a game longer than this is a bug (every game here ends), not a long game."""
 
 
 @dataclass(frozen=True)
@@ -194,85 +194,32 @@ def _bots(task: GameTask) -> list[Bot]:
     return bots
 
 
-def kernel_policies(bots: Sequence[Bot]) -> list[str] | None:
-    """The dice kernel's policy per seat when every seat is one it plays exactly (``random``;
-    ``greedy`` at full strength, which never draws; ``expert`` at full strength, without a
-    budget and with the default tuning, which never draws either), else None."""
-    from tabletris.bots.expert import DiceParams, ExpertBot
-    from tabletris.bots.greedy import GreedyBot, strength_of
-    from tabletris.bots.random_bot import RandomBot
-
-    policies = []
-    for bot in bots:
-        if type(bot) is RandomBot:
-            policies.append("random")
-        elif type(bot) is GreedyBot and strength_of(bot) >= 1.0:
-            policies.append("greedy")
-        elif (
-            type(bot) is ExpertBot and strength_of(bot) >= 1.0 and bot.budget is None and bot.fast_path
-            and bot.params == DiceParams()
-        ):
-            policies.append("expert")
-        else:
-            return None
-    return policies
-
-
-def _kernel_playout(dice: Any, bots: Sequence[Bot], policies: list[str]) -> None:
-    """``dice`` played on in the dice kernel by ``bots``, whose policies ``kernel_policies`` gave
-    (greedy and expert with the default weights, the expert with its own tuning)."""
-    from tabletris.bots.expert import ExpertBot
-    from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
-    from tabletris.engine import fastdice
-
-    rngs = [bot.rng if p == "random" else None for bot, p in zip(bots, policies, strict=True)]
-    experts = [bot for bot in bots if isinstance(bot, ExpertBot)]
-    expert = experts[0].kernel_params() if experts else None
-    fastdice.playout(dice, policies, rngs, weights_tuple(DEFAULT_WEIGHTS), max_turns=MAX_DICE_TURNS, expert=expert)
-
-
 def run_game(task: GameTask, kernel: bool = True) -> GameResult:
     """Play one game to its end; a pure function of ``task`` (the engine and bots are seeded).
 
-    Dice games whose seats are all ``random``, full-strength ``greedy`` or full-strength
-    ``expert`` bots (``kernel_policies``) are played by the dice kernel (``engine.fastdice``: the
-    very same games, tests/test_fastdice*.py and tests/test_fastexpert*.py) when it plays the
-    rules; ``kernel=False`` plays every game through the engine."""
+    A game whose spec has a lab module (``front_ends["lab"]``: the dice kernel) is played there
+    when that module can play these seats exactly (the very same games: the dice kernel's
+    differential tests); otherwise, and with ``kernel=False``, through the table."""
     rules = json.loads(task.rules)
     names = [task.seats[b].label for b in task.order]
     bots = _bots(task)
     n = len(task.order)
-    if task.game == "dice":
-        from tabletris.engine import fastdice
-        from tabletris.engine.dice import DiceGame
-
-        dice = DiceGame(names, rules, seed=task.seed)
-        policies = kernel_policies(bots) if kernel and fastdice.supports(dice.rules) else None
-        if policies is not None:
-            _kernel_playout(dice, bots, policies)
-        else:
-            table = Table(dice, bots)
-            for _ in range(MAX_DICE_TURNS):
-                if dice.over:
-                    break
-                table.play_bots(max_actions=1)
-        if not dice.over:  # pragma: no cover - a finite board always fills up
-            raise RuntimeError(f"dice game {task.preset}/{task.index} did not end in {MAX_DICE_TURNS} turns")
-        scores_by_pos = list(dice.scores)
-        winners = dice.winners()
-        length = dice.turn
-        starter = dice.rules.first_player
-        record = record_of(dice) if task.keep_record else None
-    else:
-        from tabletris.engine.tower import TowerGame
-
-        tower = TowerGame(names, rules, seed=task.seed)
-        Table(tower, bots).play_out()
-        scores_by_pos = tower.scores()
-        winners = tower.winners()
-        length = len(tower.rounds)
-        starter = 0
-        record = record_of(tower) if task.keep_record else None
+    game_spec = spec(task.game)
+    game = game_spec.new(names, rules, seed=task.seed)
+    fast = kernel and game_spec.has_front_end("lab") and game_spec.front_end("lab").fast_playout(game, bots)
+    if not fast:
+        table = Table(game, bots)
+        for _ in range(MAX_ACTIONS):
+            if game.over:
+                break
+            table.play_bots(max_actions=1)
+    if not game.over:  # pragma: no cover - every game here ends (a finite board, a finite deck)
+        raise RuntimeError(f"{task.game} game {task.preset}/{task.index} did not end in {MAX_ACTIONS} actions")
+    scores_by_pos = game.seat_scores()
+    winners = game.winners()
+    length = game.turns_played()
+    starter = game.starting_seat()
+    record = record_of(game) if task.keep_record else None
     scores = [0] * n
     wins = [0.0] * n
     for position, bot_index in enumerate(task.order):
