@@ -54,6 +54,27 @@ def test_meta_lists_games_rules_help_bots_and_colours(client: TestClient) -> Non
     assert meta["colours"]["T"] == "purple"
 
 
+def test_meta_describes_each_game_from_its_spec(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A front end builds its game list, seat forms and views from these fields alone."""
+    from tabletris.bots.registry import bots_for
+    from tabletris.engine.games import GAMES
+
+    bot = "ext:./mybot"
+    monkeypatch.setenv("TABLETRIS_EXT_ALLOW", bot)
+    games = client.get("/api/meta").json()["games"]
+    assert set(games) == set(GAMES)
+    for name, entry in games.items():
+        game = GAMES[name]
+        assert (entry["title"], entry["label"]) == (game.title, game.label)
+        assert entry["simultaneous"] is game.simultaneous
+        assert (entry["min_seats"], entry["max_seats"]) == (game.min_players, game.max_players)
+        assert entry["bots"] == [*bots_for(name), bot]
+        assert entry["view"] == "/static/" + game.front_ends["web"]
+    assert "mcts" in games["dice"]["bots"] and "mcts" not in games["tower"]["bots"]
+    assert "oracle" in games["tower"]["bots"] and "oracle" not in games["dice"]["bots"]
+    assert games["dice"]["view"] == "/static/js/views/dice.js"
+
+
 def test_create_join_and_start(client: TestClient) -> None:
     room = new_room(client)
     assert room["status"] == "waiting" and all(s["open"] for s in room["seats"])

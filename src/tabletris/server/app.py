@@ -41,15 +41,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
 from tabletris.bots.external import allowed_commands
-from tabletris.bots.registry import bot_names
+from tabletris.bots.registry import bot_names, bots_for
 from tabletris.engine.errors import IllegalMove, RecordError
+from tabletris.engine.games import spec
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import check_common, load
 from tabletris.engine.shapes import Shape
 from tabletris.engine.texts import Message as EngineText
 from tabletris.i18n import LanguageError, _, catalog_json, negotiate, parse_language
 from tabletris.server.bus import Bus, LocalBus, RedisBus
-from tabletris.server.games import ADAPTERS, ActionError, adapter_for
+from tabletris.server.games import ADAPTERS, ActionError, GameAdapter, adapter_for
 from tabletris.server.leases import Leases, LocalLeases, RedisLeases
 from tabletris.server.limits import Bucket, ClientLedger, Limits
 from tabletris.server.logs import RedactTokens, log_context
@@ -322,6 +323,23 @@ def guarded_http(header_timeout: float) -> type[asyncio.Protocol]:
     return GuardedHTTP
 
 
+def game_meta(name: str, adapter: GameAdapter) -> GameMeta:
+    """A game's entry in ``/api/meta``: what its spec says a front end needs (names, seats, the
+    bots it offers, its web view's script) and the adapter's rules and options."""
+    game = spec(name)
+    view = game.front_ends.get("web")
+    return GameMeta(
+        title=game.title,
+        label=game.label,
+        simultaneous=game.simultaneous,
+        min_seats=game.min_players,
+        max_seats=adapter.max_seats,
+        bots=[*bots_for(name), *(c for c in allowed_commands() if game.offers(c))],
+        view=None if view is None else "/static/" + view,
+        **adapter.rules_meta(),
+    )
+
+
 def error_response(e: ActionError) -> JSONResponse:
     return JSONResponse(error_body(e.code, e.message), status_code=STATUS.get(e.code, 422))
 
@@ -478,9 +496,7 @@ def create_app(
     @app.get("/api/meta", response_model=MetaOut, tags=["lobby"])
     async def meta() -> MetaOut:
         """Games, presets, every rule option with its help text, and the bots."""
-        games = {
-            name: GameMeta(max_seats=a.max_seats, **a.rules_meta()) for name, a in ADAPTERS.items()
-        }
+        games = {name: game_meta(name, a) for name, a in ADAPTERS.items()}
         colours = {shape.value: shape.colour for shape in Shape}
         return MetaOut(games=games, bots=[*bot_names(), *allowed_commands()], timer_bot=TIMER_BOT, colours=colours)
 

@@ -128,7 +128,13 @@ class ErrorOut(BaseModel):
 
 
 class GameMeta(BaseModel):
+    title: str = Field(description="The game's full name (English; the catalogs translate it)")
+    label: str = Field(description="The game's name in a sentence or a list (English; the catalogs translate it)")
+    simultaneous: bool = Field(description="True when every seat acts at once (tower rounds), False for turns in seat order")
+    min_seats: int
     max_seats: int
+    bots: list[str] = Field(description="The bots this game offers: built-in names, and the operator's allowed ext: commands when it takes outside programs")
+    view: str | None = Field(description="The URL of the game's web view module, or null when the web client has none")
     summary: str = Field(description="The game's rules in brief (Markdown)")
     presets: dict[str, dict[str, Any]]
     options: list[dict[str, Any]]
