@@ -1,10 +1,14 @@
-"""The ``random`` bot: any legal decision, uniformly over the enumerated options."""
+"""The ``random`` bot: any legal decision, uniformly over the enumerated options (of any game:
+a game it has no method for is played from ``Game.legal_actions``)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import register
 from tabletris.engine.dice import DiceAction, DiceGame
+from tabletris.engine.games import Game
 from tabletris.engine.tower import TowerAction, TowerGame
 
 MINO_CHANCE = 0.25
@@ -13,6 +17,14 @@ MINO_CHANCE = 0.25
 
 @register("random")
 class RandomBot(Bot):
+    def choose_any(self, view: Game) -> Any:
+        """One of the view's seat's legal actions, uniformly."""
+        seat = view.viewer
+        actions = view.legal_actions(seat) if seat is not None else []
+        if not actions:
+            raise ValueError("no legal action for the viewing seat")
+        return actions[self.rng.randrange(len(actions))]
+
     def choose_dice(self, game: DiceGame) -> DiceAction:
         count = game.turn_option_count()
         if not count:

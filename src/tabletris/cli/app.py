@@ -169,4 +169,7 @@ for _command in app.registered_commands:  # examples under every command's --hel
 
 
 def main() -> None:
+    from tabletris.engine.games import load_plugins
+
+    load_plugins()  # TABLETRIS_GAMES and the ``tabletris.games`` entry points: plug-in games
     app()

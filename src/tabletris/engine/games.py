@@ -291,15 +291,19 @@ GAME_NAMES = tuple(GAMES)
 
 
 def load_plugins(names: str | None = None) -> list[str]:
-    """Import the modules named in ``names`` (default: ``TABLETRIS_GAMES``, comma-separated):
-    each registers its games. The names imported."""
+    """Import the plug-in game modules: those named in ``names`` (default: ``TABLETRIS_GAMES``,
+    comma-separated) and, without ``names``, those an installed package declares in the
+    ``tabletris.games`` entry-point group. Each registers its games on import. The modules
+    imported. A front end's entry point calls this once (the command line, the server)."""
     raw = os.environ.get("TABLETRIS_GAMES", "") if names is None else names
-    loaded = []
-    for module in (m.strip() for m in raw.split(",")):
-        if module:
-            importlib.import_module(module)
-            loaded.append(module)
-    return loaded
+    modules = [m.strip() for m in raw.split(",") if m.strip()]
+    if names is None:
+        from importlib.metadata import entry_points
+
+        modules += [ep.value for ep in entry_points(group="tabletris.games")]
+    for module in modules:
+        importlib.import_module(module)
+    return modules
 
 
 def spec(name: str) -> GameSpec:

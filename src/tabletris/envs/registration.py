@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 ENVIRONMENTS: dict[str, str] = {
     "tabletris/Dice-v0": "tabletris.envs.gym:DiceEnv",
     "tabletris/Tower-v0": "tabletris.envs.gym:TowerEnv",
+    "tabletris/Game-v0": "tabletris.envs.game_env:GameEnv",
 }
 
 
