@@ -28,7 +28,8 @@ from tabletris.engine.dice import DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.records import record_of, replay
 from tabletris.server.app import GC_THRESHOLDS, create_app, paced_gc
-from tabletris.server.games import ADAPTERS, DiceAdapter
+from tabletris.server.dice_adapter import DiceAdapter
+from tabletris.server.games import ADAPTERS
 from tabletris.server.storage import Conflict, Storage
 from tabletris.table.driver import Table
 

@@ -49,8 +49,10 @@ from tabletris.engine.records import check_common, load
 from tabletris.engine.shapes import Shape
 from tabletris.engine.texts import Message as EngineText
 from tabletris.i18n import LanguageError, _, catalog_json, negotiate, parse_language
+from tabletris.server.adapter import GameAdapter
 from tabletris.server.bus import Bus, LocalBus, RedisBus
-from tabletris.server.games import ADAPTERS, ActionError, GameAdapter, adapter_for
+from tabletris.server.errors import ActionError
+from tabletris.server.games import ADAPTERS, adapter_for
 from tabletris.server.leases import Leases, LocalLeases, RedisLeases
 from tabletris.server.limits import Bucket, ClientLedger, Limits
 from tabletris.server.logs import RedactTokens, log_context

@@ -20,10 +20,12 @@ import unicodedata
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Protocol
 
+from tabletris.engine.errors import RulesError
+from tabletris.engine.games import GameSpec
 from tabletris.i18n import _
-from tabletris.server.games import ActionError, engine_text
+from tabletris.server.errors import ActionError, engine_text
 
 
 @dataclass(frozen=True)
@@ -159,10 +161,19 @@ def limit_value(limits: Limits, row: LimitRow) -> str:
 # ---------------------------------------------------------------------- rules
 
 
-def check_rules(limits: Limits, game: str, rules: Any) -> dict[str, Any]:
+class RulesChecker(Protocol):
+    """What ``check_rules`` asks of a game (its server adapter)."""
+
+    spec: GameSpec
+
+    def check_limits(self, rules: Any, limits: Limits) -> None: ...
+
+
+def check_rules(limits: Limits, game: RulesChecker, rules: Any) -> dict[str, Any]:
     """The server's ranges for a new room's rules, checked on the parsed options (cheap: no
-    board is built), so a 40x100 board with 5000 garbage stones costs nothing to refuse.
-    The engine still checks everything else when the game is built."""
+    board is built), so a 40x100 board with 5000 garbage stones costs nothing to refuse: the
+    game's spec parses them, then the game's adapter checks its own limits
+    (``check_limits``). The engine still checks everything else when the game is built."""
     if rules is None:
         return {}
     if not isinstance(rules, Mapping):
@@ -170,38 +181,18 @@ def check_rules(limits: Limits, game: str, rules: Any) -> dict[str, Any]:
     size = len(json.dumps(rules, separators=(",", ":"), default=str))
     if size > limits.rules_bytes:
         raise ActionError("bad_rules", f"rules: {size} bytes of JSON, at most {limits.rules_bytes}")
-    from tabletris.engine.dice import DiceRules
-    from tabletris.engine.options import RulesError
-    from tabletris.engine.tower import TowerRules
-
     try:
-        parsed: Any = DiceRules.from_dict(rules) if game == "dice" else TowerRules.from_dict(rules)
+        parsed = game.spec.rules(rules)
     except (RulesError, ValueError, TypeError) as e:
         raise ActionError("bad_rules", engine_text(e)) from None
-
-    def over(name: str, value: float, limit: float) -> None:
-        if value > limit:
-            raise ActionError("bad_rules", _("rules.{name}: {value:g} is over this server's limit ({limit:g})").format(name=name, value=value, limit=limit))
-
-    if game == "dice":
-        over("width", parsed.width, limits.dice_width)
-        over("height", parsed.height, limits.dice_height)
-        over("supply", parsed.supply, limits.supply)
-        over("target", parsed.target, limits.target)
-        over("die", len(parsed.die), limits.die_faces)
-        cells = parsed.width * parsed.height
-        stones = parsed.garbage if isinstance(parsed.garbage, int) else len(parsed.garbage)
-        most = int(cells * limits.garbage_share) // 4
-        if stones > most:
-            raise ActionError(
-                "bad_rules",
-                _("rules.garbage: {stones} stones would cover over {share}% of the {width}x{height} board (at most {most} here)").format(
-                    stones=stones, share=round(limits.garbage_share * 100), width=parsed.width, height=parsed.height, most=most),
-            )
-    else:
-        over("minos_in_box", parsed.minos_in_box, limits.minos_in_box)
-        over("start_minos", parsed.start_minos, limits.start_minos)
+    game.check_limits(parsed, limits)
     return dict(rules)
+
+
+def check_limit(name: str, value: float, limit: float) -> None:
+    """``bad_rules`` when the option ``name``'s ``value`` is over this server's ``limit``."""
+    if value > limit:
+        raise ActionError("bad_rules", _("rules.{name}: {value:g} is over this server's limit ({limit:g})").format(name=name, value=value, limit=limit))
 
 
 def check_timer(limits: Limits, timer: float | None, people: bool) -> float | None:

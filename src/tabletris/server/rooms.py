@@ -41,8 +41,10 @@ from tabletris.engine.games import spec as game_spec
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import replay
 from tabletris.i18n import _
+from tabletris.server.adapter import GameAdapter
 from tabletris.server.bus import Bus, LocalBus
-from tabletris.server.games import ActionError, GameAdapter, adapter_for, engine_text
+from tabletris.server.errors import ActionError, engine_text
+from tabletris.server.games import adapter_for
 from tabletris.server.leases import NOT_HELD, TAKEN_OVER, Leases, LocalLeases
 from tabletris.server.limits import (
     ClientLedger,
@@ -1334,7 +1336,7 @@ class Lobby:
         limits = self.limits
         if self.live_count() >= limits.rooms_total:
             raise ActionError("server_full", _("this server holds {n} open rooms: try again later").format(n=limits.rooms_total))
-        rules = check_rules(limits, game, rules)
+        rules = check_rules(limits, adapter, rules)
         if not (1 <= len(seat_specs) <= adapter.max_seats):
             raise ActionError("bad_seats", f"the {game} game takes 1 to {adapter.max_seats} seats, got {len(seat_specs)}")
         known = [*bot_names(), *allowed_commands()]

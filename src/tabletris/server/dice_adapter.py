@@ -1,0 +1,202 @@
+"""The dice game on the server: events are the record's moves; the server rolls as each turn begins."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from tabletris.engine.board import Stone, parse_cells
+from tabletris.engine.dice import DiceAction, DiceGame, not_your_turn, stone_dict
+from tabletris.engine.dice_records import replay_dice, replay_dice_move
+from tabletris.engine.dice_rules import DiceRules
+from tabletris.engine.errors import IllegalMove
+from tabletris.engine.games import DICE
+from tabletris.engine.shapes import Shape
+from tabletris.i18n import _
+from tabletris.server.adapter import LOG_LENGTH, SpecAdapter, cells_json
+from tabletris.server.errors import ActionError, engine_text
+from tabletris.server.limits import Limits, check_limit
+
+
+class DiceAdapter(SpecAdapter):
+    """The dice game: events are the record's moves; the server rolls as each turn begins."""
+
+    turn_field = "turn"
+    """A move names the turn it answers (``game.turn``): a late one is refused, not applied to
+    the next turn."""
+
+    def __init__(self) -> None:
+        super().__init__(DICE)
+
+    def check_limits(self, rules: DiceRules, limits: Limits) -> None:
+        """The board, supply, target and die within the server's ranges, and the garbage within
+        its share of the board."""
+        check_limit("width", rules.width, limits.dice_width)
+        check_limit("height", rules.height, limits.dice_height)
+        check_limit("supply", rules.supply, limits.supply)
+        check_limit("target", rules.target, limits.target)
+        check_limit("die", len(rules.die), limits.die_faces)
+        cells = rules.width * rules.height
+        stones = rules.garbage if isinstance(rules.garbage, int) else len(rules.garbage)
+        most = int(cells * limits.garbage_share) // 4
+        if stones > most:
+            raise ActionError(
+                "bad_rules",
+                _("rules.garbage: {stones} stones would cover over {share}% of the {width}x{height} board (at most {most} here)").format(
+                    stones=stones, share=round(limits.garbage_share * 100), width=rules.width, height=rules.height, most=most),
+            )
+
+    def start_record(self, game: DiceGame) -> dict[str, Any]:
+        record = self.record(game)
+        record["moves"] = []
+        return record
+
+    def rebuild(self, start: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> DiceGame:
+        return replay_dice({**start, "moves": list(events)})
+
+    def extend(self, game: DiceGame, events: Sequence[Mapping[str, Any]], first: int) -> None:
+        for number, event in enumerate(events, first + 1):
+            replay_dice_move(game, event, number)
+
+    def action(self, game: DiceGame, seat: int, move: Mapping[str, Any]) -> DiceAction:
+        """The client's move as the engine's ``DiceAction``: the one of the turn's legal
+        options (``turn_options``) with these cells, shape and stone taken, with the rewards
+        the client chose. When none matches, the engine says why (``play`` on a view)."""
+        if game.over:
+            raise ActionError("game_over", _("the game is over"))
+        if seat != game.to_move:
+            raise ActionError("not_your_turn", not_your_turn(game, seat))
+        if move.get("place") is None:
+            raise ActionError("bad_message", "a dice move needs 'place': the four cells of the piece")
+        try:
+            cells = frozenset(parse_cells(move["place"], "place"))
+            take = None if move.get("take") is None else frozenset(parse_cells(move["take"], "take"))
+            rewards = None if move.get("rewards") is None else tuple(
+                r if isinstance(r, str) else parse_cells(r["remove"], "rewards") for r in move["rewards"]
+            )
+        except (IllegalMove, ValueError, KeyError, TypeError) as e:
+            raise ActionError("illegal", engine_text(e)) from None
+        try:
+            tokens = None if move.get("tokens") is None else tuple(Shape(t) for t in move["tokens"])
+        except ValueError:
+            tokens = ()  # not shapes: the engine words it below
+        shape = move.get("shape") or game.roll_face
+        if tokens != ():
+            for option in game.turn_options():
+                if (
+                    option.shape.value == shape
+                    and frozenset(option.placement.cells) == cells
+                    and (None if option.take is None else frozenset(option.take.cells)) == take
+                ):
+                    return replace(option, rewards=rewards, tokens=tokens)
+        try:  # not a legal option: the engine's reason
+            game.view().play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens"))
+        except IllegalMove as e:
+            raise ActionError("illegal", engine_text(e)) from None
+        raise ActionError("illegal", _("this is not one of the legal moves listed in the state"))
+
+    def action_json(self, action: DiceAction) -> dict[str, Any]:
+        move: dict[str, Any] = {"place": cells_json(action.placement.cells), "shape": action.shape.value}
+        if action.take is not None:
+            move["take"] = cells_json(action.take.cells)
+        if action.rewards is not None:
+            move["rewards"] = [
+                r if isinstance(r, str) else {"remove": cells_json(r.cells if isinstance(r, Stone) else r)}
+                for r in action.rewards
+            ]
+        if action.tokens:
+            move["tokens"] = [t.value for t in action.tokens]
+        return move
+
+    def timer_mark(self, key: Any, seat: int, event: int) -> int:
+        """The move's place in the log: one move per turn."""
+        return event
+
+    def mark_timer(self, game: DiceGame, state: dict[str, Any], marks: set[int]) -> None:
+        """The log's moves the timer played carry ``"by": "timer"``."""
+        for i, move in enumerate(state["log"]):
+            if state["log_start"] + i in marks:
+                move["by"] = "timer"
+
+    def public(self, game: DiceGame) -> dict[str, Any]:
+        rules = game.rules
+        first = max(0, len(game.moves) - LOG_LENGTH)
+        return {
+            "game": self.name,
+            **game.public_state(),
+            "clear_rows": rules.clear_rows,
+            "target": rules.target if rules.clear_rows else None,
+            "row_reward": rules.row_reward,
+            "log_start": first,
+            "log": [m.to_dict() for m in game.moves[first:]],
+        }
+
+    def private(self, game: DiceGame, seat: int) -> dict[str, Any] | None:
+        """The legal decisions for the seat to move, grouped by shape, stone taken and orientation."""
+        if game.over or seat != game.to_move or game.roll_face is None:
+            return None
+        choose = game.rules.row_reward == "choose"
+        options = []
+        for shape in game.shapes_for_roll():
+            for take in game.take_options(shape):
+                placements = game.legal_placements(shape, take)
+                forms = []
+                for o in shape.orientations(game.rules.orientation_mode):
+                    mine = [p for p in placements if p.orientation is o]
+                    form: dict[str, Any] = {"cells": cells_json(o.cells), "places": [[p.x, p.y] for p in mine]}
+                    if choose:
+                        form["rows"] = [len(game.scoring_rows_after(p, take)) for p in mine]
+                    forms.append(form)
+                options.append(
+                    {
+                        "shape": shape.value,
+                        "take": None if take is None else stone_dict(take),
+                        "orientations": forms,
+                    }
+                )
+        return {
+            "options": options,
+            "rewardable": [s.number for s in game.rewardable_stones()] if choose else [],
+            "tokens": game.rules.takes_tokens,
+        }
+
+    def query(self, game: DiceGame, seat: int, message: Mapping[str, Any]) -> dict[str, Any]:
+        """``{"place", "shape"?, "take"?, "rewards"?}``: the point tokens that placement would take
+        by default (the engine plays it on a view) and the shapes a token may be now, so the
+        player can accept the default with one click or name others."""
+        if game.over or seat != game.to_move:
+            raise ActionError("not_your_turn", _("it is not seat {seat}'s turn").format(seat=seat))
+        if message.get("place") is None:
+            raise ActionError("bad_message", "a dice query needs 'place': the four cells of the piece")
+        try:
+            move = game.view().play(message["place"], message.get("shape"), message.get("take"), message.get("rewards"))
+        except IllegalMove as e:
+            raise ActionError("illegal", engine_text(e)) from None
+        return {
+            "tokens": [t.value for t in move.tokens or ()],
+            "choices": [s.value for s in game.token_choices()],
+        }
+
+    def summary(self, game: DiceGame) -> dict[str, Any]:
+        summary = game.summary()
+        for i, player in enumerate(summary["players"]):
+            player["rows"] = game.rows_completed[i]
+        summary["stuck"] = game.stuck
+        return summary
+
+    def frames(self, record: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The replay summary and the position before the first move and after each move."""
+        frames: list[dict[str, Any]] = []
+        game = replay_dice(record, step=lambda g: frames.append(self._frame(g)))
+        return self.summary(game), frames
+
+    def _frame(self, game: DiceGame) -> dict[str, Any]:
+        state = self.public(game)
+        state["last"] = game.moves[-1].to_dict() if game.moves else None
+        del state["log"]
+        state["roll"] = None
+        return state
+
+
+ADAPTER = DiceAdapter()

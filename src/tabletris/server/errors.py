@@ -1,0 +1,93 @@
+"""The server's one kind of refusal and how it is answered: a code for programs, a sentence for people.
+
+Every module of the server raises ``ActionError``; the HTTP routes answer it with ``STATUS``'s
+status and ``error_body``, the websocket with an ``error`` message of the same body. This module
+imports no web framework: the bot and replay worker processes unpickle ``ActionError`` from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabletris.engine.texts import Message
+from tabletris.server.models import ErrorOut
+
+
+class ActionError(Exception):
+    """A client's message that cannot be accepted: ``code`` for programs, ``message`` for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        """Pickled as (code, message): it comes back from the replay and bot processes."""
+        return (ActionError, (self.code, self.message))
+
+
+def engine_text(e: BaseException) -> str:
+    """An engine error's text, keeping its :class:`Message` (template and parameters) when it has
+    one: ``str(e)`` would flatten it to English, and the web client translates from the template."""
+    first = e.args[0] if e.args else None
+    return first if isinstance(first, Message) else str(e)
+
+
+STATUS = {
+    "unknown_room": 404,
+    "unknown_language": 404,
+    "not_found": 404,
+    "method_not_allowed": 405,
+    "bad_token": 403,
+    "not_seated": 403,
+    "wrong_seat": 403,
+    "not_your_turn": 409,
+    "stale_move": 409,
+    "seat_taken": 409,
+    "seat_reserved": 409,
+    "room_full": 409,
+    "name_taken": 409,
+    "not_started": 409,
+    "game_over": 409,
+    "not_over": 409,
+    "too_large": 413,
+    "rate_limited": 429,
+    "too_many_rooms": 429,
+    "server_full": 503,
+    "storage": 503,
+}
+"""HTTP status for each error code; every other code is 422 (the request itself is wrong)."""
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorOut, "description": "Wrong or missing seat token"},
+    404: {"model": ErrorOut, "description": "Unknown room"},
+    409: {"model": ErrorOut, "description": "Not now: not your turn, a stale move, seat taken, game over ..."},
+    413: {"model": ErrorOut, "description": "Body too large"},
+    422: {"model": ErrorOut, "description": "Malformed request, bad rules or an illegal move"},
+    429: {"model": ErrorOut, "description": "Too many requests or rooms from this address"},
+    503: {"model": ErrorOut, "description": "The move could not be stored, or the server is full; nothing changed"},
+}
+"""The error answers of the OpenAPI document, by status."""
+
+
+def error_body(code: str, message: str) -> dict[str, Any]:
+    """The one error body (docs/api.md, "Errors"): a code for programs, a sentence for people.
+
+    An engine text (a rule violation) also travels as its template and parameters (``text``), so
+    the web client shows it in the player's language; ``message`` stays the English."""
+    body: dict[str, Any] = {"error": code, "message": str(message)}
+    if isinstance(message, Message):
+        body["text"] = message.as_json()
+    return body
+
+
+def describe(errors: Any) -> str:
+    """Pydantic's errors as one line: ``place.0: Input should be a valid integer; ...``."""
+    parts = []
+    for err in list(errors)[:5]:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "message"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+__all__ = ["ERRORS", "STATUS", "ActionError", "describe", "engine_text", "error_body"]
