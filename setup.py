@@ -33,7 +33,11 @@ setup(
         Extension(
             "tabletris.engine._native",
             ["src/tabletris/engine/_native.c"],
-            depends=["src/tabletris/engine/_dice_kernel.c", "src/tabletris/engine/_dice_expert.c"],  # included by _native.c
+            depends=[  # included by _native.c
+                "src/tabletris/engine/_dice_kernel.c",
+                "src/tabletris/bots/_dice_expert.c",
+                "src/tabletris/envs/_dice_env.c",
+            ],
             optional=True,
             extra_compile_args=["-O2", "-std=c99", "-ffp-contract=off"],
         )

@@ -1,6 +1,6 @@
 """The expert's dice decision in C against the Python expert: the strength guarantee (issue 19).
 
-``engine/_dice_expert.c`` repeats ``ExpertBot.choose_dice`` (full strength, no budget) on the
+``bots/_dice_expert.c`` repeats ``ExpertBot.choose_dice`` (full strength, no budget) on the
 kernel's state; ``ExpertBot`` and ``simulate`` use it when the kernel plays the rules. It may only
 do so because it makes *the same decision*: here the Python expert (``fast_path = False``, the
 reference) and ``fastdice.expert_decision`` are asked at every position of whole games under

@@ -695,8 +695,21 @@ static void features_core(const uint64_t *occ, int w, int h, features_t *f) {
  * shares the generator and the features above. */
 #include "_dice_kernel.c"
 
+/* ------------------------------------------------------------ the module: the layers put together
+ *
+ * One extension holds the C of three layers, each file beside the Python it translates: the
+ * engine's (this file's board loops, _dice_kernel.c), the bots' (the expert's decision) and the
+ * envs' (Dice-v0's fast path). Each file names only what its own layer and the layers below
+ * define (tests/test_native_layers.py reads them); this part alone names them all. */
+
 /* The expert's dice decision (issue 19's fifth round), on the kernel's state. */
-#include "_dice_expert.c"
+#include "../bots/_dice_expert.c"
+
+/* The Gymnasium env's fast path (issue 19's fourth round), on the kernel's state. */
+#include "../envs/_dice_env.c"
+
+/* dice_playout: the kernel's playouts, their expert seats played by the bots' expert. */
+static PyObject *py_dice_playout(PyObject *self, PyObject *args) { return dk_playout(args, &dx_policy); }
 
 static PyMethodDef methods[] = {
     {"positions", py_positions, METH_VARARGS, "Legal anchors of one orientation as a bitboard."},

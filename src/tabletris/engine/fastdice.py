@@ -1,7 +1,7 @@
 """Whole dice turns in compiled code: random, greedy and expert playouts from any position (issue 19).
 
 ``DiceGame`` (engine/dice.py) is the reference and stays the only implementation the front ends
-use. The compiled core's dice kernel (``_dice_kernel.c``) is a second copy of one turn's rules,
+use. The compiled core's dice kernel (``engine/_dice_kernel.c``) is a second copy of one turn's rules,
 accepted because ``tests/test_fastdice.py`` plays thousands of whole games on both from the same
 seeds and checks that records, scores, supply, board, tokens and the generators' states agree
 exactly. It draws from CPython's own Mersenne Twister (loaded from and stored back to the game's
@@ -12,7 +12,7 @@ and the bots' ``random.Random``), so a game played here continues exactly as Pyt
 tokens, moves and generator, as ``play`` would have left them. Seats play ``random``
 (``RandomBot.choose_dice``: ``rng.randrange`` over the turn's options) or ``greedy``
 (``GreedyBot.choose_dice`` at full strength with the ``weights`` given in ``Weights.cost``
-order) or ``expert`` (``ExpertBot.choose_dice`` at full strength: ``_dice_expert.c``, checked
+order) or ``expert`` (``ExpertBot.choose_dice`` at full strength: ``bots/_dice_expert.c``, checked
 against the Python expert decision for decision by tests/test_fastexpert*.py; one decision alone
 is ``expert_decision``). ``supports(rules)`` says whether the kernel plays a rule set; what it does not play
 (``row_reward: choose``, boards wider than 63, the pure engine) stays with the Python engine.
@@ -196,7 +196,7 @@ def _params(expert: Sequence[float]) -> tuple[float, float, float, float, int]:
 
 def expert_decision(game: DiceGame, expert: Sequence[float], weights: Sequence[float]) -> DiceAction | None:
     """``ExpertBot.choose_dice`` at full strength for the roll showing in ``game``, made in the
-    kernel in one call (``_dice_expert.c``; tests/test_fastexpert*.py check it is the Python
+    kernel in one call (``bots/_dice_expert.c``; tests/test_fastexpert*.py check it is the Python
     expert's decision): the option, completed as the Python expert completes it (its tokens
     chosen when points take them). None when the kernel does not play these rules, no roll
     shows, the game is over or the roll has no option: the Python expert then decides (or says

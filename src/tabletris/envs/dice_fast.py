@@ -2,7 +2,7 @@
 
 When every opponent is the ``random`` bot (by name), the reward is not ``shaped`` and the dice
 kernel plays the rules (``engine.fastdice.supports``), ``DiceEnv`` and ``DiceVectorEnv`` keep
-their game in the compiled core (``env_new``/``env_step`` in ``_dice_kernel.c``): one C call per
+their game in the compiled core (``env_new``/``env_step`` in ``envs/_dice_env.c``): one C call per
 step plays the learner's sub-step (PLACE, TAKE, TOKEN, as ``dice_codec`` encodes them), the
 opponents' whole turns (their bots' own generators, loaded from the seeded bots) and writes the
 observation and the mask into NumPy arrays; ``DiceVectorEnv`` makes that one call for all its
@@ -28,7 +28,7 @@ from tabletris.envs.rewards import REWARD_SCHEMES
 
 SCHEMES: dict[str, int] = {name: code for code, name in enumerate(REWARD_SCHEMES)}
 """The reward schemes the kernel computes (``dk_env_reward``), by its codes: their place in
-``REWARD_SCHEMES`` (``SCHEME_SCORE``, ``SCHEME_DIFFERENCE``, ``SCHEME_WIN`` in ``_dice_kernel.c``)."""
+``REWARD_SCHEMES`` (``SCHEME_SCORE``, ``SCHEME_DIFFERENCE``, ``SCHEME_WIN`` in ``_dice_env.c``)."""
 
 
 def eligible(rules: DiceRules, opponents: Sequence[Any], reward: str) -> bool:

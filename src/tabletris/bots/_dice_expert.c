@@ -1,5 +1,7 @@
-/* The expert's dice decision in C (issue 19's fifth round), included by _native.c after the
- * dice kernel (_dice_kernel.c), whose state, options, apply and immediate it reuses.
+/* The expert's dice decision in C (issue 19's fifth round), included by engine/_native.c after
+ * the dice kernel (engine/_dice_kernel.c), whose state, options, apply and immediate it reuses.
+ * It sits with the bots because it is one (bots/expert.py); the kernel plays its expert seats
+ * through the dk_policy table at the end of this file, so the engine's C names no bot.
  *
  * bots/expert.py (ExpertBot.choose_dice at full strength, no budget, row_reward: point) is the
  * reference; this is a second copy of its arithmetic, kept only because tests/test_fastexpert*.py
@@ -15,6 +17,12 @@
  * term). */
 
 #include <math.h>
+
+/* The expert's tuning: DiceParams' (win_bonus, threat, shape, starve) and the lookahead width. */
+typedef struct {
+    double win_bonus, threat, shape, starve;
+    long width;
+} dx_params;
 
 /* expert._final_value: the score difference to the best other player, with the win bonus. */
 static double dx_final(const int *scores, int n, int me, const dx_params *p) {
@@ -306,6 +314,16 @@ static int dx_load_params(PyObject *t, dx_params *p) {
     }
     return 0;
 }
+
+/* The expert as the kernel's playouts call it (dk_policy: untyped params). */
+static int dx_policy_load(PyObject *t, void *out) { return dx_load_params(t, (dx_params *)out); }
+
+static int dx_policy_choose(const dk_game *g, long n, const void *params, int *group, int *orient, int *x, int *y,
+                            int *tokens, int *ntok) {
+    return dx_choose(g, n, (const dx_params *)params, group, orient, x, y, tokens, ntok);
+}
+
+static const dk_policy dx_policy = {sizeof(dx_params), dx_policy_load, dx_policy_choose};
 
 /* expert_decide(rules, state, params) -> (shape, take, orientation, x, y, tokens) or None:
  * ExpertBot.choose_dice for the roll showing in ``state`` (loaded as dice_playout loads one; the

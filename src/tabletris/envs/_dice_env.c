@@ -1,0 +1,661 @@
+/* The Gymnasium env's fast path in C, included by engine/_native.c after the dice kernel
+ * (engine/_dice_kernel.c), whose game, options and apply it drives. It sits with the envs
+ * because it is one: ``Dice-v0``'s codec, masks and reward schemes (envs/dice_codec.py,
+ * envs/rewards.py) and NumPy's bit generator; the kernel's C names nothing here.
+ *
+ * envs/dice_codec.py's encoding (DiceCodec, DiceTurn, DiceDecider) for one learning seat whose
+ * opponents are all random bots: the learner's sub-steps (PLACE, TAKE, TOKEN), the opponents'
+ * whole turns, the observation vector and the action mask, written straight into NumPy arrays.
+ * envs/dice_fast.py drives it; tests/test_fastdice_env.py checks it against the Python env. */
+
+enum { PH_PLACE = 0, PH_TAKE = 1, PH_TOKEN = 2 };
+enum { SCHEME_SCORE = 0, SCHEME_DIFFERENCE = 1, SCHEME_WIN = 2 };
+
+/* NumPy's bitgen_t (numpy/random/bitgen.h, the documented C interface of a BitGenerator's
+ * ``capsule``), declared here so the core builds without NumPy's headers. The batch's resets
+ * draw their seeds through it from the env's own ``np_random``, so the Python generator moves
+ * exactly as ``DiceEnv.reset``'s ``rng.integers(2**32)`` moves it (numpy draws that range as
+ * one ``next_uint32``: random_bounded_uint64_fill's full 32-bit range case). The GIL is held
+ * throughout; the BitGenerator's ``lock`` (for NumPy's own nogil draws) is not taken, as an env
+ * and its generator are not stepped from two threads at once. */
+typedef struct {
+    void *state;
+    uint64_t (*next_uint64)(void *st);
+    uint32_t (*next_uint32)(void *st);
+    double (*next_double)(void *st);
+    uint64_t (*next_raw)(void *st);
+} np_bitgen_t;
+
+typedef struct {
+    dk_game g;
+    int seat;
+    mt_t bot[DK_PLAYERS];
+    /* the codec */
+    int n_actions, obs_size, full;
+    int lay_face, lay_to_move, lay_supply, lay_scores, lay_phase, lay_rows, lay_tokens;
+    int take_base, token_base;
+    int form_base[DK_SHAPES][8], form_row[DK_SHAPES][8];
+    /* the decision being built (DiceTurn) */
+    int phase, shape, orient, x, y, group;
+    int *takes; /* PLACE with several takes: the groups whose take makes room, in order */
+    int ntakes, cap_takes;
+    int n_tokens, ntok;
+    int tok[DK_MAX_CELLS];
+    /* the batch (DiceVectorEnv): the reward scheme, and what a reset in the step call needs */
+    int scheme;
+    PyObject *bitgen_owner; /* the env's numpy BitGenerator (a reference), or NULL: no resets here */
+    np_bitgen_t *bitgen;
+    int fresh_supply[DK_SHAPES], first_player;
+} de_env;
+
+/* An env and everything it owns (its arrays, its reference to the generator). */
+static void de_release(de_env *e) {
+    dk_free(&e->g);
+    PyMem_Free(e->takes);
+    Py_XDECREF(e->bitgen_owner);
+    PyMem_Free(e);
+}
+
+static void de_capsule_free(PyObject *capsule) {
+    de_env *e = PyCapsule_GetPointer(capsule, "tabletris.dice_env");
+    if (e != NULL) de_release(e);
+}
+
+static de_env *de_of(PyObject *capsule) {
+    return PyCapsule_GetPointer(capsule, "tabletris.dice_env");
+}
+
+/* A stone's anchor (dice_codec.anchor): its lowest cell, leftmost among the lowest. */
+static void de_anchor(const dk_stone *st, int *ax, int *ay) {
+    int bx = st->x[0], by = st->y[0];
+    for (int c = 1; c < st->n; c++)
+        if (st->y[c] < by || (st->y[c] == by && st->x[c] < bx)) {
+            bx = st->x[c];
+            by = st->y[c];
+        }
+    *ax = bx;
+    *ay = by;
+}
+
+/* Stones of each shape left for tokens after the placement being built and the tokens named. */
+static void de_remaining(const de_env *e, int *left) {
+    const dk_game *g = &e->g;
+    for (int s = 0; s < g->nshapes; s++) left[s] = g->supply[s];
+    if (g->groups[e->group].take < 0 && (g->flags & F_LIMITED)) left[e->shape]--;
+    for (int i = 0; i < e->ntok; i++) left[e->tok[i]]--;
+}
+
+static int de_token_options(const de_env *e, int *out) {
+    int left[DK_SHAPES], n = 0;
+    de_remaining(e, left);
+    for (int s = 0; s < e->g.nshapes; s++)
+        if (left[s] > 0) out[n++] = s;
+    return n;
+}
+
+/* The opponents play (the die rolled for each) until the learner has a decision or the game
+ * is over (DiceEnv._others_play with random bots). */
+static int de_advance(de_env *e) {
+    dk_game *g = &e->g;
+    while (!g->over) {
+        if (g->roll < 0) {
+            g->roll = (int)mt_below(&g->rng, g->nfaces);
+            long n = dk_options(g);
+            if (n < 0) return -1;
+            if (n == 0) {
+                if (dk_stuck(g) < 0) return -1;
+                continue;
+            }
+            e->phase = PH_PLACE;
+            e->ntok = e->n_tokens = 0;
+        }
+        if (g->to_move == e->seat) break;
+        long n = 0;
+        for (int i = 0; i < g->ngroups; i++) n += g->groups[i].count;
+        int group = -1, orient = 0, x = 0, y = 0;
+        dk_option_at(g, mt_below(&e->bot[g->to_move], n), &group, &orient, &x, &y);
+        if (group < 0 || dk_apply(g, group, orient, x, y, NULL) < 0) return -1;
+    }
+    return 0;
+}
+
+/* After the placement (and its take) are chosen: how many tokens the points take, and the
+ * forced ones taken (DiceCodec._rewards_or_done and _tokens_or_done); 1 when the decision is
+ * whole and was played. */
+static int de_tokens_or_done(de_env *e) {
+    dk_game *g = &e->g;
+    if (e->phase != PH_TOKEN) {
+        e->phase = PH_TOKEN;
+        e->ntok = 0;
+        e->n_tokens = 0;
+        if (g->flags & F_TOKENS) {
+            long pts;
+            double cost;
+            dk_immediate(g, e->group, e->orient, e->x, e->y, &pts, &cost);
+            int left[DK_SHAPES], total = 0;
+            de_remaining(e, left);
+            for (int s = 0; s < g->nshapes; s++) total += left[s] > 0 ? left[s] : 0;
+            e->n_tokens = (int)(pts < total ? pts : total);
+        }
+    }
+    while (e->ntok < e->n_tokens) {
+        int opts[DK_SHAPES];
+        int n = de_token_options(e, opts);
+        if (n > 1) return 0;
+        if (n == 0) {
+            PyErr_SetString(PyExc_RuntimeError, "dice env: a token to take and no shape left (a bug)");
+            return -1;
+        }
+        e->tok[e->ntok++] = opts[0];
+    }
+    if (dk_apply(g, e->group, e->orient, e->x, e->y, e->n_tokens ? e->tok : NULL) < 0) return -1;
+    e->phase = PH_PLACE;
+    e->ntok = e->n_tokens = 0;
+    return 1;
+}
+
+/* DiceCodec.advance for the legal id ``a``: 0 taken (the learner decides again or the turn was
+ * played), -1 with ValueError when ``a`` is not legal now. */
+static int de_act(de_env *e, long a) {
+    dk_game *g = &e->g;
+    if (g->over || g->to_move != e->seat || g->roll < 0) goto illegal;
+    if (e->phase == PH_PLACE) {
+        int s = -1, k = -1;
+        for (int si = 0; si < g->nshapes && s < 0; si++)
+            for (int ki = 0; ki < g->nos[si]; ki++) {
+                const orient_t *o = &g->os[si][ki];
+                long rows = g->h - o->oh + 1;
+                if (rows < 1 || e->form_row[si][ki] < 1) continue;
+                long base = e->form_base[si][ki], count = rows * e->form_row[si][ki];
+                if (a >= base && a < base + count) {
+                    s = si;
+                    k = ki;
+                    break;
+                }
+            }
+        if (s < 0) goto illegal;
+        long rel = a - e->form_base[s][k];
+        int y = (int)(rel / e->form_row[s][k]), x = (int)(rel % e->form_row[s][k]);
+        if (dk_grow((void **)&e->takes, &e->cap_takes, NULL, NULL, (size_t)g->ngroups + 1, sizeof(int)) < 0) return -1;
+        e->ntakes = 0;
+        for (int i = 0; i < g->ngroups; i++) {
+            const dk_group *gr = &g->groups[i];
+            if (gr->shape != s) continue;
+            const uint64_t *out = g->pool + gr->off + (size_t)k * g->h;
+            if (out[y] >> x & 1) e->takes[e->ntakes++] = i;
+        }
+        if (e->ntakes == 0) goto illegal;
+        e->shape = s;
+        e->orient = k;
+        e->x = x;
+        e->y = y;
+        e->group = e->takes[0];
+        if (e->ntakes > 1) {
+            e->phase = PH_TAKE;
+            return 0;
+        }
+        return de_tokens_or_done(e) < 0 ? -1 : 0;
+    }
+    if (e->phase == PH_TAKE) {
+        for (int i = 0; i < e->ntakes; i++) {
+            int ax, ay;
+            de_anchor(&g->stones[g->groups[e->takes[i]].take], &ax, &ay);
+            if (a == e->take_base + (long)ay * g->w + ax) {
+                e->group = e->takes[i];
+                return de_tokens_or_done(e) < 0 ? -1 : 0;
+            }
+        }
+        goto illegal;
+    }
+    {
+        int opts[DK_SHAPES];
+        int n = de_token_options(e, opts);
+        for (int i = 0; i < n; i++)
+            if (a == e->token_base + opts[i]) {
+                e->tok[e->ntok++] = opts[i];
+                return de_tokens_or_done(e) < 0 ? -1 : 0;
+            }
+    }
+illegal:
+    PyErr_Format(PyExc_ValueError, "dice env: action %ld is not legal now", a);
+    return -1;
+}
+
+/* DiceCodec.observe for the learner, and its mask (DiceEnv._mask). */
+static void de_observe(const de_env *e, float *obs, signed char *mask) {
+    const dk_game *g = &e->g;
+    int w = g->w, h = g->h, hw = w * h, n = g->nplayers;
+    memset(obs, 0, sizeof(float) * (size_t)e->obs_size);
+    memset(mask, 0, (size_t)e->n_actions);
+    for (int i = 0; i < g->nstones; i++) {
+        const dk_stone *st = &g->stones[i];
+        int base = st->owner < 0 ? 2 * hw : st->owner == e->seat ? 0 : hw;
+        for (int c = 0; c < st->n; c++) obs[base + st->y[c] * w + st->x[c]] = 1.0f;
+    }
+    if (g->roll >= 0) obs[e->lay_face + (g->face_shape[g->roll] < 0 ? g->nshapes : g->face_shape[g->roll])] = 1.0f;
+    if (!g->over) obs[e->lay_to_move + ((g->to_move - e->seat) % n + n) % n] = 1.0f;
+    for (int s = 0; s < g->nshapes; s++) {
+        double left = (g->flags & F_LIMITED) ? (double)g->supply[s] : (double)e->full;
+        double v = left / (double)e->full;
+        obs[e->lay_supply + s] = (float)(v < 1.0 ? v : 1.0);
+    }
+    for (int k = 0; k < n; k++) {
+        double sc = (double)g->scores[(e->seat + k) % n];
+        obs[e->lay_scores + k] = (float)(sc < -1000.0 ? -1000.0 : sc > 1000.0 ? 1000.0 : sc);
+    }
+    int mine = g->to_move == e->seat;
+    int phase = mine ? e->phase : PH_PLACE;
+    obs[e->lay_phase + (phase == PH_PLACE ? 0 : phase == PH_TAKE ? 1 : 3)] = 1.0f;
+    if (mine && phase != PH_PLACE) {
+        const orient_t *o = &g->os[e->shape][e->orient];
+        for (int c = 0; c < o->n; c++) obs[3 * hw + (e->y + o->dy[c]) * w + e->x + o->dx[c]] = 1.0f;
+    }
+    if (mine) {
+        double left = (double)(e->n_tokens - e->ntok) / 4.0;
+        obs[e->lay_tokens] = (float)(left < 1.0 ? left : 1.0);
+    }
+    if (g->over || !mine || g->roll < 0) return;
+    if (phase == PH_PLACE) {
+        for (int i = 0; i < g->ngroups; i++) {
+            const dk_group *gr = &g->groups[i];
+            for (int k = 0; k < g->nos[gr->shape]; k++) {
+                const uint64_t *out = g->pool + gr->off + (size_t)k * g->h;
+                for (int y = 0; y < g->h; y++)
+                    for (uint64_t b = out[y]; b; b &= b - 1)
+                        mask[e->form_base[gr->shape][k] + y * e->form_row[gr->shape][k] + __builtin_ctzll(b)] = 1;
+            }
+        }
+    } else if (phase == PH_TAKE) {
+        for (int i = 0; i < e->ntakes; i++) {
+            int ax, ay;
+            de_anchor(&g->stones[g->groups[e->takes[i]].take], &ax, &ay);
+            mask[e->take_base + ay * w + ax] = 1;
+        }
+    } else {
+        int opts[DK_SHAPES];
+        int nopt = de_token_options(e, opts);
+        for (int i = 0; i < nopt; i++) mask[e->token_base + opts[i]] = 1;
+    }
+}
+
+/* ``auto`` = (bit_generator or None, scheme): the reward scheme env_step's batch form computes
+ * (0 score, 1 difference, 2 win: envs/rewards.step_reward) and the env's numpy BitGenerator
+ * its resets draw the seeds from (None: the batch cannot reset this game; DiceVectorEnv resets
+ * it in Python, as for garbage, which the Python engine places). The state just loaded must be
+ * a new game (fastdice.fresh_state): its supply and first player are what a reset starts from. */
+static int de_configure(de_env *e, PyObject *auto_) {
+    PyObject *owner;
+    int scheme;
+    if (!PyArg_ParseTuple(auto_, "Oi", &owner, &scheme)) return -1;
+    if (scheme < SCHEME_SCORE || scheme > SCHEME_WIN) {
+        PyErr_Format(PyExc_ValueError, "dice env: reward scheme %d: expected 0, 1 or 2", scheme);
+        return -1;
+    }
+    np_bitgen_t *bitgen = NULL;
+    if (owner != Py_None) {
+        if (e->g.nstones || e->g.turn || e->g.nmoves || e->g.over) {
+            PyErr_SetString(PyExc_ValueError, "dice env: resets in the batch need a new game to copy");
+            return -1;
+        }
+        PyObject *cap = PyObject_GetAttrString(owner, "capsule");
+        if (cap == NULL) return -1;
+        bitgen = PyCapsule_GetPointer(cap, "BitGenerator");
+        Py_DECREF(cap);
+        if (bitgen == NULL) return -1;
+        for (int s = 0; s < e->g.nshapes; s++) e->fresh_supply[s] = e->g.supply[s];
+        e->first_player = e->g.to_move;
+        Py_INCREF(owner);
+    }
+    Py_XDECREF(e->bitgen_owner);
+    e->bitgen_owner = owner == Py_None ? NULL : owner;
+    e->bitgen = bitgen;
+    e->scheme = scheme;
+    return 0;
+}
+
+/* DiceEnv.reset with no seed, in C: the game's seed, then each opponent's bot seed in seat order,
+ * drawn as ``rng.integers(2**32)`` from the env's np_random; then fastdice.fresh_state's game. */
+static uint32_t de_restart(de_env *e) {
+    np_bitgen_t *bg = e->bitgen;
+    dk_game *g = &e->g;
+    uint32_t seed = bg->next_uint32(bg->state);
+    for (int s = 0; s < g->nplayers; s++)
+        if (s != e->seat) mt_seed(&e->bot[s], bg->next_uint32(bg->state));
+    g->nmoves = 0;
+    g->nstones = 0;
+    memset(g->rows, 0, sizeof g->rows);
+    memset(g->scored, 0, sizeof g->scored);
+    g->next_number = 1;
+    for (int s = 0; s < g->nshapes; s++) g->supply[s] = e->fresh_supply[s];
+    for (int k = 0; k < g->nplayers; k++) g->scores[k] = g->rows_completed[k] = 0;
+    g->turn = 0;
+    g->to_move = e->first_player;
+    g->roll = -1;
+    g->over = 0;
+    g->stuck = -1;
+    mt_seed(&g->rng, seed);
+    e->phase = PH_PLACE;
+    e->ntok = e->n_tokens = e->ntakes = 0;
+    return seed;
+}
+
+/* rewards.margin: own score minus the best other (own score alone with one player). */
+static double de_margin(const int *scores, int n, int seat) {
+    int best = 0, any = 0;
+    for (int k = 0; k < n; k++)
+        if (k != seat && (!any || scores[k] > best)) {
+            best = scores[k];
+            any = 1;
+        }
+    return (double)(scores[seat] - (any ? best : 0));
+}
+
+/* rewards.step_reward for the learner's step from ``before`` to the game's scores now. */
+static double de_reward(const de_env *e, const int *before) {
+    const dk_game *g = &e->g;
+    int n = g->nplayers, seat = e->seat;
+    if (e->scheme == SCHEME_SCORE) return (double)(g->scores[seat] - before[seat]);
+    if (e->scheme == SCHEME_DIFFERENCE) return de_margin(g->scores, n, seat) - de_margin(before, n, seat);
+    if (!g->over) return 0.0;
+    int best = g->scores[0], winners = 0;
+    for (int k = 1; k < n; k++)
+        if (g->scores[k] > best) best = g->scores[k];
+    for (int k = 0; k < n; k++) winners += g->scores[k] == best;
+    if (g->scores[seat] != best) return -1.0;
+    return winners == 1 ? 1.0 : 0.0;
+}
+
+/* env_new(rules, state, seat, bot_rngs, codec) -> capsule: a game for the fast env, loaded
+ * as dice_playout loads one; ``codec`` = (n_actions, obs_size, full, face, to_move, supply,
+ * scores, phase, rows_left, tokens_left, take_base, token_base, bases), ``bases`` per shape a
+ * tuple of (PLACE id of anchor (0, 0), anchors per row) per orientation. */
+static PyObject *py_env_new(PyObject *self, PyObject *args) {
+    PyObject *rules, *state, *bot_states, *codec, *bases, *auto_ = NULL;
+    int seat;
+    if (!PyArg_ParseTuple(args, "O!O!iO!O!|O!", &PyTuple_Type, &rules, &PyTuple_Type, &state, &seat, &PyTuple_Type,
+                          &bot_states, &PyTuple_Type, &codec, &PyTuple_Type, &auto_))
+        return NULL;
+    de_env *e = PyMem_Calloc(1, sizeof(de_env));
+    if (e == NULL) return PyErr_NoMemory();
+    if (dk_load_rules(&e->g, rules) < 0 || dk_load_state(&e->g, state) < 0) goto fail;
+    if (!PyArg_ParseTuple(codec, "iiiiiiiiiiiiO!", &e->n_actions, &e->obs_size, &e->full, &e->lay_face,
+                          &e->lay_to_move, &e->lay_supply, &e->lay_scores, &e->lay_phase, &e->lay_rows,
+                          &e->lay_tokens, &e->take_base, &e->token_base, &PyTuple_Type, &bases))
+        goto fail;
+    if (seat < 0 || seat >= e->g.nplayers || PyTuple_GET_SIZE(bot_states) != e->g.nplayers ||
+        PyTuple_GET_SIZE(bases) != e->g.nshapes || e->full < 1) {
+        PyErr_SetString(PyExc_ValueError, "dice env: seat, generators or codec do not fit the rules");
+        goto fail;
+    }
+    e->seat = seat;
+    for (int i = 0; i < e->g.nplayers; i++)
+        if (i != seat && mt_load(&e->bot[i], PyTuple_GET_ITEM(bot_states, i)) < 0) goto fail;
+    for (int s = 0; s < e->g.nshapes; s++) {
+        PyObject *forms = PyTuple_GET_ITEM(bases, s);
+        if (!PyTuple_Check(forms) || PyTuple_GET_SIZE(forms) != e->g.nos[s]) {
+            PyErr_SetString(PyExc_ValueError, "dice env: one base per orientation");
+            goto fail;
+        }
+        for (int k = 0; k < e->g.nos[s]; k++)
+            if (!PyArg_ParseTuple(PyTuple_GET_ITEM(forms, k), "ii", &e->form_base[s][k], &e->form_row[s][k])) goto fail;
+    }
+    if (e->g.roll >= 0) {
+        PyErr_SetString(PyExc_ValueError, "dice env: starts between turns (no roll showing)");
+        goto fail;
+    }
+    if (auto_ != NULL && de_configure(e, auto_) < 0) goto fail;
+    PyObject *cap = PyCapsule_New(e, "tabletris.dice_env", de_capsule_free);
+    if (cap == NULL) goto fail;
+    return cap;
+fail:
+    de_release(e);
+    return NULL;
+}
+
+/* env_reset(env, state, bot_rngs[, auto]): a new game in an env made by env_new (same rules and
+ * codec): its allocations are kept. ``bot_rngs``: per seat a generator state or an int seed;
+ * ``auto`` as in de_configure (left as it was when not given). */
+static PyObject *py_env_reset(PyObject *self, PyObject *args) {
+    PyObject *cap, *state, *bot_states, *auto_ = NULL;
+    if (!PyArg_ParseTuple(args, "OO!O!|O!", &cap, &PyTuple_Type, &state, &PyTuple_Type, &bot_states, &PyTuple_Type,
+                          &auto_))
+        return NULL;
+    de_env *e = de_of(cap);
+    if (e == NULL) return NULL;
+    if (PyTuple_GET_SIZE(bot_states) != e->g.nplayers) {
+        PyErr_SetString(PyExc_ValueError, "dice env: one generator per seat");
+        return NULL;
+    }
+    for (int i = 0; i < e->g.nplayers; i++)
+        if (i != e->seat && mt_load(&e->bot[i], PyTuple_GET_ITEM(bot_states, i)) < 0) return NULL;
+    e->g.nmoves = 0;
+    if (dk_load_state(&e->g, state) < 0) return NULL;
+    if (e->g.roll >= 0) {
+        PyErr_SetString(PyExc_ValueError, "dice env: starts between turns (no roll showing)");
+        return NULL;
+    }
+    e->phase = PH_PLACE;
+    e->ntok = e->n_tokens = e->ntakes = 0;
+    if (auto_ != NULL && de_configure(e, auto_) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* env_step(envs, actions, obs, masks, status[, resets, rewards, seeds]): for each env i, the
+ * learner's action ``actions[i]`` (int64; -1: none, only the opponents play up to the learner's
+ * decision), then its observation into row i of ``obs`` (float32), its mask into ``masks``
+ * (int8) and into ``status`` (int32) (over, turn, to_move, stuck or -1, scores...). One call for
+ * a batch. The batch form (DiceVectorEnv) also takes ``resets`` (uint8: 1 resets game i first,
+ * its seeds drawn from its np_random, de_restart; its action is ignored), and writes
+ * ``rewards`` (float64: the configured scheme's reward of game i's action, 0 without one) and
+ * ``seeds`` (int64: the seed of the game a reset started, -1 for the others). */
+static PyObject *py_env_step(PyObject *self, PyObject *args) {
+    PyObject *envs;
+    Py_buffer act, obs, mask, status, resets = {0}, rewards = {0}, seeds = {0};
+    int batch = PyTuple_GET_SIZE(args) > 5;
+    if (batch ? !PyArg_ParseTuple(args, "O!y*w*w*w*y*w*w*", &PyList_Type, &envs, &act, &obs, &mask, &status, &resets,
+                                  &rewards, &seeds)
+              : !PyArg_ParseTuple(args, "O!y*w*w*w*", &PyList_Type, &envs, &act, &obs, &mask, &status))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = PyList_GET_SIZE(envs);
+    if (n == 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    de_env *first = de_of(PyList_GET_ITEM(envs, 0));
+    if (first == NULL) goto done;
+    Py_ssize_t width = 4 + first->g.nplayers;
+    if (act.len < n * (Py_ssize_t)sizeof(int64_t) || obs.len < n * first->obs_size * (Py_ssize_t)sizeof(float) ||
+        mask.len < n * first->n_actions || status.len < n * width * (Py_ssize_t)sizeof(int32_t) ||
+        (batch && (resets.len < n || rewards.len < n * (Py_ssize_t)sizeof(double) ||
+                   seeds.len < n * (Py_ssize_t)sizeof(int64_t)))) {
+        PyErr_SetString(PyExc_ValueError, "dice env: a buffer is too small for the batch");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        de_env *e = de_of(PyList_GET_ITEM(envs, i));
+        if (e == NULL) goto done;
+        if (e->obs_size != first->obs_size || e->n_actions != first->n_actions || e->g.nplayers != first->g.nplayers) {
+            PyErr_SetString(PyExc_ValueError, "dice env: every game of a batch has the same codec");
+            goto done;
+        }
+        int64_t a = ((const int64_t *)act.buf)[i];
+        int before[DK_PLAYERS];
+        if (batch) {
+            ((double *)rewards.buf)[i] = 0.0;
+            ((int64_t *)seeds.buf)[i] = -1;
+            if (((const unsigned char *)resets.buf)[i]) {
+                if (e->bitgen == NULL) {
+                    PyErr_SetString(PyExc_ValueError, "dice env: this game is not reset in the batch (no generator)");
+                    goto done;
+                }
+                ((int64_t *)seeds.buf)[i] = de_restart(e);
+                a = -1;
+            }
+            memcpy(before, e->g.scores, sizeof(int) * (size_t)e->g.nplayers);
+        }
+        if (a >= 0) {
+            if (de_act(e, (long)a) < 0) goto done;
+        }
+        if (de_advance(e) < 0) goto done;
+        if (batch && a >= 0) ((double *)rewards.buf)[i] = de_reward(e, before);
+        de_observe(e, (float *)obs.buf + i * e->obs_size, (signed char *)mask.buf + i * e->n_actions);
+        int32_t *st = (int32_t *)status.buf + i * width;
+        st[0] = e->g.over;
+        st[1] = e->g.turn;
+        st[2] = e->g.to_move;
+        st[3] = e->g.stuck;
+        for (int k = 0; k < e->g.nplayers; k++) st[4 + k] = e->g.scores[k];
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&act);
+    PyBuffer_Release(&obs);
+    PyBuffer_Release(&mask);
+    PyBuffer_Release(&status);
+    if (batch) {
+        PyBuffer_Release(&resets);
+        PyBuffer_Release(&rewards);
+        PyBuffer_Release(&seeds);
+    }
+    return result;
+}
+
+/* env_game(env) -> (moves, state): the game so far, for a DiceGame built on demand. */
+static PyObject *py_env_game(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    if (!PyArg_ParseTuple(args, "O", &cap)) return NULL;
+    de_env *e = de_of(cap);
+    if (e == NULL) return NULL;
+    return Py_BuildValue("(NN)", dk_store_moves(&e->g), dk_store_state(&e->g));
+}
+
+/* ------------------------------------------------------------ copies (deepcopy, pickle) */
+
+/* An env's bytes for copy and pickle: a header that names this build's layout, the de_env
+ * struct as it lies in memory, then the used part of each array it owns. Only the build that
+ * wrote them reads them back (another build's layout is refused, never guessed at): a copy or a
+ * pickle moves between processes of one installation, which is what copy.deepcopy, vector envs'
+ * worker processes and search over a copied env do. */
+#define DE_DUMP_MAGIC 0x4b445454u /* "TTDK" */
+#define DE_DUMP_VERSION 1u
+
+typedef struct {
+    uint32_t magic, version, env_size, stone_size, group_size, move_size;
+    int64_t nstones, ngroups, pool_used, nmoves, ntakes;
+} de_dump_head;
+
+static PyObject *py_env_dump(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    if (!PyArg_ParseTuple(args, "O", &cap)) return NULL;
+    de_env *e = de_of(cap);
+    if (e == NULL) return NULL;
+    const dk_game *g = &e->g;
+    de_dump_head head = {DE_DUMP_MAGIC, DE_DUMP_VERSION, sizeof(de_env), sizeof(dk_stone), sizeof(dk_group),
+                         sizeof(dk_move), g->nstones, g->ngroups, (int64_t)g->pool_used, g->nmoves, e->ntakes};
+    size_t parts[6] = {sizeof head, sizeof *e, (size_t)g->nstones * sizeof(dk_stone),
+                       (size_t)g->ngroups * sizeof(dk_group), g->pool_used * sizeof(uint64_t),
+                       (size_t)g->nmoves * sizeof(dk_move)};
+    size_t takes = (size_t)e->ntakes * sizeof(int), total = takes;
+    for (int i = 0; i < 6; i++) total += parts[i];
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+    if (out == NULL) return NULL;
+    char *p = PyBytes_AS_STRING(out);
+    const void *from[7] = {&head, e, g->stones, g->groups, g->pool, g->moves, e->takes};
+    size_t sizes[7] = {parts[0], parts[1], parts[2], parts[3], parts[4], parts[5], takes};
+    for (int i = 0; i < 7; i++) {
+        if (sizes[i]) memcpy(p, from[i], sizes[i]);
+        p += sizes[i];
+    }
+    return out;
+}
+
+/* A copy of ``n`` items of ``size`` bytes read from ``*p`` (advanced past them), or NULL for none. */
+static int de_take(const char **p, int64_t n, size_t size, void **into) {
+    *into = NULL;
+    if (n <= 0) return 0;
+    *into = PyMem_Malloc((size_t)n * size);
+    if (*into == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(*into, *p, (size_t)n * size);
+    *p += (size_t)n * size;
+    return 0;
+}
+
+/* env_load(data, bit_generator or None) -> capsule: the env env_dump wrote, its batch resets
+ * drawing from ``bit_generator`` (the copied env's own; None: it resets in Python). */
+static PyObject *py_env_load(PyObject *self, PyObject *args) {
+    const char *data;
+    Py_ssize_t len;
+    PyObject *owner;
+    if (!PyArg_ParseTuple(args, "y#O", &data, &len, &owner)) return NULL;
+    de_dump_head head;
+    if ((size_t)len < sizeof head) goto bad;
+    memcpy(&head, data, sizeof head);
+    if (head.magic != DE_DUMP_MAGIC || head.version != DE_DUMP_VERSION || head.env_size != sizeof(de_env) ||
+        head.stone_size != sizeof(dk_stone) || head.group_size != sizeof(dk_group) || head.move_size != sizeof(dk_move)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "dice env: this copy was written by another build of tabletris's core; load it where it was made");
+        return NULL;
+    }
+    if (head.nstones < 0 || head.ngroups < 0 || head.pool_used < 0 || head.nmoves < 0 || head.ntakes < 0 ||
+        head.nstones > INT_MAX || head.ngroups > INT_MAX || head.ntakes > INT_MAX)
+        goto bad;
+    size_t need = sizeof head + sizeof(de_env) + (size_t)head.nstones * sizeof(dk_stone) +
+                  (size_t)head.ngroups * sizeof(dk_group) + (size_t)head.pool_used * sizeof(uint64_t) +
+                  (size_t)head.nmoves * sizeof(dk_move) + (size_t)head.ntakes * sizeof(int);
+    if ((size_t)len != need) goto bad;
+    np_bitgen_t *bitgen = NULL;
+    if (owner != Py_None) {
+        PyObject *bg = PyObject_GetAttrString(owner, "capsule");
+        if (bg == NULL) return NULL;
+        bitgen = PyCapsule_GetPointer(bg, "BitGenerator");
+        Py_DECREF(bg);
+        if (bitgen == NULL) return NULL;
+    }
+    de_env *e = PyMem_Malloc(sizeof(de_env));
+    if (e == NULL) return PyErr_NoMemory();
+    const char *p = data + sizeof head;
+    memcpy(e, p, sizeof *e);
+    p += sizeof *e;
+    dk_game *g = &e->g;
+    g->stones = NULL;
+    g->groups = NULL;
+    g->pool = NULL;
+    g->moves = NULL;
+    e->takes = NULL;
+    e->bitgen_owner = NULL;
+    e->bitgen = NULL;
+    if (g->nstones != head.nstones || g->ngroups != head.ngroups || (int64_t)g->pool_used != head.pool_used ||
+        g->nmoves != head.nmoves || e->ntakes != head.ntakes) {
+        PyMem_Free(e);
+        goto bad;
+    }
+    if (de_take(&p, head.nstones, sizeof(dk_stone), (void **)&g->stones) < 0 ||
+        de_take(&p, head.ngroups, sizeof(dk_group), (void **)&g->groups) < 0 ||
+        de_take(&p, head.pool_used, sizeof(uint64_t), (void **)&g->pool) < 0 ||
+        de_take(&p, head.nmoves, sizeof(dk_move), (void **)&g->moves) < 0 ||
+        de_take(&p, head.ntakes, sizeof(int), (void **)&e->takes) < 0) {
+        de_release(e);
+        return NULL;
+    }
+    /* Each array's capacity is what it holds now; the first growth reallocates as usual. */
+    g->cap_stones = g->nstones;
+    g->cap_groups = g->ngroups;
+    g->pool_cap = g->pool_used;
+    g->cap_moves = g->nmoves;
+    e->cap_takes = e->ntakes;
+    if (bitgen != NULL) {
+        Py_INCREF(owner);
+        e->bitgen_owner = owner;
+        e->bitgen = bitgen;
+    }
+    PyObject *cap = PyCapsule_New(e, "tabletris.dice_env", de_capsule_free);
+    if (cap == NULL) de_release(e);
+    return cap;
+bad:
+    PyErr_SetString(PyExc_ValueError, "dice env: the copy's bytes are damaged (sizes do not add up)");
+    return NULL;
+}
