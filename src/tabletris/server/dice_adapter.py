@@ -11,7 +11,7 @@ from tabletris.engine.dice import DiceAction, DiceGame, not_your_turn, stone_dic
 from tabletris.engine.dice_records import replay_dice, replay_dice_move
 from tabletris.engine.dice_rules import DiceRules
 from tabletris.engine.errors import IllegalMove
-from tabletris.engine.games import DICE
+from tabletris.engine.games import DICE, GameSpec
 from tabletris.engine.shapes import Shape
 from tabletris.i18n import _
 from tabletris.server.adapter import LOG_LENGTH, SpecAdapter, cells_json
@@ -26,8 +26,8 @@ class DiceAdapter(SpecAdapter):
     """A move names the turn it answers (``game.turn``): a late one is refused, not applied to
     the next turn."""
 
-    def __init__(self) -> None:
-        super().__init__(DICE)
+    def __init__(self, game_spec: GameSpec = DICE) -> None:
+        super().__init__(game_spec)
 
     def check_limits(self, rules: DiceRules, limits: Limits) -> None:
         """The board, supply, target and die within the server's ranges, and the garbage within

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from tabletris.engine.texts import Message
-from tabletris.server.models import ErrorOut
 
 
 class ActionError(Exception):
@@ -58,18 +57,6 @@ STATUS = {
 }
 """HTTP status for each error code; every other code is 422 (the request itself is wrong)."""
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    403: {"model": ErrorOut, "description": "Wrong or missing seat token"},
-    404: {"model": ErrorOut, "description": "Unknown room"},
-    409: {"model": ErrorOut, "description": "Not now: not your turn, a stale move, seat taken, game over ..."},
-    413: {"model": ErrorOut, "description": "Body too large"},
-    422: {"model": ErrorOut, "description": "Malformed request, bad rules or an illegal move"},
-    429: {"model": ErrorOut, "description": "Too many requests or rooms from this address"},
-    503: {"model": ErrorOut, "description": "The move could not be stored, or the server is full; nothing changed"},
-}
-"""The error answers of the OpenAPI document, by status."""
-
-
 def error_body(code: str, message: str) -> dict[str, Any]:
     """The one error body (docs/api.md, "Errors"): a code for programs, a sentence for people.
 
@@ -90,4 +77,4 @@ def describe(errors: Any) -> str:
     return "; ".join(parts)
 
 
-__all__ = ["ERRORS", "STATUS", "ActionError", "describe", "engine_text", "error_body"]
+__all__ = ["STATUS", "ActionError", "describe", "engine_text", "error_body"]

@@ -4,7 +4,7 @@ Every app owns a ``Metrics`` with its own ``CollectorRegistry``: the tests start
 one process, and metrics in the library's global registry would add up across them (and refuse
 a second registration of the same name). The lobby holds the app's ``Metrics`` as
 ``lobby.metrics``; code that counts something reaches it there
-(``room.lobby.metrics.moves.labels(game="dice").inc()``).
+(``room.lobby.metrics.moves.labels(game=room.game_name).inc()``).
 
 What costs nothing to keep is counted where it happens (moves, their latency, lease
 takeovers); what the lobby already knows (rooms, connections, bots thinking) is read from it when

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
+from pydantic_core import PydanticCustomError
+
+from tabletris.engine.games import GAME_NAMES
+from tabletris.server.games import ADAPTERS
 
 CellIn = Annotated[list[StrictInt], Field(min_length=2, max_length=2, description="[x, y]")]
 CellsIn = Annotated[list[CellIn], Field(max_length=16)]
@@ -16,6 +20,20 @@ CellsIn = Annotated[list[CellIn], Field(max_length=16)]
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _served_game(value: Any) -> Any:
+    """A game the server serves, asked at request time (a game registered later is one); refused
+    in the words of pydantic's own choice error, as when the games were a fixed list."""
+    if isinstance(value, str) and value in ADAPTERS:
+        return value
+    names = [repr(name) for name in ADAPTERS]
+    expected = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+    raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+
+
+GameName = Annotated[str, BeforeValidator(_served_game), Field(json_schema_extra={"enum": list(GAME_NAMES)})]
+"""A game's name in a request; the OpenAPI document lists the built-in games."""
 
 
 class SeatIn(Strict):
@@ -26,7 +44,7 @@ class SeatIn(Strict):
 
 
 class CreateRoomIn(Strict):
-    game: Literal["dice", "tower"] = "dice"
+    game: GameName = GAME_NAMES[0]
     rules: dict[str, Any] = Field(default_factory=dict, description="{'preset': NAME} and/or options")
     seats: list[SeatIn] = Field(min_length=1, max_length=8)
     timer: float | None = Field(
@@ -125,6 +143,18 @@ class StateOut(BaseModel):
 class ErrorOut(BaseModel):
     error: str = Field(description="A code: unknown_room, bad_token, not_your_turn, illegal, ...")
     message: str = Field(description="What is wrong, for people")
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorOut, "description": "Wrong or missing seat token"},
+    404: {"model": ErrorOut, "description": "Unknown room"},
+    409: {"model": ErrorOut, "description": "Not now: not your turn, a stale move, seat taken, game over ..."},
+    413: {"model": ErrorOut, "description": "Body too large"},
+    422: {"model": ErrorOut, "description": "Malformed request, bad rules or an illegal move"},
+    429: {"model": ErrorOut, "description": "Too many requests or rooms from this address"},
+    503: {"model": ErrorOut, "description": "The move could not be stored, or the server is full; nothing changed"},
+}
+"""The error answers of the OpenAPI document, by status."""
 
 
 class GameMeta(BaseModel):

@@ -170,26 +170,6 @@ def _seat_facts(row: Mapping[str, Any]) -> tuple[Any, ...]:
     return (row["kind"], row["name"], row["strength"], row["token_hash"], row.get("tower"))
 
 
-def with_towers(rules: Mapping[str, Any], towers: Sequence[str | None]) -> dict[str, Any]:
-    """The rules a room's game starts with: the seats' tower choices as the ``towers`` option
-    (the engine draws a free tower for a seat without one)."""
-    if not any(t is not None for t in towers):
-        return dict(rules)
-    return {**rules, "towers": list(towers)}
-
-
-def check_towers(adapter: Any, rules: Mapping[str, Any], towers: Sequence[str | None]) -> None:
-    """The seats' tower choices, checked by building a game with them: the engine's words."""
-    if not any(t is not None for t in towers):
-        return
-    if adapter.name != "tower":
-        raise ActionError("bad_tower", f"the {adapter.name} game has no towers to choose")
-    try:
-        adapter.new_game([f"P{i}" for i in range(len(towers))], with_towers(rules, towers), 0)
-    except (RulesError, ValueError, TypeError) as e:
-        raise ActionError("bad_tower", engine_text(e)) from None
-
-
 class _Slot:
     """A queued message that a newer one of the same kind replaces (the state, presence)."""
 
@@ -327,7 +307,7 @@ class Room:
     """When the room last changed (expiry of abandoned rooms)."""
     ended_at: float | None = None
     by_timer: set[int] = field(default_factory=set)
-    """Dice: the moves (log indices) the timer played. Tower: ``round * 8 + seat``."""
+    """The moves the timer played, as the adapter numbers them (``timer_mark``)."""
     timeouts: dict[int, int] = field(default_factory=dict)
     """Consecutive turns each seat let the timer play (``kick_after`` resigns the seat)."""
     _bots: dict[int, Bot] = field(default_factory=dict)
@@ -408,15 +388,7 @@ class Room:
         """The game's public state, with the moves the timer played marked ``"by": "timer"``."""
         state = self.adapter.public(self.game)
         if self.by_timer:
-            if self.game_name == "dice":
-                for i, move in enumerate(state["log"]):
-                    if state["log_start"] + i in self.by_timer:
-                        move["by"] = "timer"
-            else:
-                played = state["rounds_played"]
-                state["last_round_by"] = [
-                    "timer" if played * 8 + s in self.by_timer else None for s in range(len(self.seats))
-                ]
+            self.adapter.mark_timer(self.game, state, self.by_timer)
         return state
 
     def _refresh(self, game_changed: bool = True) -> None:
@@ -705,7 +677,7 @@ class Room:
                 if tower is not None:
                     choice = [s.tower for s in self.seats]
                     choice[seat] = tower
-                    check_towers(self.adapter, self.rules, choice)
+                    self.adapter.check_setup(self.rules, choice)
                     self.seats[seat].tower = tower
                 token_hash = hash_token(new_token)
                 try:
@@ -769,7 +741,7 @@ class Room:
     async def _start(self) -> None:
         players = [s.name or f"Seat {s.index + 1}" for s in self.seats]
         seed = secrets.randbits(SEED_BITS)
-        rules = with_towers(self.rules, [s.tower for s in self.seats])
+        rules = self.adapter.setup_rules(self.rules, [s.tower for s in self.seats])
         game = await asyncio.to_thread(self.adapter.new_game, players, rules, seed)
         start = self.adapter.start_record(game)
         try:
@@ -841,7 +813,7 @@ class Room:
             raise ActionError("wrong_seat", f"your token holds seat {seat}, not seat {claimed}")
         self._check_turn(move)
         key = self.adapter.turn_key(self.game)
-        engine_move = {k: v for k, v in move.items() if k not in ("turn", "round")}
+        engine_move = {k: v for k, v in move.items() if k != self.adapter.turn_field}
         first = len(self.events)
         assert self.table is not None
         action = self.adapter.action(self.game, seat, engine_move)
@@ -853,7 +825,7 @@ class Room:
         seq = first + 1  # this move's number in the log (a roll may follow it)
         await self._commit(events, key)
         if by == "timer":
-            self.by_timer.add(first if self.game_name == "dice" else int(key) * 8 + seat)
+            self.by_timer.add(self.adapter.timer_mark(key, seat, first))
         elif by is None:
             self.timeouts.pop(seat, None)
         self.touched = time.monotonic()
@@ -1354,7 +1326,7 @@ class Lobby:
                     name = f"{name} {i + 1}"
             seats.append(Seat(i, kind, name, float(strength) if strength is not None else None))
             seats[-1].tower = spec.get("tower")
-        check_towers(adapter, rules, [s.tower for s in seats])
+        adapter.check_setup(rules, [s.tower for s in seats])
         ext = sum(1 for s in seats if s.kind.startswith("ext:"))
         if ext and self.ext_seats() + ext > limits.ext_processes:
             raise ActionError(
