@@ -40,6 +40,17 @@ setup(
             ],
             optional=True,
             extra_compile_args=["-O2", "-std=c99", "-ffp-contract=off"],
-        )
+        ),
+        Extension(
+            "tabletris.engine._tower",
+            ["src/tabletris/engine/_tower_core.c"],
+            depends=[  # included by _tower_core.c
+                "src/tabletris/engine/_cpython_random.h",
+                "src/tabletris/bots/_tower_bots.c",
+                "src/tabletris/envs/_tower_env.c",
+            ],
+            optional=True,
+            extra_compile_args=["-O2", "-std=c99", "-ffp-contract=off"],
+        ),
     ],
 )

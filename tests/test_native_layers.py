@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "tabletris"
 ASSEMBLY = "the module: the layers put together"
 """The line after which a file puts the layers together (``engine/_native.c``)."""
-ROOTS = ("engine/_native.c",)
+ROOTS = ("engine/_native.c", "engine/_tower_core.c")
 """The extensions' files whose layers are checked: each with the files it includes (one
 translation unit, one namespace). Another extension joins with its root here and the assembly
 line before its includes of upper layers."""

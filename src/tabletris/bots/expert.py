@@ -41,7 +41,7 @@ from tabletris.bots.dice_eval import immediate_all, outlook, rescores, shape_out
 from tabletris.bots.greedy import decision_for, legal_options, plays_random, seat_of, strength_of
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, Weights, board_cost, weights_tuple
 from tabletris.bots.registry import register
-from tabletris.engine import fastdice
+from tabletris.engine import fastdice, fasttower
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
@@ -119,11 +119,13 @@ class ExpertBot(Bot):
         return 4 + round(28 * strength_of(self))
 
     fast_path = True
-    """Whether a full-strength decision without a budget is made in the compiled dice kernel
-    (``engine.fastdice.expert_decision``: the same decision, tests/test_fastexpert*.py) when
-    it plays the rules; False runs this module's Python, the reference (the tests and the
-    bench set it). The kernel reads ``params`` and ``width()``; a subclass that changes the
-    decision's steps themselves must set it False."""
+    """Whether a full-strength decision without a budget is made in compiled code when it plays
+    the rules: the dice kernel (``engine.fastdice.expert_decision``: the same decision,
+    tests/test_fastexpert*.py) or the tower core (``engine.fasttower.decision``:
+    tests/test_fasttower*.py); False runs this module's Python, the reference (the tests and the
+    bench set it). The kernel reads ``params`` and ``width()``, the tower core
+    ``tower_core_params()``; a subclass that changes the decision's steps themselves must set it
+    False."""
 
     def kernel_params(self) -> tuple[float, ...]:
         """This bot's tuning and lookahead width as the kernel reads them."""
@@ -190,8 +192,21 @@ class ExpertBot(Bot):
                     best_value, tokens[k] = value, shape
         return replace(decision, tokens=tuple(tokens))
 
+    def tower_widths(self) -> tuple[int, int]:
+        """Actions extended by NEXT, and of those by a third card (module docstring)."""
+        s = strength_of(self)
+        return 2 + round(10 * s), round(4 * s)
+
+    def tower_core_params(self) -> tuple[Any, ...]:
+        """This bot's tower weights and lookahead as the compiled tower core reads them."""
+        return te.core_params(te.DEFAULT_TOWER_WEIGHTS, *self.tower_widths())
+
     def choose_tower(self, view: TowerGame) -> TowerAction:
         seat = seat_of(view)
+        if self.fast_path and self.budget is None and strength_of(self) >= 1.0:
+            fast = fasttower.decision(view, seat, "expert", self.tower_core_params())
+            if fast is not None:
+                return fast
         tower = view.towers[seat]
         shape = view.play_card
         assert shape is not None
@@ -204,9 +219,7 @@ class ExpertBot(Bot):
         if plays_random(self):
             return self.rng.choice(options)
         start = time.perf_counter()
-        s = strength_of(self)
-        width1 = 2 + round(10 * s)
-        width2 = round(4 * s)
+        width1, width2 = self.tower_widths()
         after1 = view.deck_left
         base = te.root(tower)
         first = []

@@ -16,6 +16,7 @@ from typing import Any
 from tabletris.bots.base import Bot
 from tabletris.bots.dice_eval import immediate_all
 from tabletris.bots.registry import register
+from tabletris.engine import fasttower
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.tower import TowerAction, TowerGame
 
@@ -49,6 +50,11 @@ def legal_options(game: DiceGame) -> list[DiceAction]:
 class GreedyBot(Bot):
     """Most rows now; among equals, the lowest board-shape cost; among those, the first found."""
 
+    fast_path = True
+    """Whether a full-strength tower decision is made in the compiled tower core
+    (``engine.fasttower.decision``: the same decision, tests/test_fasttower.py) when it plays the
+    rules; False runs this module's Python, the reference."""
+
     def choose_dice(self, game: DiceGame) -> DiceAction:
         options = legal_options(game)
         if plays_random(self):
@@ -69,6 +75,10 @@ class GreedyBot(Bot):
         from tabletris.bots import tower_eval as te
 
         seat = seat_of(view)
+        if self.fast_path and strength_of(self) >= 1.0:
+            fast = fasttower.decision(view, seat, "greedy", te.core_params())
+            if fast is not None:
+                return fast
         tower = view.towers[seat]
         shape = view.play_card
         assert shape is not None

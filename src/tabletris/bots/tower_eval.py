@@ -8,7 +8,9 @@ progress towards an achievement card are worth, in points.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cache
+from typing import Any
 
 from tabletris.bots.heuristics import features_of
 from tabletris.engine.achievements import ACHIEVEMENTS, RoundFacts, largest_group
@@ -40,6 +42,17 @@ class TowerWeights:
 
 
 DEFAULT_TOWER_WEIGHTS = TowerWeights()
+
+
+@cache
+def core_params(
+    weights: TowerWeights = DEFAULT_TOWER_WEIGHTS, width1: int = 0, width2: int = 0, minos2: bool = False, keep3: int = 0
+) -> tuple[Any, ...]:
+    """The weights and a lookahead's widths as the compiled tower core reads them
+    (``tw_load_params``: the weights in field order, then the widths). Greedy reads only the
+    weights; the expert's widths are ``ExpertBot``'s."""
+    values = tuple(getattr(weights, f.name) for f in fields(weights))
+    return (*values, int(width1), int(width2), int(minos2), int(keep3))
 
 
 @dataclass
@@ -93,7 +106,9 @@ def root(tower: Tower) -> Node:
     return Node(tower, frozenset(), 0.0)
 
 
-def advance(node: Node, shape: Shape, action: TowerAction, ctx: Context, depth: int) -> Node:
+def advance(
+    node: Node, shape: Shape, action: TowerAction, ctx: Context, depth: int, weights: TowerWeights = DEFAULT_TOWER_WEIGHTS
+) -> Node:
     """``node`` after ``action`` with PLAY piece ``shape``: the engine's own rules on a copy.
 
     Diamonds pay minos from the supply as the engine will (the supply as seen now); cards met are
@@ -118,7 +133,7 @@ def advance(node: Node, shape: Shape, action: TowerAction, ctx: Context, depth: 
             achieved = achieved | {stake.id}
             worth = float(stake.points)
             if stake.contested and depth > 0:
-                worth *= DEFAULT_TOWER_WEIGHTS.race_discount**depth
+                worth *= weights.race_discount**depth
             card_points += worth
     return Node(t, achieved, card_points, node.minos_used + len(action.minos))
 
