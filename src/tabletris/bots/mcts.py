@@ -28,6 +28,7 @@ from tabletris.bots.base import Bot
 from tabletris.bots.greedy import strength_of
 from tabletris.bots.registry import register
 from tabletris.engine.dice import DiceAction, DiceGame
+from tabletris.engine.texts import N_
 from tabletris.engine.tower import TowerAction, TowerGame
 
 ROLLOUT_TURNS = 12
@@ -68,7 +69,7 @@ def value_for(game: DiceGame, seat: int) -> float:
 class MCTSBot(Bot):
     """Open-loop UCT for the dice game (see the module docstring)."""
 
-    games_reason = "the tower game's hidden deck needs information-set search (OpenSpiel's ISMCTSBot)"
+    games_reason = N_("the tower game's hidden deck needs information-set search (OpenSpiel's ISMCTSBot)")
 
     def simulations(self) -> int:
         return int(20 + 380 * strength_of(self) if self.strength is not None else 20 + 380 * 0.5)

@@ -22,6 +22,7 @@ from tabletris.bots.base import Bot
 from tabletris.bots.greedy import strength_of
 from tabletris.bots.registry import register
 from tabletris.engine.dice import DiceAction, DiceGame
+from tabletris.engine.texts import N_
 from tabletris.engine.tower import TowerAction, TowerGame
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ class OracleBot(Bot):
     """Beam search over the known deck (tower game); refuses the dice game, whose die is chance."""
 
     sees_deck = True
-    games_reason = "it sees the deck, and the dice game has none (it would play as the expert)"
+    games_reason = N_("it sees the deck, and the dice game has none (it would play as the expert)")
 
     def __init__(self, seed: int | None = None, strength: float | None = None, budget: float | None = None) -> None:
         super().__init__(seed, strength, budget)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from tabletris.bots.base import Bot
 from tabletris.bots.external import FORFEIT, PREFIX, ExternalBot
 from tabletris.engine.games import GAMES, spec
+from tabletris.engine.texts import N_, Message
 
 BOTS: dict[str, type[Bot]] = {}
 
@@ -68,21 +69,24 @@ def make_bot(name: str, seed: int | None = None, strength: float | None = None, 
 
 def bot_refusal(name: str, game: str) -> str | None:
     """Why the bot ``name`` may not take a seat in ``game``, or None if the game offers it: the
-    game's spec says which bots it offers (``GameSpec.bots``), and nothing else does."""
+    game's spec says which bots it offers (``GameSpec.bots``), and nothing else does. The reason
+    is a catalog message (English; a front end shows it in the player's language)."""
     offered = spec(game)
     if offered.offers(name):
         return None
     if name.startswith(PREFIX):
-        return f"the {game} game takes no outside programs"
+        return Message(N_("the {game} game takes no outside programs"), game=game)
     _load_builtin_bots()
     factory = BOTS.get(name)
     if factory is None:
         return None  # make_bot names the known bots
-    games = [s.name for s in GAMES.values() if s.offers(name)]
+    games = " and ".join(s.name for s in GAMES.values() if s.offers(name))
     if not games:
-        return f"the {name} bot plays no game"
+        return Message(N_("the {bot} bot plays no game"), bot=name)
     reason = factory.games_reason
-    return f"the {name} bot plays only the {' and '.join(games)} game" + (f": {reason}" if reason else "")
+    if reason:  # a catalog message of its own (``N_``), translated apart
+        return Message(N_("the {bot} bot plays only the {games} game: {reason}"), bot=name, games=games, reason=Message(reason))
+    return Message(N_("the {bot} bot plays only the {games} game"), bot=name, games=games)
 
 
 def bots_for(game: str) -> list[str]:

@@ -35,11 +35,12 @@ from typing import Any
 
 from tabletris.bots.base import Bot
 from tabletris.bots.external import allowed_commands
-from tabletris.bots.registry import bot_names, make_bot
+from tabletris.bots.registry import bot_names, bot_refusal, make_bot
 from tabletris.engine.errors import IllegalMove, RecordError
 from tabletris.engine.games import spec as game_spec
 from tabletris.engine.options import RulesError
 from tabletris.engine.records import replay
+from tabletris.engine.texts import N_, Message
 from tabletris.i18n import _
 from tabletris.server.adapter import GameAdapter
 from tabletris.server.bus import Bus, LocalBus
@@ -1318,6 +1319,9 @@ class Lobby:
             strength = spec.get("strength")
             if kind not in ("open", *known):
                 raise ActionError("bad_seats", f"seats[{i}]: {kind!r} is not 'open' or a bot ({', '.join(known)})")
+            refusal = None if kind == "open" else bot_refusal(kind, game)
+            if refusal is not None:  # the game's spec does not offer it
+                raise ActionError("bad_seats", Message(N_("seats[{seat}]: {reason}"), seat=i, reason=refusal))
             name = None
             if kind != "open":
                 label = "External" if kind.startswith("ext:") else kind.capitalize()
