@@ -35,10 +35,37 @@ export async function api(path, options = {}) {
 }
 
 let metaPromise = null;
+let games = {};
 export function meta() {
-  if (!metaPromise) metaPromise = api("/api/meta").then((m) => { applyColours(m.colours); return m; });
+  if (!metaPromise) metaPromise = api("/api/meta").then((m) => { applyColours(m.colours); games = m.games; return m; });
   return metaPromise;
 }
+
+// Each game's own module of the web client (js/views/<game>.js: its table, its replay frames,
+// its words), loaded once from the URL /api/meta gives; null for a game the web client has no
+// view of. The shared pages ask it and name no game themselves.
+const views = new Map();
+export function gameView(name) {
+  if (!views.has(name)) {
+    views.set(name, meta().then((m) => {
+      const url = m.games[name] && m.games[name].view;
+      return url ? import(url) : null;
+    }));
+  }
+  return views.get(name);
+}
+
+// The words the shared pages use for a game: its view's ``names`` (the room's title, the lobby's
+// menu, the rules page's heading and link), else the game's title from its spec, translated.
+export async function gameWords(name) {
+  const view = await gameView(name);
+  const title = games[name] ? tr(games[name].title) : name;
+  return { title, menu: title, heading: title, rulesLink: _("Rules"), ...(view ? view.names : {}) };
+}
+
+// A game's seat choice (its view's ``seatChoice``: {field, label, yours, options}) as the
+// options of a <select>.
+export function choiceOptions(choice) { return choice.options.map(([value, text]) => el("option", { value }, text)); }
 
 // Shape.colour names map to the theme's CSS variables (--cyan, --yellow, ...).
 export function applyColours(colours) {
@@ -56,10 +83,10 @@ export const seats = {
   drop(room) { localStorage.removeItem(`tabletris:seat:${room}`); },
 };
 
-// The words for a game, a room's status and a rule value, as the pages show them.
-const GAME_NAMES = { dice: N_("dice"), tower: N_("tower") };
+// The words for a game (its spec's label, from /api/meta once loaded), a room's status and a
+// rule value, as the pages show them.
 const STATUS_NAMES = { waiting: N_("waiting"), playing: N_("playing"), over: N_("over"), abandoned: N_("abandoned"), stopped: N_("stopped"), expired: N_("expired"), broken: N_("broken") };
-export const gameName = (g) => (GAME_NAMES[g] ? _(GAME_NAMES[g]) : g);
+export const gameName = (g) => (games[g] ? tr(games[g].label) : g);
 export const statusName = (s) => (STATUS_NAMES[s] ? _(STATUS_NAMES[s]) : s);
 export const ruleValue = (v) => (v === null || v === undefined ? _("default") : typeof v === "boolean" ? (v ? _("on") : _("off")) : Array.isArray(v) ? v.map((x) => tr(String(x))).join(" ") : tr(String(v)));
 

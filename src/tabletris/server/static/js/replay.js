@@ -1,11 +1,12 @@
 // Replays: a finished game (/replay/<room>) or an uploaded record (/replay), step by step.
 // The server replays the record through the engine and sends the position after each step;
-// an invalid record comes back with the engine's reason, shown as is.
-import { BoardView, _, api, applyPrefs, el, header, meta, mini, num, toast, where } from "./common.js";
+// an invalid record comes back with the engine's reason, shown as is. The game's own module (its
+// view's ``Replay``) draws each frame; nothing here names a game.
+import { _, api, applyPrefs, el, gameName, gameView, header, meta, toast } from "./common.js";
 
 const parts = location.pathname.split("/").filter(Boolean);
 const roomId = parts.length > 1 ? decodeURIComponent(parts[1]) : null;
-const view = { data: null, step: 0, timer: null, boards: [] };
+const view = { data: null, step: 0, timer: null, replay: null };
 const dom = {};
 
 function layout() {
@@ -39,7 +40,7 @@ async function upload(text) {
   let doc;
   try { doc = JSON.parse(text); } catch (e) { showError(_("not a JSON document: {error}", { error: e.message })); return; }
   try {
-    show(await api("/api/replay", { method: "POST", body: doc }));
+    await show(await api("/api/replay", { method: "POST", body: doc }));
   } catch (e) { showError(e.message); }
 }
 
@@ -59,7 +60,14 @@ function showRoomError(e) {
   dom.title.after(note);
 }
 
-function show(data) {
+async function show(data) {
+  const game = await gameView(data.game);
+  if (!game) {
+    const message = _("This web client cannot show the {game} game: use the terminal (tabletris play, tabletris replay) or the API.", { game: gameName(data.game) });
+    showError(message);
+    if (roomId) showRoomError({ message });
+    return;
+  }
   view.data = data;
   const asked = Number(new URLSearchParams(location.search).get("step"));
   view.step = Number.isInteger(asked) && asked > 0 ? Math.min(asked, data.frames.length - 1) : data.frames.length - 1;
@@ -77,10 +85,8 @@ function show(data) {
     slider, el("span", { id: "step", class: "muted" }), download);
   dom.boards = el("div", { class: "towers-row", id: "boards" });
   dom.info = el("div", { class: "panel", id: "info" });
-  view.boards = first.game === "dice"
-    ? [new BoardView(first.width, first.height, { label: _("dice board") })]
-    : first.towers.map((_t, i) => new BoardView(first.width, first.height, { label: _("{name}'s tower", { name: data.players[i] }), small: first.towers.length > 2 }));
-  dom.boards.replaceChildren(...view.boards.map((b, i) => el("figure", { style: "margin:0;text-align:center" }, b.node, el("figcaption", { "data-caption": i }))));
+  view.replay = new game.Replay(first, data.players);
+  dom.boards.replaceChildren(...view.replay.boards.map((b, i) => el("figure", { style: "margin:0;text-align:center" }, b.node, el("figcaption", { "data-caption": i }))));
   dom.stage.replaceChildren(dom.controls, el("div", { class: "table", style: "margin-top:12px" }, dom.boards, dom.info));
   dom.stage.classList.remove("hidden");
   go(view.step);
@@ -89,28 +95,9 @@ function show(data) {
 function go(step) {
   const frames = view.data.frames;
   view.step = Math.max(0, Math.min(frames.length - 1, step));
-  const f = frames[view.step];
-  const players = view.data.players;
   document.querySelector("#slider").value = view.step;
-  const counts = { step: view.step, total: frames.length - 1 };
-  document.querySelector("#step").textContent = f.game === "dice" ? _("move {step} / {total}", counts) : _("round {step} / {total}", counts);
-  if (f.game === "dice") {
-    view.boards[0].render({ stones: f.stones, names: (i) => players[i] });
-    const last = f.last;
-    dom.info.replaceChildren(el("h2", {}, _("Scores")),
-      el("table", { class: "scores" }, ...players.map((p, i) => el("tr", { class: last && last.player === i ? "turn" : "" }, el("td", {}, p), el("td", { class: "score" }, num(f.scores[i]))))),
-      el("p", { class: "muted" }, last ? [`${players[last.player]}: `, last.place ? [last.roll === "*" ? `★ → ${last.shape}` : mini(last.roll), " ", _("at {where}", { where: where(last.place) })] : _("rolled {roll}, no place: game over", { roll: last.roll })] : _("Start of the game")),
-      f.over ? el("p", {}, el("b", {}, _("Winners: {names}", { names: f.winners.map((i) => players[i]).join(", ") }))) : "");
-  } else {
-    f.towers.forEach((t, i) => {
-      view.boards[i].render({ stones: t.stones, icons: t.icons, names: (k) => players[k] });
-      document.querySelector(`[data-caption="${i}"]`).textContent = `${players[i]} · ${num(t.score.total)}${t.out ? _(" (out)") : ""}`;
-    });
-    dom.info.replaceChildren(el("h2", {}, f.over ? _("Final") : _("Round {round}", { round: f.round })),
-      el("p", {}, f.play ? [_("PLAY"), " ", mini(f.play)] : "", f.next ? [" · ", _("NEXT"), " ", mini(f.next)] : ""),
-      el("table", { class: "scores" }, el("tr", {}, el("th", {}, _("Player")), el("th", {}, _("Rows")), el("th", {}, _("Bonus")), el("th", {}, _("Total"))),
-        ...f.towers.map((t, i) => el("tr", { class: f.winners.includes(i) ? "turn" : "" }, el("td", {}, players[i]), el("td", {}, t.score.lines), el("td", {}, t.score.bonus), el("td", {}, el("b", {}, t.score.total))))));
-  }
+  document.querySelector("#step").textContent = view.replay.step({ step: view.step, total: frames.length - 1 });
+  view.replay.show(frames[view.step], dom.info);
 }
 
 function toggle() {
@@ -137,7 +124,9 @@ async function main() {
   layout();
   await meta();
   if (roomId) {
-    try { show(await api(`/api/rooms/${encodeURIComponent(roomId)}/replay`)); } catch (e) { showError(e.message); showRoomError(e); }
+    let data;
+    try { data = await api(`/api/rooms/${encodeURIComponent(roomId)}/replay`); } catch (e) { showError(e.message); showRoomError(e); return; }
+    await show(data);
   }
 }
 

@@ -1,15 +1,14 @@
-// The rules page: both games' rules in brief and every house rule with its default and each
+// The rules page: every game's rules in brief and every house rule with its default and each
 // preset's value. All of it comes from /api/meta (the engine's texts, shown in the page's
-// language through the engine catalog); nothing is typed here.
-import { _, el, gameName, header, markdown, meta, ngettext, ruleValue, tr, trBlocks } from "./common.js";
+// language through the engine catalog) and each game's own words (its view's ``names``);
+// nothing is typed here.
+import { _, el, gameName, gameWords, header, markdown, meta, ngettext, ruleValue, tr, trBlocks } from "./common.js";
 
-const TITLES = { dice: () => _("The dice game"), tower: () => _("The tower game") };
-
-function gameSection(name, g) {
+function gameSection(name, g, words) {
   const presets = Object.keys(g.presets);
   const players = g.max_seats === 1 ? _("1 player") : ngettext("1 to {n} player", "1 to {n} players", g.max_seats);
   return el("section", { class: "panel", id: name, "aria-labelledby": `${name}-title` },
-    el("h2", { id: `${name}-title` }, TITLES[name] ? TITLES[name]() : name),
+    el("h2", { id: `${name}-title` }, words.heading),
     ...markdown(trBlocks(g.summary)),
     el("p", { class: "muted" }, _("{players}. Presets: {presets}. A room shows the rules in force under \"Rules in force\".", { players, presets: presets.map(tr).join(", ") })),
     el("h3", {}, _("House rules and options")),
@@ -22,9 +21,12 @@ function gameSection(name, g) {
 async function main() {
   document.body.append(header());
   const m = await meta();
+  const games = Object.keys(m.games);
+  const words = await Promise.all(games.map(gameWords));
+  const links = games.flatMap((name, i) => [...(i ? [" · "] : []), el("a", { href: `#${name}` }, words[i].heading)]);
   document.body.append(el("main", { class: "rules-page" }, el("h2", {}, _("Rules")),
-    el("p", {}, el("a", { href: "#dice" }, _("The dice game")), " · ", el("a", { href: "#tower" }, _("The tower game"))),
-    ...Object.entries(m.games).map(([name, g]) => gameSection(name, g))));
+    el("p", {}, ...links),
+    ...games.map((name, i) => gameSection(name, m.games[name], words[i]))));
   if (location.hash) document.querySelector(location.hash)?.scrollIntoView();
 }
 
