@@ -1,8 +1,10 @@
 // The lobby: open rooms to join, running games to watch, finished ones to replay, and the
-// create-room form built from /api/meta (every rule option with the engine's help text).
-import { _, api, el, gameName, header, meta, myName, rememberName, seats, statusName, toast, tr } from "./common.js";
+// create-room form built from /api/meta (every game, every rule option with the engine's help
+// text, the bots each game offers). A game's own module (its view) gives its words and any
+// choice a seat makes on sitting down; nothing here names a game.
+import { _, api, choiceOptions, el, gameName, gameView, gameWords, header, meta, myName, rememberName, seats, statusName, toast, tr } from "./common.js";
 
-const state = { meta: null, game: "dice", seatRows: [] };
+const state = { meta: null, game: null, views: {}, words: {} };
 
 function roomLine(room) {
   const names = room.seats.map((s) => (s.open ? _("· open ·") : s.bot ? _("{name} (bot)", { name: s.name }) : s.name)).join(", ");
@@ -53,8 +55,9 @@ function renderRules(box) {
   opts.replaceChildren(...g.options.map((o) => ruleInput(o, preset)));
 }
 
+// A seat of the new room: open for a person, or one of the bots the chosen game offers.
 function seatRow(i, kind = "open") {
-  const bots = state.meta.bots;
+  const bots = state.meta.games[state.game].bots;
   const sel = el("select", { "data-seat": i, "aria-label": _("seat {n}", { n: i + 1 }) },
     el("option", { value: "open" }, _("Open seat (a person)")),
     ...bots.map((b) => el("option", { value: b }, _("Bot: {name}", { name: tr(b) }))));
@@ -63,12 +66,22 @@ function seatRow(i, kind = "open") {
   return el("div", { class: "seat-edit" }, el("span", { class: "muted" }, _("Seat {n}", { n: i + 1 })), sel, strength);
 }
 
+// The seats' rows, keeping each seat's choice where the game offers it (a game chosen after the
+// seats were set may not offer every bot).
 function renderSeats(box, count) {
   const list = box.querySelector("#seats");
   const old = [...list.querySelectorAll("select")].map((s) => s.value);
+  const offered = new Set(["open", ...state.meta.games[state.game].bots]);
+  const fresh = (i) => (i < 2 || !offered.has("random") ? "open" : "random");
   const rows = [];
-  for (let i = 0; i < count; i++) rows.push(seatRow(i, old[i] || (i === 0 ? "open" : i === 1 ? "open" : "random")));
+  for (let i = 0; i < count; i++) rows.push(seatRow(i, offered.has(old[i]) ? old[i] : fresh(i)));
   list.replaceChildren(...rows);
+}
+
+// What the game asks of a seat on sitting down (the tower game: a tower and its end); null for none.
+function seatChoice() {
+  const view = state.views[state.game];
+  return view && view.seatChoice ? view.seatChoice(state.meta.games[state.game]) : null;
 }
 
 function createForm() {
@@ -77,7 +90,7 @@ function createForm() {
     el("h2", {}, _("New room")),
     el("div", { class: "row" },
       el("label", { for: "game" }, _("Game")),
-      el("select", { id: "game" }, el("option", { value: "dice" }, _("Dice (shared board)")), el("option", { value: "tower" }, _("Tower (private towers)"))),
+      el("select", { id: "game" }, ...Object.keys(state.meta.games).map((name) => el("option", { value: name }, state.words[name].menu))),
       el("label", { for: "preset" }, _("Preset")),
       el("select", { id: "preset" }),
       el("label", { for: "count" }, _("Seats")),
@@ -88,9 +101,7 @@ function createForm() {
       el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: _("no timer"), style: "width:100px" }),
       el("span", { class: "muted", style: "font-size:12px" }, _("then a bot plays the turn"))),
     el("details", {}, el("summary", {}, _("House rules (every option, with the rule text)")), el("div", { id: "options" })),
-    el("div", { class: "row hidden", id: "tower-row" },
-      el("label", { for: "mytower" }, _("Your tower and bottom end")),
-      el("select", { id: "mytower" })),
+    el("div", { class: "row hidden", id: "seat-choice" }),
     el("div", { class: "row" },
       el("label", { for: "myname" }, _("Your name")),
       el("input", { id: "myname", maxlength: 24, value: myName(), placeholder: _("Ann"), required: true }),
@@ -98,19 +109,18 @@ function createForm() {
   const presetSel = box.querySelector("#preset");
   const fillPresets = () => {
     presetSel.replaceChildren(...Object.keys(g().presets).map((p) => el("option", { value: p, title: g().preset_help && g().preset_help[p] ? tr(g().preset_help[p]) : null }, tr(p))));
+    box.querySelector("#count").min = g().min_seats;
     box.querySelector("#count").max = g().max_seats;
-    const towers = g().towers || [];
-    box.querySelector("#tower-row").classList.toggle("hidden", !towers.length);
-    box.querySelector("#mytower").replaceChildren(el("option", { value: "" }, _("Any free tower (drawn)")),
-      ...towers.map((n) => el("option", { value: n }, _("Tower {tower}, end {end}", { tower: n[0], end: n.slice(1) }))));
+    const choice = seatChoice();
+    const row = box.querySelector("#seat-choice");
+    row.classList.toggle("hidden", !choice);
+    row.replaceChildren(...(choice ? [el("label", { for: `my${choice.field}` }, choice.yours), el("select", { id: `my${choice.field}` }, ...choiceOptions(choice))] : []));
     renderRules(box);
   };
-  box.querySelector("#game").addEventListener("change", (e) => { state.game = e.target.value; fillPresets(); });
+  const seatCount = () => Math.max(g().min_seats, Math.min(g().max_seats, Number(box.querySelector("#count").value) || 1));
+  box.querySelector("#game").addEventListener("change", (e) => { state.game = e.target.value; fillPresets(); renderSeats(box, seatCount()); });
   presetSel.addEventListener("change", () => renderRules(box));
-  box.querySelector("#count").addEventListener("input", (e) => {
-    const n = Math.max(1, Math.min(g().max_seats, Number(e.target.value) || 1));
-    renderSeats(box, n);
-  });
+  box.querySelector("#count").addEventListener("input", () => renderSeats(box, seatCount()));
   box.addEventListener("submit", async (e) => {
     e.preventDefault();
     const name = box.querySelector("#myname").value.trim();
@@ -133,8 +143,9 @@ function createForm() {
         if (!name) { toast(_("Type your name to take a seat.")); return; }
         rememberName(name);
         const body = { name };
-        const tower = box.querySelector("#mytower").value;
-        if (state.game === "tower" && tower) body.tower = tower;
+        const choice = seatChoice();
+        const chosen = choice && box.querySelector(`#my${choice.field}`).value;
+        if (chosen) body[choice.field] = chosen;
         const joined = await api(`/api/rooms/${room.id}/join`, { method: "POST", body });
         seats.set(room.id, { seat: joined.seat, token: joined.token, name });
       }
@@ -151,6 +162,9 @@ function createForm() {
 async function main() {
   document.body.append(header());
   state.meta = await meta();
+  const games = Object.keys(state.meta.games);
+  await Promise.all(games.map(async (name) => { state.views[name] = await gameView(name); state.words[name] = await gameWords(name); }));
+  state.game = games[0];
   const list = el("ul", { class: "rooms", id: "rooms" });
   const mainEl = el("main", {},
     el("div", { class: "lobby" },
