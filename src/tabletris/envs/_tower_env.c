@@ -369,6 +369,33 @@ static PyObject *py_env_reset(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* env_seed(capsule, seed, bot_seeds, auto): a new game TowerGame(players, rules, seed) made in
+ * the core (tw_new_game: the env's rules choose no towers), the opponents' generators from their
+ * seeds, ``auto`` as env_new's; the opponents' first round when the learner has no decision in it. */
+static PyObject *py_env_seed(PyObject *self, PyObject *args) {
+    PyObject *capsule, *seeds, *auto_;
+    unsigned long seed;
+    if (!PyArg_ParseTuple(args, "OkOO", &capsule, &seed, &seeds, &auto_)) return NULL;
+    tw_env *e = tw_env_of(capsule);
+    if (e == NULL) return NULL;
+    if (!e->fresh || seed > 0xffffffffUL) {
+        PyErr_SetString(PyExc_ValueError, "tower env: no set-up for new games here (or a seed of 2**32 or more)");
+        return NULL;
+    }
+    if (tw_tuple(seeds, e->g.n, "bot seeds") < 0) return NULL;
+    pyr_t bots[TW_PLAYERS];
+    for (int s = 0; s < e->g.n; s++)
+        if (s != e->seat && pyr_load(&bots[s], PyTuple_GET_ITEM(seeds, s)) < 0) return NULL;
+    for (int s = 0; s < e->g.n; s++)
+        if (s != e->seat) e->bot[s] = bots[s];
+    if (tw_env_configure(e, auto_) < 0) return NULL;
+    tw_new_game(&e->g, &e->setup, e->g.n, (uint32_t)seed);
+    e->nchosen = 0;
+    e->done = 0;
+    if (!(tw_waiting(&e->g) >> e->seat & 1) && tw_env_advance(e) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
 static int tw_buffer(PyObject *obj, Py_buffer *view, const char *format, Py_ssize_t itemsize, Py_ssize_t rows,
                      Py_ssize_t cols, const char *what) {
     if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return -1;
@@ -599,6 +626,7 @@ static PyObject *py_env_load(PyObject *self, PyObject *args) {
 #define TW_ENV_METHODS                                                                              \
     {"env_new", py_env_new, METH_VARARGS, "A tower game for the Gymnasium env's fast path."},       \
     {"env_reset", py_env_reset, METH_VARARGS, "A new game in a fast-path tower env."},              \
+    {"env_seed", py_env_seed, METH_VARARGS, "A new game from its seed, set up in the core."},        \
     {"env_step", py_env_step, METH_VARARGS, "Step a batch of fast-path tower envs into NumPy arrays."}, \
     {"env_game", py_env_game, METH_VARARGS, "The game and the learner's turn of a fast-path env."}, \
     {"env_dump", py_env_dump, METH_VARARGS, "A fast-path tower env as bytes (copy and pickle)."},   \

@@ -33,7 +33,7 @@ from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
 from tabletris.engine.dice import DiceGame, DiceRules, winners_of
 from tabletris.engine.tower import TowerAction, TowerGame, TowerRules
-from tabletris.envs import afterstates
+from tabletris.envs import afterstates, tower_fast
 from tabletris.envs.dice_codec import DiceCodec, DiceDecider
 from tabletris.envs.dice_fast import FastDice, eligible, step_all
 from tabletris.envs.dice_v0 import IllegalPolicy, player_names
@@ -413,10 +413,35 @@ class TowerEnv(_SeatEnv):
             len(self.players), seat, opponents, render_mode, illegal_action, illegal_reward,
             reward, observation, action_mask,
         )
-        self.game: TowerGame | None = None
+        self.game = None
         self.bots: dict[int, Bot | Policy] = {}
         self.turn = SeatTurn()
         self._legal: Legal = {}
+        self._fast: tower_fast.FastTower | None = None
+        self._fast_rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        """Where the fast path writes (rows of a ``TowerVectorEnv``'s batch arrays), or None."""
+        self.fast_path = tower_fast.eligible(tower_fast.base_rules(rules), self.opponents, reward)
+        """Whether the game runs in the compiled tower core (``envs/tower_fast.py``); False forces Python."""
+
+    @property
+    def game(self) -> TowerGame | None:
+        """The game; on the fast path a ``TowerGame`` built from the core's when asked."""
+        fast = self.__dict__.get("_fast")
+        return fast.game() if fast is not None else self.__dict__.get("_python_game")
+
+    @game.setter
+    def game(self, value: TowerGame | None) -> None:
+        self.__dict__["_python_game"] = value
+
+    @property
+    def turn(self) -> SeatTurn:
+        """The learner's decision so far this round (on the fast path, the core's)."""
+        fast = self.__dict__.get("_fast")
+        return SeatTurn(fast.chosen()) if fast is not None else self.__dict__["_python_turn"]
+
+    @turn.setter
+    def turn(self, value: SeatTurn) -> None:
+        self.__dict__["_python_turn"] = value
 
     def _game(self) -> TowerGame:
         if self.game is None:
@@ -458,9 +483,13 @@ class TowerEnv(_SeatEnv):
         self._legal = {} if self._finished() else self.codec.legal(game, self.seat, self.turn)
 
     def _mask(self) -> np.ndarray:
+        if self._fast is not None:
+            return self._fast.mask.copy()
         return self.codec.mask(self._legal)
 
     def _obs(self) -> Any:
+        if self._fast is not None:
+            return tower_fast.env_observation(self)
         return self._form(self.codec.observe(self._game(), self.seat, self.turn), self._mask())
 
     def _info(self, **extra: Any) -> dict[str, Any]:
@@ -470,6 +499,11 @@ class TowerEnv(_SeatEnv):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
+        if self.fast_path:
+            self.game = None
+            self.bots = {}
+            return tower_fast.env_reset(self)
+        self._fast = None
         rng = self.np_random
         self.game = TowerGame(self.players, self.rules_spec, seed=int(rng.integers(2**32)))
         self.bots = self._seat_bots(rng)
@@ -481,6 +515,8 @@ class TowerEnv(_SeatEnv):
         return self._obs(), self._info()
 
     def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self._fast is not None:
+            return tower_fast.env_step(self, action)
         game = self._game()
         if self._finished():
             return self._obs(), 0.0, True, False, self._info()

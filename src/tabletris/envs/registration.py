@@ -34,7 +34,10 @@ ENVIRONMENTS: dict[str, str] = {
 }
 
 
-VECTOR_ENVIRONMENTS: dict[str, str] = {"tabletris/Dice-v0": "tabletris.envs.vector:DiceVectorEnv"}
+VECTOR_ENVIRONMENTS: dict[str, str] = {
+    "tabletris/Dice-v0": "tabletris.envs.vector:DiceVectorEnv",
+    "tabletris/Tower-v0": "tabletris.envs.tower_vector:TowerVectorEnv",
+}
 """``gymnasium.make_vec`` builds these (N games in one batch) instead of N wrapped envs."""
 
 
