@@ -135,4 +135,14 @@ def log_config(fmt: str = "text", level: str = "info") -> dict[str, Any]:
     }
 
 
-__all__ = ["FORMATS", "JsonLines", "RedactTokens", "RoomContext", "default_format", "log_config", "log_context"]
+def install_log_redaction() -> None:
+    """uvicorn's own loggers (access and errors) pass through ``RedactTokens`` too."""
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())
+
+
+__all__ = [
+    "FORMATS", "JsonLines", "RedactTokens", "RoomContext", "default_format", "install_log_redaction", "log_config", "log_context",
+]

@@ -1,0 +1,229 @@
+"""The HTTP API: the lobby's routes (games, rooms), a room's (state, join, moves, leave, rematch)
+and the replays; and how every refusal is answered (``install_error_handlers``).
+
+Every route is in the OpenAPI document at ``/openapi.json``; docs/api.md describes them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, FastAPI, Header, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from tabletris.bots.external import allowed_commands
+from tabletris.bots.registry import bot_names, bots_for
+from tabletris.engine.errors import IllegalMove, RecordError, RulesError
+from tabletris.engine.games import spec
+from tabletris.engine.records import check_common, load
+from tabletris.engine.shapes import Shape
+from tabletris.i18n import _
+from tabletris.server.adapter import GameAdapter
+from tabletris.server.errors import STATUS, ActionError, describe, error_body
+from tabletris.server.games import ADAPTERS, adapter_for
+from tabletris.server.guard import client_address
+from tabletris.server.limits import Limits
+from tabletris.server.models import (
+    ERRORS,
+    CreateRoomIn,
+    GameMeta,
+    JoinIn,
+    JoinOut,
+    LeaveOut,
+    MetaOut,
+    MoveIn,
+    MoveOut,
+    ReplayOut,
+    RoomOut,
+    StateOut,
+)
+from tabletris.server.rooms import ENDED, TIMER_BOT, Lobby, Room
+
+log = logging.getLogger("tabletris.server")
+
+
+def game_meta(name: str, adapter: GameAdapter) -> GameMeta:
+    """A game's entry in ``/api/meta``: what its spec says a front end needs (names, seats, the
+    bots it offers, its web view's script) and the adapter's rules and options."""
+    game = spec(name)
+    view = game.front_ends.get("web")
+    return GameMeta(
+        title=game.title,
+        label=game.label,
+        simultaneous=game.simultaneous,
+        min_seats=game.min_players,
+        max_seats=adapter.max_seats,
+        bots=[*bots_for(name), *(c for c in allowed_commands() if game.offers(c))],
+        view=None if view is None else "/static/" + view,
+        **adapter.rules_meta(),
+    )
+
+
+def error_response(e: ActionError) -> JSONResponse:
+    return JSONResponse(error_body(e.code, e.message), status_code=STATUS.get(e.code, 422))
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Every refusal, from every route and every limit, answered with the one error body."""
+
+    @app.exception_handler(ActionError)
+    async def _action_error(_request: Request, e: ActionError) -> JSONResponse:
+        return error_response(e)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_request: Request, e: RequestValidationError) -> JSONResponse:
+        return JSONResponse(error_body("bad_request", describe(e.errors())), status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, e: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(e.status_code, "bad_request")
+        return JSONResponse(error_body(code, str(e.detail)), status_code=e.status_code, headers=e.headers)
+
+    @app.exception_handler(RecursionError)
+    async def _too_deep(_request: Request, _e: RecursionError) -> JSONResponse:
+        return JSONResponse(error_body("bad_json", "the JSON is nested too deeply"), status_code=422)
+
+
+def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
+    """The API's routes around ``lobby``."""
+    router = APIRouter()
+
+    def seat_of(room: Room, token: str | None) -> int:
+        return room.authenticate(token)
+
+    @router.get("/api/meta", response_model=MetaOut, tags=["lobby"])
+    async def meta() -> MetaOut:
+        """Games, presets, every rule option with its help text, and the bots."""
+        games = {name: game_meta(name, a) for name, a in ADAPTERS.items()}
+        colours = {shape.value: shape.colour for shape in Shape}
+        return MetaOut(games=games, bots=[*bot_names(), *allowed_commands()], timer_bot=TIMER_BOT, colours=colours)
+
+    @router.get("/api/rooms", response_model=list[RoomOut], tags=["lobby"])
+    async def list_rooms(
+        status: Annotated[str | None, Query(max_length=16, description="waiting, playing, over, ...")] = None,
+        limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    ) -> list[dict[str, Any]]:
+        """Rooms, newest first: open ones to join, running ones to watch, ended ones to replay
+        (the newest 500 ended ones; an ended room leaves memory, and is served by id from the
+        database)."""
+        return await lobby.listing(status, limit)
+
+    @router.post("/api/rooms", response_model=RoomOut, status_code=201, responses=ERRORS, tags=["lobby"])
+    async def create_room(request: Request, body: CreateRoomIn) -> dict[str, Any]:
+        """A new room: game, rules (preset and house rules), seats (open or bots), turn timer
+        (default for rooms with people: see docs/api.md)."""
+        room = await lobby.create(
+            body.game, body.rules, [s.model_dump() for s in body.seats], body.timer, creator=client_address(request.scope)
+        )
+        log.info("room created: %s, %d seats", body.game, len(body.seats), extra={"room": room.id})
+        return room.info()
+
+    @router.get("/api/rooms/{room_id}", response_model=StateOut, responses=ERRORS, tags=["room"])
+    async def room_state(
+        room_id: str, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+    ) -> Response:
+        """The full state: a spectator's, or with X-Seat-Token the seat's (its legal moves included)."""
+        room = await lobby.find(room_id)
+        seat = seat_of(room, x_seat_token) if x_seat_token else None
+        return Response(room.state_text(seat), media_type="application/json")
+
+    @router.post("/api/rooms/{room_id}/join", response_model=JoinOut, responses=ERRORS, tags=["room"])
+    async def join(
+        room_id: str, body: JoinIn, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+    ) -> JoinOut:
+        """Take an open seat with a name (and, in the tower game, a tower); the answer's token is
+        the seat's only key: keep it. With the X-Seat-Token of a seat already held here, the
+        same seat is answered again."""
+        room = await lobby.find(room_id)
+        seat, token = await room.join(body.seat, body.name, body.tower, token=x_seat_token)
+        return JoinOut(room=room.id, seat=seat, token=token)
+
+    @router.post("/api/rooms/{room_id}/moves", response_model=MoveOut, responses=ERRORS, tags=["room"])
+    async def move(
+        room_id: str, body: MoveIn, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+    ) -> MoveOut:
+        """Play a move for the token's seat (naming its turn or round); answered once it is stored."""
+        room = await lobby.find(room_id)
+        seq = await room.act(seat_of(room, x_seat_token), body.engine_dict())
+        return MoveOut(seq=seq)
+
+    @router.post("/api/rooms/{room_id}/leave", response_model=LeaveOut, responses=ERRORS, tags=["room"])
+    async def leave(
+        room_id: str, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+    ) -> LeaveOut:
+        """Before the game: free the seat. During it: resign (the timer bot plays the seat on)."""
+        room = await lobby.find(room_id)
+        done = await room.leave(seat_of(room, x_seat_token))
+        return LeaveOut(done="left" if done == "left" else "resigned")
+
+    @router.post("/api/rooms/{room_id}/rematch", response_model=JoinOut, responses=ERRORS, tags=["room"])
+    async def rematch(
+        room_id: str, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+    ) -> JoinOut:
+        """After the game: the same table again; the caller takes the same seat in the new room
+        (kept for them for a while; asking again answers the same seat and token)."""
+        room = await lobby.find(room_id)
+        seat = seat_of(room, x_seat_token)
+        assert x_seat_token is not None
+        new, new_seat, token = await lobby.rematch(room, seat, x_seat_token)
+        return JoinOut(room=new.id, seat=new_seat, token=token)
+
+    @router.get("/api/rooms/{room_id}/record", responses=ERRORS, tags=["replay"])
+    async def record(
+        room_id: str, download: Annotated[bool, Query()] = False
+    ) -> JSONResponse:
+        """The ended game's record (format tabletris/1). A live game's record is refused: its
+        seed and deck would tell the players the dice and cards to come."""
+        room = await lobby.find(room_id)
+        if room.status not in ENDED:
+            raise ActionError("not_over", _("the game in room {room} is not over: its record would reveal the future").format(room=room.id))
+        headers = {"Content-Disposition": f'attachment; filename="tabletris-{room.id}.json"'} if download else None
+        return JSONResponse(room.record(), headers=headers)
+
+    @router.get("/api/rooms/{room_id}/replay", response_model=ReplayOut, responses=ERRORS, tags=["replay"])
+    async def room_replay(room_id: str) -> Response:
+        """A finished game step by step: the position after each move (dice) or round (tower)."""
+        room = await lobby.find(room_id)
+        if room.status not in ENDED:
+            raise ActionError("not_over", _("the game in room {room} is not over: watch it live instead").format(room=room.id))
+        return await replay_of(room.record())
+
+    @router.post("/api/replay", response_model=ReplayOut, responses=ERRORS, tags=["replay"])
+    async def upload_replay(record: Annotated[dict[str, Any], Body()]) -> Response:
+        """Check an uploaded record by replaying it through the engine, and return its steps."""
+        return await replay_of(record)
+
+    async def replay_of(record: dict[str, Any]) -> Response:
+        """The replay, worked out in a thread (a long record takes a while to replay and
+        encode); a record over ``record_moves`` is refused before any of that."""
+        steps = record.get("moves", record.get("rounds"))
+        if isinstance(steps, list) and len(steps) > limits.record_moves:
+            raise ActionError(
+                "bad_record", _("the record has {n} moves: this server replays at most {most}").format(n=len(steps), most=limits.record_moves)
+            )
+        text = await lobby.think_long(_replay_text, record)
+        return Response(text, media_type="application/json")
+
+    return router
+
+
+def _replay_text(record: dict[str, Any]) -> str:
+    """The replay answer as JSON text (runs in a thread)."""
+    try:
+        doc = load(record)
+        game = check_common(doc)
+        adapter = adapter_for(game)
+        summary, frames = adapter.frames(doc)
+    except (RecordError, RulesError, IllegalMove) as e:
+        raise ActionError("bad_record", str(e)) from None
+    except (RecursionError, ValueError, TypeError, KeyError) as e:
+        raise ActionError("bad_record", _("the record is malformed: {kind}: {detail}").format(kind=type(e).__name__, detail=str(e)[:200])) from None
+    out = {"game": game, "players": list(doc["players"]), "record": doc, "summary": summary, "frames": frames}
+    return json.dumps(out, separators=(",", ":"))
+
+
+__all__ = ["api_router", "game_meta", "install_error_handlers"]

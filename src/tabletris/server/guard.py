@@ -1,0 +1,136 @@
+"""What every HTTP request passes before the application sees it, and the uvicorn settings that
+belong to the server's limits: the per-client request rate, the body size, the security headers
+on every answer, and a deadline for a connection's first request."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from tabletris.i18n import _
+from tabletris.server.errors import error_body
+from tabletris.server.limits import ClientLedger, Limits
+
+
+def client_address(scope: Scope) -> str:
+    """The client's address (the per-client limits' key)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+class Guard:
+    """Before the application sees an HTTP request: the per-client request rate (429) and the
+    body size (413, before the body is read); on every answer, the security headers."""
+
+    def __init__(self, app: ASGIApp, limits: Limits, ledger: ClientLedger) -> None:
+        self.app = app
+        self.limits = limits
+        self.ledger = ledger
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() not in _HEADER_NAMES]
+                message = {**message, "headers": headers + SECURITY_HEADERS}
+            await send(message)
+
+        if not self.ledger.http(client_address(scope)):
+            await _refuse(scope, receive, with_headers, 429, "rate_limited",
+                          _("more than {rate:g} requests a second from this address: slow down").format(rate=self.limits.http_rate))
+            return
+        # A record upload is the one large body; the rest are small, and a large one is refused
+        # before it is read or parsed (a 0.5 MB rules object cost the loop its JSON parse).
+        limit = self.limits.body_bytes if scope.get("path") == "/api/replay" else self.limits.request_bytes
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length")
+        if length is not None and (not length.isdigit() or len(length) > 12 or int(length) > limit):
+            await _refuse(scope, receive, with_headers, 413, "too_large", f"the request body is over {limit} bytes")
+            return
+        received = 0
+
+        async def limited() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise _BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, limited, with_headers)
+        except _BodyTooLarge:
+            await _refuse(scope, receive, with_headers, 413, "too_large", f"the request body is over {limit} bytes")
+
+
+SECURITY_HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+"""Sent with every HTTP answer. The pages load only their own scripts (no inline script, no
+third-party code: the origin holds seat tokens in localStorage), cannot be framed
+(click-jacking), and no answer is sniffed into another type. Inline styles stay allowed: the
+client sets element styles from script, which is no way to run code."""
+_HEADER_NAMES = {k for k, _ in SECURITY_HEADERS}
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str) -> None:
+    await JSONResponse(error_body(code, message), status_code=status)(scope, receive, send)
+
+
+def uvicorn_options(limits: Limits | None = None) -> dict[str, Any]:
+    """uvicorn settings that belong to the server's limits (serve, tests and benchmarks)."""
+    limits = limits or Limits()
+    return {
+        "http": guarded_http(limits.header_timeout),
+        "timeout_keep_alive": limits.keep_alive,
+        "ws_ping_interval": limits.ws_ping,
+        "ws_ping_timeout": limits.ws_ping,
+        "ws_max_size": max(limits.message_bytes * 4, 64 * 1024),
+        "ws_max_queue": 8,
+    }
+
+
+def guarded_http(header_timeout: float) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol with a deadline for a connection's first request: uvicorn times
+    out idle keep-alive connections only after a first answer, so a connection that never sends
+    a request (or sends its headers a byte a minute) would otherwise stay open forever."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    class GuardedHTTP(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._first_request_deadline = asyncio.get_running_loop().call_later(
+                header_timeout, self._first_request_late, transport
+            )
+
+        def _first_request_late(self, transport: Any) -> None:
+            if getattr(self, "cycle", None) is None and transport.get_protocol() is self and not transport.is_closing():
+                transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._first_request_deadline.cancel()
+            super().connection_lost(exc)
+
+    return GuardedHTTP
+
+
+__all__ = ["SECURITY_HEADERS", "Guard", "client_address", "guarded_http", "uvicorn_options"]

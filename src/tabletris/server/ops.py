@@ -1,0 +1,194 @@
+"""Operations: the liveness and readiness probes, Prometheus metrics, the garbage-collection
+check, and the collector's pacing while serving (docs/deploy.md).
+
+``ops_router`` serves ``/healthz``, ``/readyz``, ``/metrics`` and ``/debug/gc``; the readiness
+checks are a dict of named callables (``app.state.ready_checks``), so a component added later
+registers its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import hmac
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from sqlalchemy import text as sql_text
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from tabletris.server.guard import client_address
+from tabletris.server.metrics import CONTENT_TYPE
+from tabletris.server.rooms import Lobby
+from tabletris.server.storage import Storage
+
+log = logging.getLogger("tabletris.server")
+
+ReadyCheck = Callable[[], Awaitable[None]]
+
+
+GC_THRESHOLDS = (700, 10, 1000)
+"""The collector's thresholds while serving: CPython's defaults (700, 10, 10) except the last.
+
+A full collection walks every live object and stops the event loop meanwhile: with 500 rooms
+(1000 connections and their games) that took 150-300 ms on the 2-core test machine, and with
+the default thresholds it came every 2-3 s (whenever the heap had grown by a quarter, which it
+does fast while games fill up), so every move in flight waited for it: that was the load
+benchmark's 0.5 s p99. A full collection is now considered after 1000 middle-generation ones
+instead of 10 (about 7 million allocations, several minutes at that load). The young
+generations keep their default sizes: young and middle collections stay a few milliseconds
+(larger young generations made them 10-120 ms), and cycles among young objects are still
+collected within milliseconds."""
+
+
+@contextmanager
+def paced_gc() -> Iterator[None]:
+    """Serve with ``GC_THRESHOLDS``, and move everything alive at start-up (modules, the rooms
+    restored from the database) out of the collector's sight: it lives as long as the server, so
+    walking it again on every full collection is pure pause. Restored on exit (tests run many
+    servers in one process)."""
+    old = gc.get_threshold()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+        gc.unfreeze()
+
+
+READY_TIMEOUT = 2.0
+"""Seconds a readiness check may take: a database slower than that is as good as down to a
+player waiting for a move's acknowledgement."""
+
+
+class DatabaseCheck:
+    """The database answers ``SELECT 1``. For SQLite, also: the file the server opened is still
+    the one at its path (a connection keeps working on a deleted or replaced file, and every
+    move stored after that would be lost at the next restart)."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        url = storage.engine.url
+        database = url.database or ""
+        self.path = (
+            Path(database) if url.get_backend_name() == "sqlite" and database and ":memory:" not in database
+            and "mode=memory" not in str(url.query) else None
+        )
+        self.inode: int | None = None
+
+    def remember(self) -> None:
+        """Note which file is the database (when the server has opened it)."""
+        if self.path is not None:
+            self.inode = self.path.stat().st_ino
+
+    async def __call__(self) -> None:
+        async with self.storage.engine.connect() as conn:
+            await conn.execute(sql_text("SELECT 1"))
+        # stat(): FileNotFoundError when the file is gone
+        if self.path is not None and self.inode is not None and self.path.stat().st_ino != self.inode:
+            raise FileNotFoundError(f"{self.path} was replaced by another file")
+
+
+class RedisCheck:
+    """Redis answers ``PING``, on a connection of its own: a readiness probe must not queue
+    behind the bus's traffic, nor share its failure handling."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.client: Any = None
+
+    async def __call__(self) -> None:
+        if self.client is None:
+            import redis.asyncio
+
+            self.client = redis.asyncio.Redis.from_url(self.url, socket_connect_timeout=READY_TIMEOUT)
+        await self.client.ping()
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+            self.client = None
+
+
+def rss_bytes() -> int:
+    """This process's resident memory (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def ops_router(lobby: Lobby, ready_checks: dict[str, ReadyCheck], metrics_token: str | None) -> APIRouter:
+    """The operations routes (none in the OpenAPI document). ``ready_checks``: what ``/readyz``
+    asks, by name (the dict is read at each probe). ``metrics_token``: see ``observer``."""
+    router = APIRouter()
+
+    def observer(request: Request) -> bool:
+        """Who may read ``/metrics`` and ask for ``/debug/gc``: a client on this machine that
+        did not come through a proxy (a proxy on the same machine connects from loopback too,
+        but adds a forwarding header), or anyone with ``metrics_token``. Metrics tell how busy
+        the server is and when it restarted: not secret, but no business of the players'."""
+        if metrics_token is not None:
+            given = request.headers.get("authorization", "")
+            if hmac.compare_digest(given.encode(), f"Bearer {metrics_token}".encode()):
+                return True
+        if any(h in request.headers for h in ("x-forwarded-for", "forwarded", "x-real-ip")):
+            return False
+        return client_address(request.scope) in ("127.0.0.1", "::1")
+
+    @router.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        """The process is up and its event loop answers (a liveness probe: it checks nothing
+        else, so a database outage does not get every instance restarted)."""
+        return {"status": "ok"}
+
+    @router.get("/readyz", include_in_schema=False)
+    async def readyz() -> JSONResponse:
+        """Ready to serve: every dependency answers (the database a ``SELECT 1``; Redis a PING
+        where one is configured) within ``READY_TIMEOUT`` seconds. 503 names what failed; the
+        reason goes to the log, not to the caller."""
+        names = list(ready_checks)
+        results = await asyncio.gather(
+            *(asyncio.wait_for(ready_checks[n](), READY_TIMEOUT) for n in names), return_exceptions=True
+        )
+        failed = {}
+        for name, result in zip(names, results, strict=True):
+            if isinstance(result, BaseException):
+                failed[name] = "timeout" if isinstance(result, TimeoutError) else type(result).__name__
+                log.warning("readyz: %s failed: %s", name, str(result).splitlines()[0][:200] if str(result) else failed[name])
+        if failed:
+            return JSONResponse({"status": "unavailable", "failed": failed}, status_code=503)
+        return JSONResponse({"status": "ready", "checked": names})
+
+    @router.get("/metrics", include_in_schema=False)
+    async def metrics(request: Request) -> Response:
+        """Prometheus text format (see server/metrics.py); for ``observer``s only, 404 otherwise."""
+        if not observer(request):
+            raise StarletteHTTPException(404, "Not Found")
+        return Response(lobby.metrics.text(), media_type=CONTENT_TYPE)
+
+    @router.post("/debug/gc", include_in_schema=False)
+    async def debug_gc(request: Request) -> dict[str, int]:
+        """A full garbage collection now, then the process's resident memory and the number of
+        container objects the collector tracks, those made since start-up (``paced_gc`` froze
+        the rest): the load benchmark's memory check (objects flat while the RSS grows points
+        at the allocator or a C library, not at Python objects kept alive). For ``observer``s
+        only."""
+        if not observer(request):
+            raise StarletteHTTPException(404, "Not Found")
+        collected = gc.collect()
+        return {"collected": collected, "rss_bytes": rss_bytes(), "objects": len(gc.get_objects())}
+    return router
+
+
+__all__ = ["GC_THRESHOLDS", "READY_TIMEOUT", "DatabaseCheck", "RedisCheck", "ops_router", "paced_gc", "rss_bytes"]

@@ -1,0 +1,245 @@
+"""The websocket protocol (``/ws/{room}``, docs/api.md "Websocket").
+
+The client's first message is ``{"type": "hello", "token": SEAT_TOKEN}`` (a spectator leaves the
+token out), within ``hello_timeout`` seconds; the token never appears in a URL, so no access log
+or proxy log holds it. Then the client sends JSON objects with a ``type`` (``move``, ``query``,
+``chat``, ``rematch``, ``resign``, ``leave``, ``state``, ``ping``) and an optional ``id``; the
+server answers ``ack`` / ``error`` / ``answer`` / ``pong`` carrying that id, sends a ``state``
+message to everybody in the room after every change and a small ``presence`` message when
+someone connects or leaves. Errors go to the client that caused them only; the room and the
+connection stay up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import APIRouter, WebSocket
+from pydantic import ValidationError
+from starlette.websockets import WebSocketDisconnect
+
+from tabletris.i18n import _
+from tabletris.server.errors import ActionError, describe, error_body
+from tabletris.server.guard import client_address
+from tabletris.server.limits import Bucket, Limits
+from tabletris.server.logs import log_context
+from tabletris.server.models import MoveIn
+from tabletris.server.rooms import Connection, Lobby, Room
+
+log = logging.getLogger("tabletris.server")
+
+
+def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> APIRouter:
+    """The websocket route around ``lobby``. ``origins``: page origins allowed besides the
+    server's own."""
+    router = APIRouter()
+    allowed_origins = {o.rstrip("/").lower() for o in origins}
+
+    def origin_ok(ws: WebSocket) -> bool:
+        """A browser page from another site may not drive a seat: a websocket's Origin (browsers
+        always send one) must be this server's own or one allowed with ``origins``. Programs
+        that send none (bots, tests, the load benchmark) are let in."""
+        origin = ws.headers.get("origin")
+        if origin is None:
+            return True
+        origin = origin.rstrip("/").lower()
+        if origin in allowed_origins:
+            return True
+        host = (ws.headers.get("host") or "").lower()
+        return origin in (f"http://{host}", f"https://{host}")
+
+    @router.websocket("/ws/{room_id}")
+    async def socket(ws: WebSocket, room_id: str) -> None:
+        if not origin_ok(ws):
+            log.warning("websocket from origin %r refused", ws.headers.get("origin"))
+            await ws.close(code=1008, reason="origin not allowed")
+            return
+        client = client_address(ws.scope)
+        if not lobby.ledger.socket_opened(client):
+            await ws.close(code=1013, reason=f"at most {limits.sockets_per_client} websockets per address")
+            return
+        try:
+            await ws.accept()
+            await welcome(ws, room_id)
+        finally:
+            lobby.ledger.socket_closed(client)
+
+    async def refuse(ws: WebSocket, close: int, code: str, message: str) -> None:
+        with contextlib.suppress(Exception):
+            await ws.send_text(json.dumps({"type": "error", "id": None, **error_body(code, message)}))
+            await ws.close(code=close, reason=message[:120])
+
+    async def welcome(ws: WebSocket, room_id: str) -> None:
+        """The hello: the seat token (or none, to watch) as the first message, never in the URL."""
+        if "token" in ws.query_params:
+            await refuse(ws, 4400, "bad_message", 'send the seat token in the first message {"type": "hello", "token": ...}, not in the URL')
+            return
+        try:
+            message = await asyncio.wait_for(ws.receive(), limits.hello_timeout)
+        except TimeoutError:
+            await refuse(ws, 4401, "no_hello", f'no hello within {limits.hello_timeout:g} s: send {{"type": "hello", "token": ...}} first')
+            return
+        if message["type"] == "websocket.disconnect":
+            return
+        text = message.get("text") or ""
+        try:
+            hello = json.loads(text) if len(text) <= 1024 else None
+        except (ValueError, RecursionError):
+            hello = None
+        token = hello.get("token") if isinstance(hello, dict) else None
+        if not isinstance(hello, dict) or hello.get("type") != "hello" or not (token is None or isinstance(token, str)):
+            await refuse(ws, 4401, "no_hello", 'the first message must be {"type": "hello", "token": SEAT_TOKEN} (no token to watch)')
+            return
+        try:
+            room = await lobby.find(room_id)
+            seat = room.authenticate(token) if token else None
+        except ActionError as e:
+            await refuse(ws, 4404 if e.code == "unknown_room" else 4403, e.code, e.message)
+            return
+        if seat is None and sum(1 for c in room.conns if c.seat is None) >= limits.spectators:
+            await refuse(ws, 4409, "room_full", _("room {room} has {n} spectators already").format(room=room.id, n=limits.spectators))
+            return
+        conn = Connection(ws.send_text, seat, outbox=limits.outbox, send_timeout=limits.send_timeout)
+        conn.token = token
+        log_context(room.id, seat)
+        log.info("websocket joined as %s", "spectator" if seat is None else f"seat {seat}")
+        for line in room.chat_log:
+            conn.send(line)
+        room.conns.add(conn)
+        if seat is not None:
+            room.seats[seat].connected += 1
+        room.presence(newcomer=conn)
+        reader = asyncio.create_task(serve_socket(ws, room, conn, seat))
+        dead = asyncio.create_task(conn.dead.wait())
+        try:
+            await asyncio.wait({reader, dead}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            reader.cancel()
+            dead.cancel()
+            room.conns.discard(conn)
+            if seat is not None:
+                room.seats[seat].connected -= 1
+            room.presence()
+            log.info("websocket left (close code %s)", conn.close_code)
+            if conn.close_code in (4408, 1008):
+                _abort(ws)
+            else:
+                await conn.close()
+
+    async def serve_socket(ws: WebSocket, room: Room, conn: Connection, seat: int | None) -> None:
+        bucket = Bucket(limits.message_rate, limits.message_burst)
+        strikes = 0
+
+        def fail(msg_id: Any, code: str, message: str) -> None:
+            conn.send_json({"type": "error", "id": msg_id, **error_body(code, message)})
+
+        while conn.alive:
+            try:
+                message = await ws.receive()
+            except (WebSocketDisconnect, RuntimeError):
+                return
+            if message["type"] == "websocket.disconnect":
+                return
+            text = message.get("text")
+            if text is None:
+                data_bytes = message.get("bytes") or b""
+                fail(None, "bad_message", f"send JSON text, not {len(data_bytes)} bytes of binary")
+                continue
+            if len(text) > limits.message_bytes:
+                fail(None, "too_large", f"a message has at most {limits.message_bytes} characters, got {len(text)}")
+                continue
+            if not bucket.take():
+                strikes += 1
+                fail(None, "rate_limited", _("more than {rate:g} messages a second: slow down").format(rate=limits.message_rate))
+                if strikes >= limits.message_strikes:
+                    conn.kill(1008, "flooding")
+                    return
+                continue
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as e:
+                fail(None, "bad_json", f"not JSON: {e.msg} at column {e.colno}")
+                continue
+            except RecursionError:
+                fail(None, "bad_json", "the JSON is nested too deeply")
+                continue
+            except ValueError as e:  # e.g. an integer of thousands of digits
+                fail(None, "bad_json", f"not acceptable JSON: {str(e)[:120]}")
+                continue
+            if not isinstance(data, dict):
+                fail(None, "bad_message", "a message is a JSON object with a 'type'")
+                continue
+            msg_id = data.pop("id", None)
+            if msg_id is not None and not (isinstance(msg_id, int | str) and len(str(msg_id)) <= 64):
+                fail(None, "bad_message", "'id' is a number or a short string")
+                continue
+            kind = data.pop("type", None)
+            try:
+                await handle(room, conn, seat, kind, msg_id, data)
+            except ActionError as e:
+                fail(msg_id, e.code, e.message)
+            except Exception:
+                log.exception("room %s: message %r failed", room.id, str(kind)[:32])
+                fail(msg_id, "internal", _("the server could not handle this message; the game is unchanged"))
+
+    async def handle(
+        room: Room, conn: Connection, seat: int | None, kind: Any, msg_id: Any, data: dict[str, Any]
+    ) -> None:
+        if kind == "ping":
+            conn.send_json({"type": "pong", "id": msg_id})
+        elif kind == "state":
+            conn.send_latest("state", room.state_text(seat))
+        elif kind == "hello":
+            raise ActionError("bad_message", "hello comes once, as the first message")
+        elif kind in ("move", "play", "submit"):
+            if seat is None:
+                raise ActionError("not_seated", _("spectators cannot move: join with a seat token"))
+            try:
+                move = MoveIn.model_validate(data)
+            except ValidationError as e:
+                raise ActionError("bad_message", describe(e.errors())) from None
+            seq = await room.act(seat, move.engine_dict())
+            conn.send_json({"type": "ack", "id": msg_id, "seq": seq})
+        elif kind == "query":
+            if seat is None:
+                raise ActionError("not_seated", _("spectators cannot ask for moves: join with a seat token"))
+            conn.send_json({"type": "answer", "id": msg_id, **room.query(seat, data)})
+        elif kind == "chat":
+            room.chat(conn, data.get("text"))
+        elif kind in ("resign", "leave"):
+            if seat is None:
+                raise ActionError("not_seated", _("only a player can resign") if kind == "resign" else _("only a player can leave"))
+            done = await (room.resign(seat) if kind == "resign" else room.leave(seat))
+            conn.send_json({"type": "ack", "id": msg_id, "done": done})
+        elif kind == "rematch":
+            if seat is None:
+                raise ActionError("not_seated", _("only a player can ask for a rematch"))
+            token = conn.token
+            new, new_seat, new_token = await lobby.rematch(room, seat, token or "")
+            conn.send_json({"type": "rematch", "id": msg_id, "room": new.id, "seat": new_seat, "token": new_token})
+        else:
+            raise ActionError(
+                "unknown_type",
+                f"unknown message type {str(kind)[:32]!r}: expected move, query, chat, rematch, resign, leave, state or ping",
+            )
+
+    return router
+
+
+def _abort(ws: WebSocket) -> None:
+    """Drop a connection that does not read at once: a polite close would wait behind the data
+    it is not reading. Reaches uvicorn's transport; falls back to nothing (the ping timeout
+    ends it)."""
+    protocol = getattr(getattr(ws, "_send", None), "__self__", None)
+    transport = getattr(protocol, "transport", None)
+    if transport is not None:
+        with contextlib.suppress(Exception):
+            transport.abort()
+
+
+__all__ = ["socket_router"]
