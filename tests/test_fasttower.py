@@ -37,6 +37,11 @@ from tower_reference import assert_same_games, layouts, make_bots, play_python, 
 pytestmark = pytest.mark.skipif(ft.built_module() is None, reason="the compiled tower core is not built here")
 
 PARAMS = ExpertBot().tower_core_params()
+
+
+def seat_params(policies: list[str]) -> list[Any]:
+    """Each seat's params for a playout: greedy's weights, the expert's, none for random."""
+    return [PARAMS if p == "expert" else te.core_params() if p == "greedy" else None for p in policies]
 POLICIES = ("random", "greedy", "expert")
 
 
@@ -273,7 +278,7 @@ def assert_same(rules: dict[str, Any], towers: Any, players: int, seed: int, pol
         play_python(a, bots)
     rngs = [random.Random(seed * 31 + i) if p == "random" else None for i, p in enumerate(policies)]
     boards = [t.board for t in b.towers]
-    ft.playout(b, policies, rngs, PARAMS)
+    ft.playout(b, policies, rngs, seat_params(policies))
     assert [t.board for t in b.towers] == boards and all(x is y for x, y in zip(boards, [t.board for t in b.towers], strict=True))
     assert_same_games(a, b, f"rules {rules}, seed {seed}, policies {policies}, before {before}")
     for bot, rng, name in zip(bots, rngs, policies, strict=True):
@@ -312,10 +317,10 @@ def test_product_games(preset: str, pure: bool) -> None:
 
 def test_a_game_over_stays_over() -> None:
     game = TowerGame(["a", "b"], seed=3)
-    ft.playout(game, ["random", "random"], [random.Random(1), random.Random(2)])
+    ft.playout(game, ["random", "random"], [random.Random(1), random.Random(2)], [None, None])
     assert game.over
     rounds = list(game.rounds)
-    assert ft.playout(game, ["random", "random"], [random.Random(1), random.Random(2)]) == []
+    assert ft.playout(game, ["random", "random"], [random.Random(1), random.Random(2)], [None, None]) == []
     assert game.rounds == rounds
 
 
@@ -323,26 +328,27 @@ def test_max_rounds_stops_between_rounds() -> None:
     a = TowerGame(["a", "b"], seed=4)
     b = TowerGame(["a", "b"], seed=4)
     ra, rb = [random.Random(5), random.Random(6)], [random.Random(5), random.Random(6)]
-    ft.playout(a, ["random", "greedy"], ra, PARAMS, max_rounds=7)
+    params = seat_params(["random", "greedy"])
+    ft.playout(a, ["random", "greedy"], ra, params, max_rounds=7)
     assert len(a.rounds) == 7 and not a.over
-    ft.playout(a, ["random", "greedy"], ra, PARAMS)
-    ft.playout(b, ["random", "greedy"], rb, PARAMS)
+    ft.playout(a, ["random", "greedy"], ra, params)
+    ft.playout(b, ["random", "greedy"], rb, params)
     assert_same_games(a, b, "a game played on in two calls")
 
 
 def test_a_view_without_the_deck_is_refused() -> None:
     game = TowerGame(["a", "b"], seed=4)
     with pytest.raises(ValueError, match="whole deck"):
-        ft.playout(game.view(0), ["random", "random"], [random.Random(1), random.Random(2)])
+        ft.playout(game.view(0), ["random", "random"], [random.Random(1), random.Random(2)], [None, None])
     assert ft.game_state(game.view(0, reveal=True))
 
 
 def test_playout_names_a_bad_policy() -> None:
     game = TowerGame(["a", "b"], seed=4)
     with pytest.raises(ValueError, match="policies\\[1\\]: 'oracle'"):
-        ft.playout(game, ["random", "oracle"], [random.Random(1), None])
-    with pytest.raises(ValueError, match="needs the params"):
-        ft.playout(game, ["random", "greedy"], [random.Random(1), None])
+        ft.playout(game, ["random", "oracle"], [random.Random(1), None], [None, None])
+    with pytest.raises(ValueError, match="needs its params"):
+        ft.playout(game, ["random", "greedy"], [random.Random(1), None], [None, None])
 
 
 def test_pending_actions_carry_over() -> None:
@@ -354,5 +360,5 @@ def test_pending_actions_carry_over() -> None:
         drops = game.legal_drops(seat, [0, 1])
         game.submit(seat, TowerAction.drop(drops[-1], [0, 1]))
     play_python(a, make_bots(["greedy"] * 3, 2))
-    ft.playout(b, ["greedy"] * 3, [None] * 3, PARAMS)
+    ft.playout(b, ["greedy"] * 3, [None] * 3, seat_params(["greedy"] * 3))
     assert_same_games(a, b, "a round half submitted")

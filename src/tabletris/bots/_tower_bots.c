@@ -652,9 +652,9 @@ done:
 }
 
 /* playout(rules, state, policies, bot_states, params, max_rounds) -> (dump, bot_states): the game
- * played on by its seats' bots (policies: one byte per seat, POLICY_*; a random seat's generator
- * state, None for the others; the expert's params or None) until it is over or ``max_rounds``
- * rounds were resolved. */
+ * played on by its seats' bots (policies: one byte per seat, POLICY_*; per seat a random seat's
+ * generator state and a greedy or expert seat's params, None elsewhere) until it is over or
+ * ``max_rounds`` rounds were resolved. */
 static PyObject *py_playout(PyObject *self, PyObject *args) {
     PyObject *rules, *state, *policies, *bot_states, *params;
     long max_rounds;
@@ -663,39 +663,35 @@ static PyObject *py_playout(PyObject *self, PyObject *args) {
     if (g == NULL) return NULL;
     PyObject *out = NULL;
     pyr_t *rngs = PyMem_Calloc(TW_PLAYERS, sizeof(pyr_t));
-    tw_params p;
-    memset(&p, 0, sizeof p);
+    tw_params p[TW_PLAYERS];
+    memset(p, 0, sizeof p);
     int policy[TW_PLAYERS];
     if (rngs == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    if (PyBytes_GET_SIZE(policies) != g->n || tw_tuple(bot_states, g->n, "bot states") < 0) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "tower core: one policy and one bot state per seat");
+    if (PyBytes_GET_SIZE(policies) != g->n || tw_tuple(bot_states, g->n, "bot states") < 0 ||
+        tw_tuple(params, g->n, "params per seat") < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "tower core: one policy, bot state and params per seat");
         goto done;
     }
-    int experts = 0;
     for (int s = 0; s < g->n; s++) {
         policy[s] = (unsigned char)PyBytes_AS_STRING(policies)[s];
         if (policy[s] > POLICY_EXPERT) {
             PyErr_SetString(PyExc_ValueError, "tower core: unknown policy");
             goto done;
         }
-        if (policy[s] == POLICY_RANDOM && pyr_load(&rngs[s], PyTuple_GET_ITEM(bot_states, s)) < 0) goto done;
-        if (policy[s] != POLICY_RANDOM) experts = 1;
-    }
-    if (experts) {
-        if (params == Py_None) {
-            PyErr_SetString(PyExc_ValueError, "tower core: greedy and expert seats need the params");
+        if (policy[s] == POLICY_RANDOM) {
+            if (pyr_load(&rngs[s], PyTuple_GET_ITEM(bot_states, s)) < 0) goto done;
+        } else if (tw_load_params(&p[s], PyTuple_GET_ITEM(params, s)) < 0) {
             goto done;
         }
-        if (tw_load_params(&p, params) < 0) goto done;
     }
     while (!g->over && g->nrounds < max_rounds) {
         int waiting = tw_waiting(g);
         for (int s = 0; s < g->n; s++)
             if (waiting >> s & 1)
-                if (tw_play_seat(g, s, policy[s], &rngs[s], &p) < 0) goto done;
+                if (tw_play_seat(g, s, policy[s], &rngs[s], &p[s]) < 0) goto done;
     }
     PyObject *states = PyTuple_New(g->n);
     if (states == NULL) goto done;

@@ -11,7 +11,7 @@ the result back into ``game`` (its towers' boards, minos, holds, the cards, the 
 supply), as the table would have left it with those bots. Seats play ``random``
 (``RandomBot.choose_tower``, drawing from the bot's own generator), ``greedy``
 (``GreedyBot.choose_tower`` at full strength) or ``expert`` (``ExpertBot.choose_tower`` at full
-strength with ``params``). ``decision`` is one greedy or expert decision of a seat's view.
+strength), the last two with their seat's ``params``. ``decision`` is one greedy or expert decision of a seat's view.
 
 The core is in use when it is built and the board's compiled core is (``TABLETRIS_PURE=1`` and
 ``board.use_native(False)`` switch both off: ``board.engine(False)`` runs all of Python);
@@ -333,7 +333,7 @@ def playout(
     game: TowerGame,
     policies: Sequence[str],
     rngs: Sequence[random.Random | None],
-    params: Sequence[Any] | None = None,
+    params: Sequence[Sequence[Any] | None],
     max_rounds: int | None = None,
 ) -> list[list[TowerAction | None]]:
     """Play ``game`` on in the core until it is over (or ``max_rounds`` rounds resolved); the
@@ -341,32 +341,33 @@ def playout(
 
     ``policies[seat]`` is ``random``, ``greedy`` or ``expert``; ``rngs[seat]`` the random seat's
     bot generator (drawn from and left where Python's bot leaves it; None for the others);
-    ``params`` the greedy and expert seats' tuning (``ExpertBot.core_params``: the expert's
-    weights and lookahead; greedy reads the default weights from it). ValueError when the core
+    ``params[seat]`` a greedy or expert seat's tuning (``tower_eval.core_params``: greedy's
+    weights, ``ExpertBot.tower_core_params()``), None for a random seat. ValueError when the core
     does not play these rules (``unsupported``) or the game's deck is not known."""
     why = unsupported(game.rules)
     if why is not None:
         raise ValueError(f"the tower core does not play this game: {why}")
     n = game.player_count
-    if len(policies) != n or len(rngs) != n:
-        raise ValueError(f"one policy and one generator per seat: {n} seats")
+    if len(policies) != n or len(rngs) != n or len(params) != n:
+        raise ValueError(f"one policy, generator and params per seat: {n} seats")
     codes = []
     for seat, name in enumerate(policies):
         if name not in POLICY_CODE:
             raise ValueError(f"policies[{seat}]: {name!r}: expected one of {', '.join(POLICIES)}")
         if name == "random" and rngs[seat] is None:
             raise ValueError(f"policies[{seat}]: a random seat needs its bot's generator")
-        if name != "random" and params is None:
-            raise ValueError(f"policies[{seat}]: a {name} seat needs the params")
+        if name != "random" and params[seat] is None:
+            raise ValueError(f"policies[{seat}]: a {name} seat needs its params")
         codes.append(POLICY_CODE[name])
     states = tuple(
         r.getstate()[1] if r is not None and name == "random" else None for r, name in zip(rngs, policies, strict=True)
     )
+    seat_params = tuple(None if p is None else tuple(p) for p in params)
     nat = core_module()
     assert nat is not None
     dump, after = nat.playout(
-        kernel_rules(game.rules), game_state(game), bytes(codes), states,
-        None if params is None else tuple(params), (1 << 62) if max_rounds is None else max_rounds,
+        kernel_rules(game.rules), game_state(game), bytes(codes), states, seat_params,
+        (1 << 62) if max_rounds is None else max_rounds,
     )
     for r, name, state in zip(rngs, policies, after, strict=True):
         if r is not None and name == "random":
