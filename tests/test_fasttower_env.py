@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import tabletris.envs  # noqa: F401 - registers the environments
 from kernel_reference import copy_obs, same
 from tabletris.engine import fasttower
+from tabletris.engine.tower import TowerGame
 from tabletris.envs.gym import TowerEnv
 from tabletris.envs.tower_vector import TowerVectorEnv
 from tower_reference import assert_same_games, tower_rules
@@ -239,3 +240,35 @@ def test_damaged_bytes_are_refused() -> None:
     data[:4] = (50).to_bytes(4, "little")  # the tower's width, far past the build's
     with pytest.raises(ValueError, match="damaged"):
         nat.env_load(bytes(data), None)
+
+
+# ------------------------------------------------------------------ the codec's legal actions
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=tower_rules(), players=st.integers(1, 4), seed=st.integers(0, 2**32 - 1), rounds=st.integers(0, 26),
+       data=st.data())
+def test_the_codecs_legal_actions_from_the_core_are_the_engines(
+    rules: dict[str, Any], players: int, seed: int, rounds: int, data: st.DataObject
+) -> None:
+    """``TowerCodec.legal`` (PettingZoo, OpenSpiel, the Python env) asks the core for the ids; ids,
+    their order and every value are what the engine's drops give, mino sub-steps included."""
+    from tabletris.engine import board as board_mod
+    from tabletris.envs.tower_codec import LegalActions, SeatTurn, TowerCodec
+    from tower_reference import make_bots, play_python
+
+    game = TowerGame([f"p{i}" for i in range(players)], rules, seed=seed)
+    play_python(game, make_bots(["random"] * players, seed), rounds)
+    codec = TowerCodec(game.rules, players)
+    for seat in range(players):
+        turn = SeatTurn()
+        for _ in range(4):
+            fast = codec.legal(game, seat, turn)
+            with board_mod.engine(False):
+                python = codec.legal(game, seat, turn)
+            assert list(fast) == list(python) and dict(fast.items()) == python
+            minos = [a - codec.mino_base for a in fast if a >= codec.mino_base]
+            if not minos:
+                break
+            assert isinstance(fast, LegalActions)
+            turn.minos.append(data.draw(st.sampled_from(minos)))

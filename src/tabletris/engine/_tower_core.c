@@ -1301,6 +1301,129 @@ static PyObject *py_draws(PyObject *self, PyObject *args) {
     return Py_BuildValue("(NN)", out, pyr_store(&r));
 }
 
+/* ------------------------------------------------------------ a board's bits, and the codec's legal ids */
+
+/* The rows of a Board's bitboard (a Python int, cell (x, y) at bit y * (w + 1) + x). */
+static int tw_rows_of(PyObject *v, int w, int h, uint32_t *rows) {
+    unsigned char buf[(TW_MAX_W + 1) * TW_MAX_H / 8 + 16];
+    size_t stride = (size_t)w + 1, n = (stride * (size_t)h + 7) / 8;
+    memset(buf, 0, sizeof buf);
+    if (!PyLong_Check(v) || _PyLong_Sign(v) < 0) {
+        PyErr_SetString(PyExc_ValueError, "tower core: board bits are a non-negative int");
+        return -1;
+    }
+#if PY_VERSION_HEX >= 0x030D0000
+    Py_ssize_t need = PyLong_AsNativeBytes(v, buf, (Py_ssize_t)n, Py_ASNATIVEBYTES_LITTLE_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER);
+    if (need < 0) return -1;
+    if ((size_t)need > n) {
+        PyErr_SetString(PyExc_OverflowError, "tower core: board bits beyond the tower");
+        return -1;
+    }
+#else
+    if (_PyLong_AsByteArray((PyLongObject *)v, buf, n, 1, 0) < 0) return -1;
+#endif
+    for (int y = 0; y < h; y++) {
+        uint32_t row = 0;
+        for (int x = 0; x < w; x++) {
+            size_t bit = (size_t)y * stride + (size_t)x;
+            row |= (uint32_t)(buf[bit >> 3] >> (bit & 7) & 1) << x;
+        }
+        rows[y] = row;
+    }
+    return 0;
+}
+
+static void tw_rules_free(PyObject *capsule) {
+    PyMem_Free(PyCapsule_GetPointer(capsule, "tabletris.tower_rules"));
+}
+
+/* rules_new(rules) -> capsule: the rules loaded once, for the codec's calls. */
+static PyObject *py_rules_new(PyObject *self, PyObject *args) {
+    PyObject *rules;
+    if (!PyArg_ParseTuple(args, "O", &rules)) return NULL;
+    tw_rules *r = PyMem_Calloc(1, sizeof(tw_rules));
+    if (r == NULL) return PyErr_NoMemory();
+    if (tw_load_rules(r, rules) < 0) {
+        PyMem_Free(r);
+        return NULL;
+    }
+    PyObject *cap = PyCapsule_New(r, "tabletris.tower_rules", tw_rules_free);
+    if (cap == NULL) PyMem_Free(r);
+    return cap;
+}
+
+/* legal_ids(rules, occupied, shape, chosen, minos_left, can_hold) -> [(id, orientation, x, y),
+ * ...]: TowerCodec.legal's ids for a seat that decides (HOLD 1, DROP 2 + o * w + x with the
+ * drop's row, MINO 2 + 4w + c with -1s), ascending, for the tower ``occupied`` after the
+ * ``chosen`` mino columns. */
+static PyObject *py_legal_ids(PyObject *self, PyObject *args) {
+    PyObject *capsule, *occupied, *chosen;
+    int shape, minos_left, can_hold;
+    if (!PyArg_ParseTuple(args, "OOiSii", &capsule, &occupied, &shape, &chosen, &minos_left, &can_hold)) return NULL;
+    tw_rules *r = PyCapsule_GetPointer(capsule, "tabletris.tower_rules");
+    if (r == NULL) return NULL;
+    if (shape < 0 || shape >= TW_SHAPES) {
+        PyErr_SetString(PyExc_ValueError, "tower core: shape out of range");
+        return NULL;
+    }
+    uint32_t rows[TW_MAX_H];
+    if (tw_rows_of(occupied, r->w, r->h, rows) < 0) return NULL;
+    uint8_t height[TW_MAX_W] = {0};
+    for (int y = 0; y < r->h; y++)
+        for (int x = 0; x < r->w; x++)
+            if (rows[y] >> x & 1) height[x] = (uint8_t)(y + 1);
+    Py_ssize_t nchosen = PyBytes_GET_SIZE(chosen);
+    for (Py_ssize_t i = 0; i < nchosen; i++) {
+        int c = (unsigned char)PyBytes_AS_STRING(chosen)[i];
+        if (c >= r->w || height[c] >= r->h) {
+            PyErr_Format(PyExc_ValueError, "tower core: no room for a mino in column %d", c);
+            return NULL;
+        }
+        height[c]++;
+    }
+    int w = r->w, drop_base = 2, mino_base = 2 + 4 * w;
+    tw_place places[TW_ORIENTS * TW_MAX_W];
+    int n = tw_drops_on(r, height, shape, places);
+    /* ids ascending: HOLD, the drops by (orientation, x), the minos by column */
+    int order[TW_ORIENTS * TW_MAX_W];
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++) {
+        int k = order[i], j = i;
+        int key = places[k].o * w + places[k].x;
+        while (j > 0 && places[order[j - 1]].o * w + places[order[j - 1]].x > key) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = k;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+#define TW_APPEND(id, o, x, y)                                                  \
+    do {                                                                        \
+        PyObject *item = Py_BuildValue("(iiii)", (id), (o), (x), (y));          \
+        if (item == NULL || PyList_Append(out, item) < 0) {                     \
+            Py_XDECREF(item);                                                   \
+            Py_DECREF(out);                                                     \
+            return NULL;                                                        \
+        }                                                                       \
+        Py_DECREF(item);                                                        \
+    } while (0)
+    if (!nchosen && can_hold) TW_APPEND(1, -1, -1, -1);
+    for (int i = 0; i < n; i++) {
+        const tw_place *p = &places[order[i]];
+        TW_APPEND(drop_base + p->o * w + p->x, p->o, p->x, p->y);
+    }
+    if (nchosen < minos_left)
+        for (int c = 0; c < w; c++) {
+            if (height[c] >= r->h) continue;
+            height[c]++;
+            if (tw_has_drop_on(r, height, shape)) TW_APPEND(mino_base + c, -1, -1, -1);
+            height[c]--;
+        }
+#undef TW_APPEND
+    return out;
+}
+
 /* ------------------------------------------------------------ the module: the layers put together
  *
  * The bots' decisions and the env's fast path, in the files beside the Python they translate
@@ -1315,6 +1438,8 @@ static PyMethodDef tw_methods[] = {
     {"drops", py_drops, METH_VARARGS, "Tower.legal_drops of a shape after minos."},
     {"new_game", py_new_game, METH_VARARGS, "The game TowerGame(players, rules, seed) sets up."},
     {"draws", py_draws, METH_VARARGS, "Draws of CPython's generator as the core makes them."},
+    {"rules_new", py_rules_new, METH_VARARGS, "The rules loaded once, for the codec."},
+    {"legal_ids", py_legal_ids, METH_VARARGS, "TowerCodec.legal's ids for a seat that decides."},
     TW_BOT_METHODS
     TW_ENV_METHODS
     {NULL, NULL, 0, NULL},

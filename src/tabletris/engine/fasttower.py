@@ -117,11 +117,27 @@ def engine_name() -> str:
     return f"pure Python ({_WHY_NOT or board_module.engine_name()[len('pure Python ') :].strip('()') or 'off'})"
 
 
+_REASONS: dict[int, tuple[TowerRules, str | None]] = {}
+"""Each rule set's ``unsupported`` answer while the core is in use, by the object (a codec asks
+at every step; rules holding a layout object cannot be a dict key)."""
+
+
 def unsupported(rules: TowerRules) -> str | None:
     """Why the core cannot play ``rules`` (the Python engine then plays them), or None."""
     nat = core_module()
     if nat is None:
         return "the compiled tower core is not in use"
+    known = _REASONS.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    if len(_REASONS) >= 512:
+        _REASONS.clear()
+    reason = _unsupported(rules, nat)
+    _REASONS[id(rules)] = (rules, reason)
+    return reason
+
+
+def _unsupported(rules: TowerRules, nat: ModuleType) -> str | None:
     fields = {f.name for f in dataclasses.fields(rules)}
     unknown = sorted(fields - CORE_READS)
     if unknown:
@@ -142,9 +158,22 @@ def supports(rules: TowerRules) -> bool:
 # ------------------------------------------------------------------ what the core reads
 
 
-@lru_cache(maxsize=64)
 def kernel_rules(rules: TowerRules) -> tuple[Any, ...]:
-    """The rules as the core reads them (``tw_load_rules``)."""
+    """The rules as the core reads them (``tw_load_rules``), made once per rule set (rules whose
+    towers are given as objects cannot be a cache key: made each time)."""
+    try:
+        hash(rules)
+    except TypeError:
+        return _kernel_rules(rules)
+    return _kernel_rules_cached(rules)
+
+
+@lru_cache(maxsize=64)
+def _kernel_rules_cached(rules: TowerRules) -> tuple[Any, ...]:
+    return _kernel_rules(rules)
+
+
+def _kernel_rules(rules: TowerRules) -> tuple[Any, ...]:
     specs = tuple(shape_spec(s, "rotate") for s in TETROMINOES)
     table = tuple((card, *ACHIEVEMENTS[card].points) for card in CARDS)
     return (
@@ -415,13 +444,17 @@ def decision(view: TowerGame, seat: int, policy: str, params: Sequence[Any]) -> 
 # ------------------------------------------------------------------ new games in the core
 
 
-@lru_cache(maxsize=32)
 def setup_state(rules: TowerRules) -> tuple[Any, ...] | None:
     """What the core needs to set up ``TowerGame(players, rules, seed)`` itself (``tw_load_setup``):
     the library's layouts (clipped to the tower's size), the cards in play or how many to draw;
     None when the rules choose towers (the Python engine sets those games up)."""
     if rules.towers is not None and any(t is not None for t in rules.towers):
         return None
+    return _setup_state(rules)
+
+
+@lru_cache(maxsize=32)
+def _setup_state(rules: TowerRules) -> tuple[Any, ...]:
     layouts = []
     for name in LAYOUT_NAMES:
         layout = library_layout(name)

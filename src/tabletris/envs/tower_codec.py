@@ -33,11 +33,14 @@ plane per other entry (scores divided by ``SCORE_SCALE`` and clipped to 1).
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from tabletris.engine import fasttower
 from tabletris.engine.achievements import ACHIEVEMENTS, SPACES
 from tabletris.engine.board import Placement
 from tabletris.engine.errors import IllegalMove
@@ -59,6 +62,41 @@ class SeatTurn:
 
     minos: list[int] = field(default_factory=list)
     done: bool = False
+
+
+class LegalActions(Mapping[int, TowerAction | int | None]):
+    """``TowerCodec.legal``'s answer from the compiled tower core: the legal ids at once, each
+    one's value (the engine action, or the mino column) made when it is asked for (a step plays
+    one of them; making every drop's ``TowerAction`` cost more than finding them)."""
+
+    __slots__ = ("_minos", "_mino_base", "_rows", "_shape")
+
+    def __init__(self, rows: list[tuple[int, int, int, int]], shape: Shape, minos: tuple[int, ...], mino_base: int) -> None:
+        self._rows = {a: (o, x, y) for a, o, x, y in rows}
+        self._shape = shape
+        self._minos = minos
+        self._mino_base = mino_base
+
+    def __getitem__(self, action: int) -> TowerAction | int | None:
+        o, x, y = self._rows[action]
+        if action == HOLD:
+            return TowerAction.holding()
+        if action >= self._mino_base:
+            return action - self._mino_base
+        return TowerAction(self._minos, self._shape.orientations("rotate")[o].at(x, y), False)
+
+    def __contains__(self, action: object) -> bool:
+        return action in self._rows
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+_CORE_RULES: weakref.WeakKeyDictionary[TowerCodec, Any] = weakref.WeakKeyDictionary()
+"""Each codec's rules loaded in the tower core once (a capsule: kept off the codec, which pickles)."""
 
 
 class TowerCodec:
@@ -131,7 +169,27 @@ class TowerCodec:
             return f"mino in column {a - self.mino_base}"
         return f"action {a} (out of range 0-{self.n_actions - 1})"
 
-    def legal(self, game: TowerGame, seat: int, turn: SeatTurn) -> dict[int, TowerAction | int | None]:
+    def _legal_in_core(self, game: TowerGame, tower: Any, turn: SeatTurn) -> LegalActions | None:
+        """``legal`` by the compiled tower core (one call for every id), or None where it is
+        not in use, does not play the rules, or the turn holds more minos than the seat (the
+        engine then says why)."""
+        nat = fasttower.core_module()
+        shape = game.play_card
+        if nat is None or shape is None or len(turn.minos) > tower.minos or not fasttower.supports(self.rules):
+            return None
+        rules = _CORE_RULES.get(self)
+        if rules is None:
+            rules = _CORE_RULES[self] = nat.rules_new(fasttower.kernel_rules(self.rules))
+        try:
+            chosen = bytes(turn.minos)
+            rows = nat.legal_ids(
+                rules, tower.board.occupied, fasttower.SHAPE_INDEX[shape], chosen, tower.minos, int(not tower.hold_used)
+            )
+        except ValueError:  # a full column or no column among the minos: the engine's words for it
+            return None
+        return LegalActions(rows, shape, tuple(turn.minos), self.mino_base)
+
+    def legal(self, game: TowerGame, seat: int, turn: SeatTurn) -> Mapping[int, TowerAction | int | None]:
         """Legal actions for ``seat``: DROP/HOLD map to the engine action, MINO to the column.
 
         WAIT maps to None and is the only action of a seat whose action is in (or forced).
@@ -141,12 +199,15 @@ class TowerCodec:
             return {}
         if turn.done or seat not in game.waiting_for():
             return {WAIT: None}
+        tower = game.towers[seat]
+        fast = self._legal_in_core(game, tower, turn)
+        if fast is not None:
+            return fast
         result: dict[int, TowerAction | int | None] = {}
         if not turn.minos and game.can_hold(seat):
             result[HOLD] = TowerAction.holding()
         for p in game.legal_drops(seat, turn.minos):
             result[self.encode_drop(p)] = TowerAction.drop(p, turn.minos)
-        tower = game.towers[seat]
         if len(turn.minos) < tower.minos:
             for c in range(self.width):
                 try:

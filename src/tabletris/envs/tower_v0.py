@@ -40,7 +40,7 @@ from tabletris.envs.spaces import check_modes, codec_spaces
 from tabletris.envs.tower_codec import SeatTurn, TowerCodec
 
 IllegalPolicy = Literal["raise", "replace"]
-Legal = dict[int, TowerAction | int | None]
+Legal = Mapping[int, TowerAction | int | None]
 
 
 def parallel_env(**kwargs: Any) -> TowerParallelEnv:
