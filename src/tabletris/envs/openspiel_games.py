@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -514,7 +515,7 @@ class TowerSpielState(_RewardsMixin, pyspiel.State):
             return int(pyspiel.PlayerId.SIMULTANEOUS)
         return game.waiting_for()[0]
 
-    def _legal(self, player: int) -> dict[int, Any]:
+    def _legal(self, player: int) -> Mapping[int, Any]:
         assert self.game is not None
         return self.codec.legal(self.game, player, self.turns[player]) or {WAIT: None}
 

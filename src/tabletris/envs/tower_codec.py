@@ -217,7 +217,7 @@ class TowerCodec:
                     continue  # the column is full
         return dict(sorted(result.items()))
 
-    def mask(self, legal: dict[int, TowerAction | int | None]) -> np.ndarray:
+    def mask(self, legal: Mapping[int, TowerAction | int | None]) -> np.ndarray:
         m = np.zeros(self.n_actions, dtype=np.int8)
         if legal:
             m[np.fromiter(legal, dtype=np.int64)] = 1

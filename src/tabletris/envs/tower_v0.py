@@ -161,6 +161,7 @@ class TowerParallelEnv(ParallelEnv):
                 action = first_choice(legal)
                 infos[agent]["illegal_action"] = what
                 penalties[agent] = self.illegal_reward
+            assert action is not None  # legal, or replaced by a legal one
             decided.append((seat, action))
         rounds_before = len(game.rounds)
         for seat, action in decided:
