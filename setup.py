@@ -8,6 +8,8 @@ The ``.po`` catalogs are the source; ``build_py`` compiles them to ``.mo`` in th
 (``tabletris.i18n`` compiles them in memory where no ``.mo`` exists, as in an editable checkout).
 """
 
+import os
+import shlex
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -27,6 +29,12 @@ class BuildWithCatalogs(build_py):
                 write_mo(f, catalog)
 
 
+COMPILE_ARGS = ["-O2", *shlex.split(os.environ.get("CFLAGS", "")), "-std=c99", "-ffp-contract=off"]
+"""The cores' compiler flags. setuptools puts ``extra_compile_args`` after the user's CFLAGS, so
+CFLAGS are repeated after the project's default ``-O2``: ``CFLAGS="-O1 -fsanitize=..."`` then
+really builds at -O1 (the CI's sanitizer step). Last, what the code's correctness needs, which
+no CFLAGS may change: C99, and no fused multiply-add (the floats are the Python engine's)."""
+
 setup(
     cmdclass={"build_py": BuildWithCatalogs},
     ext_modules=[
@@ -39,7 +47,7 @@ setup(
                 "src/tabletris/envs/_dice_env.c",
             ],
             optional=True,
-            extra_compile_args=["-O2", "-std=c99", "-ffp-contract=off"],
+            extra_compile_args=COMPILE_ARGS,
         ),
         Extension(
             "tabletris.engine._tower",
@@ -50,7 +58,7 @@ setup(
                 "src/tabletris/envs/_tower_env.c",
             ],
             optional=True,
-            extra_compile_args=["-O2", "-std=c99", "-ffp-contract=off"],
+            extra_compile_args=COMPILE_ARGS,
         ),
     ],
 )

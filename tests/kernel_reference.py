@@ -5,6 +5,8 @@ end games sooner)."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +14,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from tabletris.bots.base import Bot
-from tabletris.engine.dice import DiceGame
+from tabletris.engine.dice import DiceGame, DiceRules
 
 DICE = (
     ["I", "O", "T", "S", "L", "*"],
@@ -23,29 +25,54 @@ DICE = (
 )
 
 
+EXAMPLES_SHARE = float(os.environ.get("TABLETRIS_EXAMPLES_SHARE", "1"))
+"""The share of each kernel test's hypothesis examples that runs: 1 here; the CI's sanitizer
+step, whose build runs several times slower, sets ``TABLETRIS_EXAMPLES_SHARE`` lower."""
+
+
+def examples(n: int) -> int:
+    """``n`` hypothesis examples, or ``EXAMPLES_SHARE`` of them (10 at least)."""
+    return max(10, round(n * EXAMPLES_SHARE))
+
+
+NOT_DRAWN: dict[str, str] = {
+    "preset": "a name only: its values are the other options, drawn themselves",
+    "row_reward": "the kernel plays only 'point' (fastdice.unsupported refuses 'choose')",
+    "first_player": "a seat of the players a test chooses: tests/test_fastdice.py names it with its players",
+}
+"""The ``DiceRules`` fields the rule-set strategy does not draw, and why. Every other field is
+drawn: ``dice_rules`` refuses to build while a field is in neither (a new option is tested on
+the kernel the day it is added, or excluded here with its reason)."""
+
+
 def dice_rules(
-    width: int = 12, height: int = 24, target: int = 8, supply: int = 4, garbage: int = 6
+    width: int = 12, height: int = 24, target: int = 8, supply: int = 4, garbage: int = 6,
+    rules_class: type[DiceRules] = DiceRules,
 ) -> st.SearchStrategy[dict[str, Any]]:
-    """Rule sets up to these sizes, with every other option drawn."""
-    return st.fixed_dictionaries(
-        {
-            "width": st.integers(4, width),
-            "height": st.integers(4, height),
-            "access": st.sampled_from(["drop", "slide", "free"]),
-            "orientation": st.sampled_from(["free", "rotate"]),
-            "take": st.sampled_from(["lowest", "any"]),
-            "must_close": st.booleans(),
-            "clear_rows": st.sampled_from([False, "cells", "stones"]),
-            "target": st.integers(1, target),
-            "stuck_penalty": st.booleans(),
-            "rescore_reopened": st.booleans(),
-            "unlimited_supply": st.sampled_from([None, True, False]),
-            "supply": st.integers(0, supply),
-            "tokens_from_supply": st.booleans(),
-            "garbage": st.integers(0, garbage),
-            "die": st.sampled_from(DICE),
-        }
-    )
+    """Rule sets up to these sizes, with every other option drawn: one strategy per field of
+    ``rules_class`` (``dataclasses.fields``), less ``NOT_DRAWN``."""
+    draws: dict[str, st.SearchStrategy[Any]] = {
+        "width": st.integers(4, width),
+        "height": st.integers(4, height),
+        "die": st.sampled_from(DICE),
+        "supply": st.integers(0, supply),
+        "orientation": st.sampled_from(["free", "rotate"]),
+        "access": st.sampled_from(["drop", "slide", "free"]),
+        "stuck_penalty": st.booleans(),
+        "rescore_reopened": st.booleans(),
+        "clear_rows": st.sampled_from([False, "cells", "stones"]),
+        "target": st.integers(1, target),
+        "garbage": st.integers(0, garbage),
+        "take": st.sampled_from(["lowest", "any"]),
+        "unlimited_supply": st.sampled_from([None, True, False]),
+        "tokens_from_supply": st.booleans(),
+        "must_close": st.booleans(),
+    }
+    names = [f.name for f in dataclasses.fields(rules_class)]
+    unknown = [name for name in names if name not in draws and name not in NOT_DRAWN]
+    if unknown:
+        raise ValueError(f"DiceRules fields neither drawn nor in NOT_DRAWN: {', '.join(unknown)}")
+    return st.fixed_dictionaries({name: draws[name] for name in names if name in draws})
 
 
 def play_bots(game: DiceGame, bots: Sequence[Bot], turns: int) -> None:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel_reference import dice_rules, game_state, play_bots
+from kernel_reference import dice_rules, examples, game_state, play_bots
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
 from tabletris.bots.registry import make_bot
 from tabletris.engine import board as board_mod
@@ -156,14 +156,14 @@ def test_many_random_games() -> None:
 rules_st = dice_rules()
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rules_st, players=st.integers(2, 4), seed=st.integers(0, 2**32 - 1), kinds=st.integers(0, 15))
 def test_any_rules_whole_games(rules: dict[str, Any], players: int, seed: int, kinds: int) -> None:
     policies = ["greedy" if kinds >> i & 1 else "random" for i in range(players)]
     assert_same(rules, players, seed, policies)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rules_st, seed=st.integers(0, 2**32 - 1), before=st.integers(1, 30), pending=st.booleans(),
        greedy=st.booleans())
 def test_from_any_position(rules: dict[str, Any], seed: int, before: int, pending: bool, greedy: bool) -> None:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel_reference import copy_obs, dice_rules, same
+from kernel_reference import copy_obs, dice_rules, examples, same
 from tabletris.engine import board as board_mod
 from tabletris.envs.gym import DiceEnv
 from tabletris.envs.vector import DiceVectorEnv
@@ -105,7 +105,7 @@ def test_an_illegal_action_raises_the_same_error() -> None:
     assert messages[0] == messages[1] and "is not a legal move for roll" in messages[0]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rules=dice_rules(width=10, height=14, target=6, supply=3, garbage=4),
     players=st.integers(2, 4),

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel_reference import dice_rules, game_state, play_bots
+from kernel_reference import dice_rules, examples, game_state, play_bots
 from tabletris.bots.expert import ExpertBot
 from tabletris.bots.heuristics import DEFAULT_WEIGHTS, weights_tuple
 from tabletris.bots.registry import make_bot
@@ -137,7 +137,7 @@ def test_the_cases_reach_takes_and_chosen_tokens() -> None:
 rules_st = dice_rules()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rules_st, players=st.integers(1, 4), seed=st.integers(0, 2**32 - 1), before=st.integers(0, 40))
 def test_any_position(rules: dict[str, Any], players: int, seed: int, before: int) -> None:
     """Any rules, a position ``before`` random turns in: the same decision (and none from the

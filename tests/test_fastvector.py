@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kernel_reference import copy_obs, same
+from kernel_reference import copy_obs, examples, same
 from tabletris.engine import board as board_mod
 from tabletris.engine.fastdice import supports
 from tabletris.envs.vector import DiceVectorEnv
@@ -116,7 +116,7 @@ def test_illegal_action_raises_before_anything_is_stepped() -> None:
     assert [env._fast.turn for env in vec.envs if env._fast is not None] == turns
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rules=st.fixed_dictionaries({
         "width": st.integers(4, 9),

@@ -74,7 +74,7 @@ static long dx_max_rows(const uint64_t *occ, int w, int h, const orient_t *os, i
  * in the supply, each stone the rules let them take is lifted off in turn. */
 static void dx_shape_outlooks(const dk_game *g, const uint64_t *rows_mask, int *per) {
     uint64_t col = dk_col(g), here[MAX_H], cand[MAX_H], rows[MAX_H];
-    int takes[MAX_H * MAX_W];
+    int takes[DK_MAX_STONES];
     /* the rows of the board as it stands that can still score: the same for every shape */
     for (int y = 0; y < g->h; y++) here[y] = rows_mask[y] && g->rows[y] != col;
     for (int s = 0; s < g->nshapes; s++) {

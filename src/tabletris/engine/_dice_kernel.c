@@ -143,6 +143,10 @@ static PyObject *py_mt_draw(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "n: expected 1 <= n < 2**31");
         return NULL;
     }
+    if (count < 0) {
+        PyErr_Format(PyExc_ValueError, "count: %ld draws; expected 0 or more", count);
+        return NULL;
+    }
     mt_t r;
     if (mt_load(&r, st) < 0) return NULL;
     PyObject *out = PyList_New(count);
@@ -164,11 +168,17 @@ static PyObject *py_mt_draw(PyObject *self, PyObject *args) {
 #define DK_PLAYERS 8
 #define DK_FACES 64
 #define DK_MAX_CELLS 4
+#define DK_MAX_STONES (MAX_H * MAX_W) /* stones never overlap: at most one per cell */
+/* The most a count of the game (turn, stone number, supply, score, rows) may be when a position
+ * is loaded, and the turn the kernel stops at: a turn adds at most DK_MAX_CELLS to a count, so
+ * from here no int of the game can overflow (INT_MAX / 8; fastdice.KERNEL_MAX_COUNT). */
+#define DK_MAX_COUNT (INT_MAX / 8)
 
 enum { CLEAR_NONE = 0, CLEAR_CELLS = 1, CLEAR_STONES = 2 };
 enum { POLICY_RANDOM = 0, POLICY_GREEDY = 1, POLICY_EXPERT = 2 };
 enum {
-    F_LIMITED = 1, F_TOKENS = 2, F_TAKE_ANY = 4, F_MUST_CLOSE = 8, F_STUCK_PENALTY = 16, F_RESCORE = 32
+    F_LIMITED = 1, F_TOKENS = 2, F_TAKE_ANY = 4, F_MUST_CLOSE = 8, F_STUCK_PENALTY = 16, F_RESCORE = 32,
+    F_ALL = 63
 };
 
 typedef struct {
@@ -260,7 +270,9 @@ static inline int dk_lowest(const dk_stone *st) {
     return low;
 }
 
-/* DiceGame.take_candidates: stones of the shape (the lowest ones with take: lowest), by number. */
+/* DiceGame.take_candidates: stones of the shape (the lowest ones with take: lowest), by number,
+ * into ``out`` (DK_MAX_STONES ints). The loaders refuse overlapping stones, so a game never has
+ * more stones than cells; the bound is kept here too, so that no state can write past ``out``. */
 static int dk_candidates(const dk_game *g, int s, int *out) {
     int n = 0, low = MAX_H;
     if (!(g->flags & F_TAKE_ANY))
@@ -268,7 +280,7 @@ static int dk_candidates(const dk_game *g, int s, int *out) {
             if (g->stones[i].shape == s && dk_lowest(&g->stones[i]) < low) low = dk_lowest(&g->stones[i]);
     for (int i = 0; i < g->nstones; i++) {
         const dk_stone *st = &g->stones[i];
-        if (st->shape == s && ((g->flags & F_TAKE_ANY) || dk_lowest(st) == low)) out[n++] = i;
+        if (st->shape == s && ((g->flags & F_TAKE_ANY) || dk_lowest(st) == low) && n < DK_MAX_STONES) out[n++] = i;
     }
     return n;
 }
@@ -306,7 +318,7 @@ static long dk_options(dk_game *g) {
     g->ngroups = 0;
     g->pool_used = 0;
     long total = 0;
-    int cand[MAX_H * MAX_W]; /* every stone of a shape could be a candidate (take: any) */
+    int cand[DK_MAX_STONES]; /* every stone of a shape could be a candidate (take: any) */
     for (int si = 0; si < ns; si++) {
         int s = shapes[si];
         int ncand;
@@ -643,11 +655,22 @@ typedef struct {
                   int *tokens, int *ntok);
 } dk_policy;
 
+/* DiceGame.roll: the die rolled for the turn (-1 with an error set once the game has played
+ * DK_MAX_COUNT turns: past it a count could overflow; the Python engine plays on). */
+static int dk_roll(dk_game *g) {
+    if (g->turn >= DK_MAX_COUNT) {
+        PyErr_Format(PyExc_ValueError, "dice kernel: the game reached turn %d, the most the kernel counts", g->turn);
+        return -1;
+    }
+    g->roll = (int)mt_below(&g->rng, g->nfaces);
+    return 0;
+}
+
 /* One whole turn: DiceGame.roll (unless a roll is pending), then the seat's policy and
  * DiceGame.act (``expert``: the expert seats' policy and its loaded params). Returns 0, or -1
  * with an error set. */
 static int dk_turn(dk_game *g, const int *policy, mt_t *bot_rng, const dk_policy *expert, const void *params) {
-    if (g->roll < 0) g->roll = (int)mt_below(&g->rng, g->nfaces);
+    if (g->roll < 0 && dk_roll(g) < 0) return -1;
     long n = dk_options(g);
     if (n < 0) return -1;
     if (n == 0) return dk_stuck(g);
@@ -672,11 +695,23 @@ static int dk_turn(dk_game *g, const int *policy, mt_t *bot_rng, const dk_policy
 
 /* ------------------------------------------------------------ Python in and out */
 
-static int dk_int(PyObject *seq, Py_ssize_t i, int *out) {
-    long v = PyLong_AsLong(PyTuple_GET_ITEM(seq, i));
-    if (v == -1 && PyErr_Occurred()) return -1;
-    *out = (int)v;
+/* A Python int the kernel keeps in a C int (its counts are 32-bit): OverflowError naming
+ * ``what`` where it does not fit, never a truncated value. fastdice.unsupported keeps such rules
+ * from the kernel (the Python engine plays them); this is the kernel's own guard. */
+static int dk_as_int(PyObject *v, const char *what, int *out) {
+    int overflow;
+    long x = PyLong_AsLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred()) return -1;
+    if (overflow || x < INT_MIN || x > INT_MAX) {
+        PyErr_Format(PyExc_OverflowError, "dice kernel: %s %R does not fit the kernel's 32-bit ints", what, v);
+        return -1;
+    }
+    *out = (int)x;
     return 0;
+}
+
+static int dk_int(PyObject *seq, Py_ssize_t i, int *out, const char *what) {
+    return dk_as_int(PyTuple_GET_ITEM(seq, i), what, out);
 }
 
 static int dk_ints(PyObject *t, int *out, int n, const char *what) {
@@ -685,7 +720,7 @@ static int dk_ints(PyObject *t, int *out, int n, const char *what) {
         return -1;
     }
     for (int i = 0; i < n; i++)
-        if (dk_int(t, i, &out[i]) < 0) return -1;
+        if (dk_int(t, i, &out[i], what) < 0) return -1;
     return 0;
 }
 
@@ -704,19 +739,47 @@ static PyObject *dk_row_int(const unsigned char *flags, int h) {
     return bytes_to_int(buf, (size_t)(h + 7) / 8);
 }
 
+/* Whether the rules in ``g`` are ones the kernel can play: every field within this build's
+ * limits (the arrays' sizes), every orientation a piece of 1..DK_MAX_CELLS cells in the entry
+ * rows, every face a shape or '*'. One check for the rules from Python (dk_load_rules) and
+ * for the bytes of a copy (env_load), which trusts nothing it reads. */
+static int dk_check_rules(const dk_game *g) {
+    if (check_size(g->w, g->h) < 0 || parse_access(g->access) < 0) return -1;
+    if (g->nshapes < 1 || g->nshapes > DK_SHAPES || g->nfaces < 1 || g->nfaces > DK_FACES || g->nplayers < 1 ||
+        g->nplayers > DK_PLAYERS || g->clear < CLEAR_NONE || g->clear > CLEAR_STONES || (g->flags & ~F_ALL))
+        goto bad;
+    for (int s = 0; s < g->nshapes; s++) {
+        if (g->nos[s] < 1 || g->nos[s] > 8) goto bad;
+        for (int k = 0; k < g->nos[s]; k++) {
+            const orient_t *o = &g->os[s][k];
+            if (o->n < 1 || o->n > DK_MAX_CELLS || o->ow < 1 || o->ow > MAX_W || o->oh < 1 || o->oh > ENTRY_ROWS) goto bad;
+            for (int c = 0; c < o->n; c++)
+                if (o->dx[c] < 0 || o->dx[c] >= o->ow || o->dy[c] < 0 || o->dy[c] >= o->oh) goto bad;
+        }
+    }
+    for (int i = 0; i < g->nfaces; i++)
+        if (g->face_shape[i] < -1 || g->face_shape[i] >= g->nshapes) {
+            PyErr_SetString(PyExc_ValueError, "dice kernel: a face names no shape");
+            return -1;
+        }
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "dice kernel: rules out of range");
+    return -1;
+}
+
 /* rules = (width, height, access, specs, die, flags, clear, target, players, weights):
  * specs one orientation spec per shape of the die (DiceRules.shapes order), die one byte per
  * face (the shape's index, 255 for '*'). */
 static int dk_load_rules(dk_game *g, PyObject *rules) {
-    PyObject *specs, *die, *wt;
-    if (!PyArg_ParseTuple(rules, "iiiO!SiiiiO!", &g->w, &g->h, &g->access, &PyTuple_Type, &specs, &die, &g->flags,
-                          &g->clear, &g->target, &g->nplayers, &PyTuple_Type, &wt))
+    PyObject *specs, *die, *target, *wt;
+    if (!PyArg_ParseTuple(rules, "iiiO!SiiOiO!", &g->w, &g->h, &g->access, &PyTuple_Type, &specs, &die, &g->flags,
+                          &g->clear, &target, &g->nplayers, &PyTuple_Type, &wt))
         return -1;
-    if (check_size(g->w, g->h) < 0 || parse_access(g->access) < 0) return -1;
+    if (dk_as_int(target, "target", &g->target) < 0) return -1;
     g->nshapes = (int)PyTuple_GET_SIZE(specs);
     g->nfaces = (int)PyBytes_GET_SIZE(die);
-    if (g->nshapes < 1 || g->nshapes > DK_SHAPES || g->nfaces < 1 || g->nfaces > DK_FACES || g->nplayers < 1 ||
-        g->nplayers > DK_PLAYERS || g->clear < CLEAR_NONE || g->clear > CLEAR_STONES || PyTuple_GET_SIZE(wt) != 8) {
+    if (g->nshapes < 1 || g->nshapes > DK_SHAPES || g->nfaces < 1 || g->nfaces > DK_FACES || PyTuple_GET_SIZE(wt) != 8) {
         PyErr_SetString(PyExc_ValueError, "dice kernel: rules out of range");
         return -1;
     }
@@ -725,18 +788,56 @@ static int dk_load_rules(dk_game *g, PyObject *rules) {
         if (g->nos[s] < 0) return -1;
     }
     const unsigned char *d = (const unsigned char *)PyBytes_AS_STRING(die);
-    for (int i = 0; i < g->nfaces; i++) {
-        if (d[i] != 255 && d[i] >= g->nshapes) {
-            PyErr_SetString(PyExc_ValueError, "dice kernel: a face names no shape");
-            return -1;
-        }
-        g->face_shape[i] = d[i] == 255 ? -1 : d[i];
-    }
+    for (int i = 0; i < g->nfaces; i++) g->face_shape[i] = d[i] == 255 ? -1 : d[i];
     for (int i = 0; i < 8; i++) {
         g->wt[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(wt, i));
         if (g->wt[i] == -1.0 && PyErr_Occurred()) return -1;
     }
-    return 0;
+    return dk_check_rules(g);
+}
+
+/* Whether the position in ``g`` is one the rules in ``g`` (checked) can have: the counts in
+ * range, every stone a piece of the die's shapes on the board, no two stones on one cell, the
+ * stones in number order below next_number, ``rows`` exactly their cells, the generator's index
+ * in its state. The loaders (dk_load_state, env_load) ask it before the position is used, so
+ * no index taken from a state or a copy's bytes reaches past an array. */
+static int dk_check_position(const dk_game *g) {
+    const char *why = NULL;
+    uint64_t rows[MAX_H];
+    memset(rows, 0, sizeof rows);
+    if (g->nstones < 0 || g->nstones > g->w * g->h) why = "more stones than cells";
+    for (int i = 0; i < g->nstones && why == NULL; i++) {
+        const dk_stone *st = &g->stones[i];
+        if (st->shape < 0 || st->shape >= g->nshapes || st->n < 1 || st->n > DK_MAX_CELLS) {
+            why = "a stone of another shape or size";
+            break;
+        }
+        if (st->owner < -1 || st->owner >= g->nplayers) why = "a stone of a seat that is not there";
+        else if (st->number < 1 || st->number >= g->next_number || (i > 0 && st->number <= g->stones[i - 1].number))
+            why = "stones out of number order";
+        for (int c = 0; c < st->n && why == NULL; c++) {
+            if (st->x[c] < 0 || st->x[c] >= g->w || st->y[c] < 0 || st->y[c] >= g->h) why = "a stone off the board";
+            else if (rows[st->y[c]] >> st->x[c] & 1) why = "two stones on one cell";
+            else rows[st->y[c]] |= 1ULL << st->x[c];
+        }
+    }
+    for (int y = 0; y < g->h && why == NULL; y++)
+        if (rows[y] != g->rows[y] || g->scored[y] > 1) why = "the board is not its stones";
+    for (int s = 0; s < g->nshapes && why == NULL; s++)
+        if (g->supply[s] < 0 || g->supply[s] > DK_MAX_COUNT) why = "a supply out of range";
+    for (int k = 0; k < g->nplayers && why == NULL; k++)
+        if (g->rows_completed[k] < 0 || g->rows_completed[k] > DK_MAX_COUNT || g->scores[k] < -DK_MAX_COUNT ||
+            g->scores[k] > DK_MAX_COUNT)
+            why = "a score or count of rows out of range";
+    if (why == NULL && (g->to_move < 0 || g->to_move >= g->nplayers || g->roll < -1 || g->roll >= g->nfaces))
+        why = "to_move or roll out of range";
+    if (why == NULL && (g->turn < 0 || g->turn > DK_MAX_COUNT || g->next_number < 1 || g->next_number > DK_MAX_COUNT ||
+                        g->over < 0 || g->over > 1 || g->stuck < -1 || g->stuck >= g->nplayers))
+        why = "turn, next_number, over or stuck out of range";
+    if (why == NULL && (g->rng.index < 0 || g->rng.index > MT_N)) why = "the generator's index out of range";
+    if (why == NULL) return 0;
+    PyErr_Format(PyExc_ValueError, "dice kernel: %s", why);
+    return -1;
 }
 
 /* state = (stones, next_number, supply, scores, rows_completed, scored_rows, turn, to_move,
@@ -752,15 +853,15 @@ static int dk_load_state(dk_game *g, PyObject *state) {
         dk_ints(done, g->rows_completed, g->nplayers, "rows_completed") < 0)
         return -1;
     if (dk_row_flags(scored, g->h, g->scored) < 0 || mt_load(&g->rng, rng) < 0) return -1;
-    if (g->to_move < 0 || g->to_move >= g->nplayers || g->roll >= g->nfaces) {
-        PyErr_SetString(PyExc_ValueError, "dice kernel: to_move or roll out of range");
-        return -1;
-    }
     PyObject *seq = PySequence_Fast(stones, "stones: expected a sequence");
     if (seq == NULL) return -1;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     memset(g->rows, 0, sizeof g->rows);
     g->nstones = 0;
+    if (n > DK_MAX_STONES) {
+        PyErr_SetString(PyExc_ValueError, "dice kernel: more stones than cells");
+        goto fail;
+    }
     if (dk_grow((void **)&g->stones, &g->cap_stones, NULL, NULL, (size_t)n + 1, sizeof(dk_stone)) < 0) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
         dk_stone *st = &g->stones[g->nstones];
@@ -781,12 +882,16 @@ static int dk_load_state(dk_game *g, PyObject *state) {
                 PyErr_SetString(PyExc_ValueError, "dice kernel: a stone off the board");
                 goto fail;
             }
+            if (g->rows[st->y[k]] >> st->x[k] & 1) {
+                PyErr_SetString(PyExc_ValueError, "dice kernel: two stones on one cell");
+                goto fail;
+            }
             g->rows[st->y[k]] |= 1ULL << st->x[k];
         }
         g->nstones++;
     }
     Py_DECREF(seq);
-    return 0;
+    return dk_check_position(g);
 fail:
     Py_DECREF(seq);
     return -1;
@@ -923,4 +1028,41 @@ done:
     PyMem_Free(bot_rng);
     dk_free(&g);
     return result;
+}
+
+/* ------------------------------------------------------------ the codes the binding passes */
+
+/* A C name and its value, as the module's CONSTANTS dict holds them. */
+typedef struct {
+    const char *name;
+    long value;
+} dk_code;
+
+static int dk_put_codes(PyObject *d, const dk_code *codes, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLong(codes[i].value);
+        if (v == NULL || PyDict_SetItemString(d, codes[i].name, v) < 0) {
+            Py_XDECREF(v);
+            return -1;
+        }
+        Py_DECREF(v);
+    }
+    return 0;
+}
+
+/* Every enum value and flag bit engine/fastdice.py (and board.py's ACCESS_CODE) passes as an
+ * int, and the limits it checks against, by their C names: the module's CONSTANTS, which
+ * tests/test_native_constants.py compares with the Python constants. */
+static int dk_add_constants(PyObject *d) {
+    static const dk_code codes[] = {
+        {"ACCESS_DROP", ACCESS_DROP}, {"ACCESS_SLIDE", ACCESS_SLIDE}, {"ACCESS_FREE", ACCESS_FREE},
+        {"CLEAR_NONE", CLEAR_NONE}, {"CLEAR_CELLS", CLEAR_CELLS}, {"CLEAR_STONES", CLEAR_STONES},
+        {"POLICY_RANDOM", POLICY_RANDOM}, {"POLICY_GREEDY", POLICY_GREEDY}, {"POLICY_EXPERT", POLICY_EXPERT},
+        {"F_LIMITED", F_LIMITED}, {"F_TOKENS", F_TOKENS}, {"F_TAKE_ANY", F_TAKE_ANY},
+        {"F_MUST_CLOSE", F_MUST_CLOSE}, {"F_STUCK_PENALTY", F_STUCK_PENALTY}, {"F_RESCORE", F_RESCORE},
+        {"DK_SHAPES", DK_SHAPES}, {"DK_PLAYERS", DK_PLAYERS}, {"DK_FACES", DK_FACES},
+        {"DK_MAX_CELLS", DK_MAX_CELLS}, {"DK_MAX_COUNT", DK_MAX_COUNT}, {"MAX_W", MAX_W}, {"MAX_H", MAX_H},
+        {"INT_MAX", INT_MAX},
+    };
+    return dk_put_codes(d, codes, sizeof codes / sizeof codes[0]);
 }

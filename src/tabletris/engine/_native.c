@@ -741,6 +741,13 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
+    PyObject *codes = PyDict_New();
+    if (codes == NULL || dk_add_constants(codes) < 0 || de_add_constants(codes) < 0 ||
+        PyModule_AddObject(m, "CONSTANTS", codes) < 0) {
+        Py_XDECREF(codes);
+        Py_DECREF(m);
+        return NULL;
+    }
     if (PyModule_AddIntConstant(m, "MAX_WIDTH", MAX_W) < 0 || PyModule_AddIntConstant(m, "MAX_HEIGHT", MAX_H) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -20,6 +20,11 @@ from tabletris.engine.texts import N_, Message
 CHOICE = "*"
 DEFAULT_DIE: tuple[str, ...] = ("I", "O", "T", "S", "L", CHOICE)
 MAX_PLAYERS = 8
+MAX_COUNT = 2**53 - 1
+"""The most a count option (supply, target, garbage) may be: the largest integer a record's JSON
+carries exactly to every reader (RFC 7493: JavaScript, the web table's, reads numbers as
+doubles). The Python engine honours any count up to it; the compiled kernel, whose counts are
+32-bit, leaves larger ones to the Python engine (``fastdice.unsupported``)."""
 
 DICE_PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
@@ -133,6 +138,17 @@ class DiceRules:
             raise RulesError(Message(N_("rules.{option}: {value} is negative"), option="garbage", value=self.garbage))
         if self.first_player < 0:
             raise RulesError(Message(N_("rules.{option}: {value} is negative"), option="first_player", value=self.first_player))
+        garbage = self.garbage if isinstance(self.garbage, int) else 0
+        for option, value, low, high in (
+            ("supply", self.supply, 0, MAX_COUNT),
+            ("target", self.target, 1, MAX_COUNT),
+            ("garbage", garbage, 0, MAX_COUNT),
+            ("first_player", self.first_player, 0, MAX_PLAYERS - 1),
+        ):
+            if value > high:
+                raise RulesError(Message(
+                    N_("rules.{option}: {value} is out of range ({low}-{high})"), option=option, value=value, low=low, high=high
+                ))
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any] | None = None) -> DiceRules:

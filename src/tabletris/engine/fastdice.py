@@ -20,12 +20,14 @@ is ``expert_decision``). ``supports(rules)`` says whether the kernel plays a rul
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from tabletris.engine.board import (
+    ACCESS_CODE,
     NATIVE_MAX_WIDTH,
     Board,
     Placement,
@@ -33,7 +35,7 @@ from tabletris.engine.board import (
     native_module,
     shape_spec,
 )
-from tabletris.engine.dice import CHOICE, DiceAction, DiceGame, DiceMove, DiceRules
+from tabletris.engine.dice import CHOICE, MAX_PLAYERS, DiceAction, DiceGame, DiceMove, DiceRules
 from tabletris.engine.shapes import Shape
 
 POLICIES = ("random", "greedy", "expert")
@@ -42,9 +44,44 @@ POLICIES = ("random", "greedy", "expert")
 MAX_FACES = 64
 """The most faces the kernel's die has (``DK_FACES`` in ``_dice_kernel.c``)."""
 
-_POLICY_CODE = {"random": 0, "greedy": 1, "expert": 2}
-_CLEAR_CODE = {False: 0, "cells": 1, "stones": 2}
-_ACCESS_CODE = {"drop": 0, "slide": 1, "free": 2}
+KERNEL_INT_MAX = 2**31 - 1
+"""The largest int the kernel holds (its counts and the target are C ints: ``INT_MAX``)."""
+
+KERNEL_MAX_COUNT = KERNEL_INT_MAX // 8
+"""The most a count of a game (supply, score, turn) may be in the kernel (``DK_MAX_COUNT``): a
+turn adds at most 4 to a count, so from there none overflows; the kernel stops at this turn."""
+
+KERNEL_READS = frozenset({
+    "preset",  # a name only: build_options has put its values into the other fields
+    "width", "height", "die", "orientation", "access", "clear_rows", "target",  # kernel_rules
+    "stuck_penalty", "rescore_reopened", "take", "must_close",  # kernel_rules' flags
+    "unlimited_supply", "tokens_from_supply",  # the flags' limited_supply and takes_tokens
+    "supply", "first_player",  # fresh_state (kernel_state: the game's supply and seat)
+    "garbage",  # placed by the Python engine before the kernel starts (fresh_state: None)
+    "row_reward",  # only "point" (unsupported refuses "choose")
+})
+"""The ``DiceRules`` fields the kernel plays by. ``unsupported`` refuses rules with any other
+field, so an option added to ``DiceRules`` stays with the Python engine (which plays it) until
+the kernel reads it and it is added here: never silently ignored by the kernel."""
+
+POLICY_CODE = {"random": 0, "greedy": 1, "expert": 2}
+"""Each policy's code (``POLICY_*`` in ``_dice_kernel.c``)."""
+CLEAR_CODE = {False: 0, "cells": 1, "stones": 2}
+"""Each ``clear_rows`` value's code (``CLEAR_*``)."""
+FLAG_LIMITED, FLAG_TOKENS, FLAG_TAKE_ANY, FLAG_MUST_CLOSE, FLAG_STUCK_PENALTY, FLAG_RESCORE = 1, 2, 4, 8, 16, 32
+"""The bits of the rules' flags (``F_*``)."""
+
+
+_UNREAD: dict[type[DiceRules], tuple[str, ...]] = {}
+
+
+def _unread_fields(cls: type[DiceRules]) -> tuple[str, ...]:
+    """The fields of ``cls`` the kernel does not read, worked out once per class (``supports``
+    is asked on every expert decision)."""
+    unread = _UNREAD.get(cls)
+    if unread is None:
+        unread = _UNREAD[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.name not in KERNEL_READS)
+    return unread
 
 
 def unsupported(rules: DiceRules) -> str | None:
@@ -52,12 +89,20 @@ def unsupported(rules: DiceRules) -> str | None:
     nat = native_module()
     if nat is None or not hasattr(nat, "dice_playout"):
         return "the compiled core is not in use"
+    unread = _unread_fields(type(rules))
+    if unread:
+        return f"rules.{unread[0]}: an option the dice kernel does not read (fastdice.KERNEL_READS)"
     if rules.row_reward != "point":
         return "row_reward: choose (the removal reward is a decision the kernel does not make)"
     if rules.width > NATIVE_MAX_WIDTH:
         return f"boards wider than {NATIVE_MAX_WIDTH}"
     if len(rules.die) > MAX_FACES:
         return f"dice with more than {MAX_FACES} faces"
+    if rules.supply > KERNEL_MAX_COUNT // MAX_PLAYERS:
+        return (f"rules.supply: {rules.supply} is more than the kernel counts "
+                f"({KERNEL_MAX_COUNT // MAX_PLAYERS} stones of a shape per player)")
+    if rules.target > KERNEL_INT_MAX:
+        return f"rules.target: {rules.target} is more than the kernel counts ({KERNEL_INT_MAX})"
     return None
 
 
@@ -67,12 +112,12 @@ def supports(rules: DiceRules) -> bool:
 
 def _flags(rules: DiceRules) -> int:
     return (
-        (1 if rules.limited_supply else 0)
-        | (2 if rules.takes_tokens else 0)
-        | (4 if rules.take == "any" else 0)
-        | (8 if rules.must_close else 0)
-        | (16 if rules.stuck_penalty else 0)
-        | (32 if rules.rescore_reopened else 0)
+        (FLAG_LIMITED if rules.limited_supply else 0)
+        | (FLAG_TOKENS if rules.takes_tokens else 0)
+        | (FLAG_TAKE_ANY if rules.take == "any" else 0)
+        | (FLAG_MUST_CLOSE if rules.must_close else 0)
+        | (FLAG_STUCK_PENALTY if rules.stuck_penalty else 0)
+        | (FLAG_RESCORE if rules.rescore_reopened else 0)
     )
 
 
@@ -84,11 +129,11 @@ def kernel_rules(rules: DiceRules, players: int, weights: Sequence[float]) -> tu
     return (
         rules.width,
         rules.height,
-        _ACCESS_CODE[rules.access_mode],
+        ACCESS_CODE[rules.access_mode],
         tuple(shape_spec(s, mode) for s in shapes),
         die,
         _flags(rules),
-        _CLEAR_CODE[rules.clear_rows],
+        CLEAR_CODE[rules.clear_rows],
         rules.target,
         players,
         tuple(float(w) for w in weights),
@@ -160,13 +205,13 @@ def playout(
         raise ValueError(f"one policy and one generator per seat: {n} seats")
     codes = []
     for seat, name in enumerate(policies):
-        if name not in _POLICY_CODE:
+        if name not in POLICY_CODE:
             raise ValueError(f"policies[{seat}]: {name!r}: expected one of {', '.join(POLICIES)}")
         if name == "random" and rngs[seat] is None:
             raise ValueError(f"policies[{seat}]: a random seat needs its bot's generator")
         if name == "expert" and expert is None:
             raise ValueError(f"policies[{seat}]: an expert seat needs the expert's params")
-        codes.append(_POLICY_CODE[name])
+        codes.append(POLICY_CODE[name])
     bot_states = tuple(
         r.getstate()[1] if r is not None and name == "random" else None for r, name in zip(rngs, policies, strict=True)
     )

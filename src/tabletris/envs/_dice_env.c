@@ -99,7 +99,7 @@ static int de_advance(de_env *e) {
     dk_game *g = &e->g;
     while (!g->over) {
         if (g->roll < 0) {
-            g->roll = (int)mt_below(&g->rng, g->nfaces);
+            if (dk_roll(g) < 0) return -1;
             long n = dk_options(g);
             if (n < 0) return -1;
             if (n == 0) {
@@ -347,7 +347,7 @@ static double de_margin(const int *scores, int n, int seat) {
             best = scores[k];
             any = 1;
         }
-    return (double)(scores[seat] - (any ? best : 0));
+    return (double)scores[seat] - (double)(any ? best : 0); /* exact: no int difference to overflow */
 }
 
 /* rewards.step_reward for the learner's step from ``before`` to the game's scores now. */
@@ -363,6 +363,33 @@ static double de_reward(const de_env *e, const int *before) {
     for (int k = 0; k < n; k++) winners += g->scores[k] == best;
     if (g->scores[seat] != best) return -1.0;
     return winners == 1 ? 1.0 : 0.0;
+}
+
+/* Whether the seat and codec in ``e`` fit its rules (checked): every observation entry and action
+ * id the env writes (de_observe's board planes and blocks, the mask's PLACE, TAKE and TOKEN
+ * ids) inside obs_size and n_actions. env_new asks it of the codec from Python, env_load of a
+ * copy's bytes. */
+static int de_check_codec(const de_env *e) {
+    const dk_game *g = &e->g;
+    long hw = (long)g->w * g->h;
+    int ok = e->seat >= 0 && e->seat < g->nplayers && e->full >= 1 && e->n_actions >= 1 && e->obs_size >= 4 * hw;
+    const long blocks[][2] = {{e->lay_face, g->nshapes + 1}, {e->lay_to_move, g->nplayers},
+                              {e->lay_supply, g->nshapes},   {e->lay_scores, g->nplayers},
+                              {e->lay_phase, 4},             {e->lay_tokens, 1}};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
+        ok = ok && blocks[i][0] >= 0 && blocks[i][0] + blocks[i][1] <= e->obs_size;
+    ok = ok && e->take_base >= 0 && e->take_base + hw <= e->n_actions && e->token_base >= 0 &&
+         e->token_base + g->nshapes <= e->n_actions;
+    for (int s = 0; s < g->nshapes && ok; s++)
+        for (int k = 0; k < g->nos[s] && ok; k++) {
+            const orient_t *o = &g->os[s][k];
+            long rows = g->h - o->oh + 1, across = g->w - o->ow + 1, base = e->form_base[s][k], row = e->form_row[s][k];
+            if (rows < 1 || across < 1) continue; /* no anchor: no id written */
+            ok = row >= across && base >= 0 && base + (rows - 1) * row + across <= e->n_actions;
+        }
+    if (ok) return 0;
+    PyErr_SetString(PyExc_ValueError, "dice env: seat, generators or codec do not fit the rules");
+    return -1;
 }
 
 /* env_new(rules, state, seat, bot_rngs, codec) -> capsule: a game for the fast env, loaded
@@ -383,7 +410,7 @@ static PyObject *py_env_new(PyObject *self, PyObject *args) {
                           &e->lay_tokens, &e->take_base, &e->token_base, &PyTuple_Type, &bases))
         goto fail;
     if (seat < 0 || seat >= e->g.nplayers || PyTuple_GET_SIZE(bot_states) != e->g.nplayers ||
-        PyTuple_GET_SIZE(bases) != e->g.nshapes || e->full < 1) {
+        PyTuple_GET_SIZE(bases) != e->g.nshapes) {
         PyErr_SetString(PyExc_ValueError, "dice env: seat, generators or codec do not fit the rules");
         goto fail;
     }
@@ -399,6 +426,7 @@ static PyObject *py_env_new(PyObject *self, PyObject *args) {
         for (int k = 0; k < e->g.nos[s]; k++)
             if (!PyArg_ParseTuple(PyTuple_GET_ITEM(forms, k), "ii", &e->form_base[s][k], &e->form_row[s][k])) goto fail;
     }
+    if (de_check_codec(e) < 0) goto fail;
     if (e->g.roll >= 0) {
         PyErr_SetString(PyExc_ValueError, "dice env: starts between turns (no roll showing)");
         goto fail;
@@ -448,30 +476,55 @@ static PyObject *py_env_reset(PyObject *self, PyObject *args) {
  * its seeds drawn from its np_random, de_restart; its action is ignored), and writes
  * ``rewards`` (float64: the configured scheme's reward of game i's action, 0 without one) and
  * ``seeds`` (int64: the seed of the game a reset started, -1 for the others). */
+/* ``obj``'s memory as at least ``count`` items of one C type: ``kinds`` are the struct-module
+ * format letters of that type (``itemsize`` bytes, native order), ``type`` its NumPy name.
+ * env_step reads and writes through plain C pointers, so a buffer of another dtype, a strided,
+ * misaligned or read-only view, or one too short is refused by name, never reinterpreted. On
+ * failure ``view`` holds nothing to release. */
+static int de_buffer(PyObject *obj, Py_buffer *view, int writable, const char *kinds, Py_ssize_t itemsize,
+                     const char *type, Py_ssize_t count, const char *name) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "dice env: %s: expected a C-contiguous%s buffer of %s, got %.100s", name,
+                     writable ? ", writable" : "", type, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    const char *f = view->format != NULL ? view->format : "B";
+    if (*f == '@' || *f == '=') f++;
+    const char *why = NULL;
+    if (view->itemsize != itemsize || f[0] == '\0' || f[1] != '\0' || strchr(kinds, f[0]) == NULL) why = "of another type";
+    else if ((uintptr_t)view->buf % (uintptr_t)itemsize) why = "misaligned";
+    else if (view->len < count * itemsize) why = "too small for the batch";
+    if (why == NULL) return 0;
+    PyErr_Format(PyExc_ValueError, "dice env: %s: a buffer %s: expected %zd %s (format %s, %zd bytes, at %p)", name, why,
+                 count, type, view->format != NULL ? view->format : "B", view->len, view->buf);
+    PyBuffer_Release(view);
+    return -1;
+}
+
 static PyObject *py_env_step(PyObject *self, PyObject *args) {
-    PyObject *envs;
-    Py_buffer act, obs, mask, status, resets = {0}, rewards = {0}, seeds = {0};
+    PyObject *envs, *objs[7] = {NULL};
+    Py_buffer act = {0}, obs = {0}, mask = {0}, status = {0}, resets = {0}, rewards = {0}, seeds = {0};
     int batch = PyTuple_GET_SIZE(args) > 5;
-    if (batch ? !PyArg_ParseTuple(args, "O!y*w*w*w*y*w*w*", &PyList_Type, &envs, &act, &obs, &mask, &status, &resets,
-                                  &rewards, &seeds)
-              : !PyArg_ParseTuple(args, "O!y*w*w*w*", &PyList_Type, &envs, &act, &obs, &mask, &status))
+    if (batch ? !PyArg_ParseTuple(args, "O!OOOOOOO", &PyList_Type, &envs, &objs[0], &objs[1], &objs[2], &objs[3],
+                                  &objs[4], &objs[5], &objs[6])
+              : !PyArg_ParseTuple(args, "O!OOOO", &PyList_Type, &envs, &objs[0], &objs[1], &objs[2], &objs[3]))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = PyList_GET_SIZE(envs);
-    if (n == 0) {
-        result = Py_NewRef(Py_None);
-        goto done;
-    }
+    if (n == 0) return Py_NewRef(Py_None);
     de_env *first = de_of(PyList_GET_ITEM(envs, 0));
-    if (first == NULL) goto done;
+    if (first == NULL) return NULL;
     Py_ssize_t width = 4 + first->g.nplayers;
-    if (act.len < n * (Py_ssize_t)sizeof(int64_t) || obs.len < n * first->obs_size * (Py_ssize_t)sizeof(float) ||
-        mask.len < n * first->n_actions || status.len < n * width * (Py_ssize_t)sizeof(int32_t) ||
-        (batch && (resets.len < n || rewards.len < n * (Py_ssize_t)sizeof(double) ||
-                   seeds.len < n * (Py_ssize_t)sizeof(int64_t)))) {
-        PyErr_SetString(PyExc_ValueError, "dice env: a buffer is too small for the batch");
+    if (de_buffer(objs[0], &act, 0, "lq", 8, "int64", n, "actions") < 0 ||
+        de_buffer(objs[1], &obs, 1, "f", 4, "float32", n * first->obs_size, "obs") < 0 ||
+        de_buffer(objs[2], &mask, 1, "b", 1, "int8", n * first->n_actions, "masks") < 0 ||
+        de_buffer(objs[3], &status, 1, "il", 4, "int32", n * width, "status") < 0 ||
+        (batch && (de_buffer(objs[4], &resets, 0, "B?", 1, "uint8", n, "resets") < 0 ||
+                   de_buffer(objs[5], &rewards, 1, "d", 8, "float64", n, "rewards") < 0 ||
+                   de_buffer(objs[6], &seeds, 1, "lq", 8, "int64", n, "seeds") < 0)))
         goto done;
-    }
     for (Py_ssize_t i = 0; i < n; i++) {
         de_env *e = de_of(PyList_GET_ITEM(envs, i));
         if (e == NULL) goto done;
@@ -513,11 +566,9 @@ done:
     PyBuffer_Release(&obs);
     PyBuffer_Release(&mask);
     PyBuffer_Release(&status);
-    if (batch) {
-        PyBuffer_Release(&resets);
-        PyBuffer_Release(&rewards);
-        PyBuffer_Release(&seeds);
-    }
+    PyBuffer_Release(&resets);
+    PyBuffer_Release(&rewards);
+    PyBuffer_Release(&seeds);
     return result;
 }
 
@@ -584,8 +635,74 @@ static int de_take(const char **p, int64_t n, size_t size, void **into) {
     return 0;
 }
 
+/* Whether the moves, the options of the roll showing and the decision being built in a copy's
+ * env (its rules, position and codec checked) are ones the game can have. The options are made
+ * again from the position (dk_options: a function of it) and must be the copy's, bit for bit;
+ * the moves and the decision must name options, stones, shapes and cells that exist. */
+static int de_check_copy(de_env *e, dk_group *groups, int ngroups, const uint64_t *pool, size_t pool_used) {
+    dk_game *g = &e->g;
+    const char *why = NULL;
+    for (long i = 0; i < g->nmoves && why == NULL; i++) {
+        const dk_move *mv = &g->moves[i];
+        int ok = mv->player >= 0 && mv->player < g->nplayers && mv->face >= 0 && mv->face < g->nfaces &&
+                 mv->shape >= -1 && mv->shape < g->nshapes && mv->take_n >= 0 && mv->take_n <= DK_MAX_CELLS &&
+                 mv->ntokens >= 0 && mv->ntokens <= DK_MAX_CELLS;
+        if (ok && mv->shape >= 0) {
+            ok = mv->orient >= 0 && mv->orient < g->nos[mv->shape];
+            const orient_t *o = ok ? &g->os[mv->shape][mv->orient] : NULL;
+            ok = ok && mv->x >= 0 && mv->x + o->ow <= g->w && mv->y >= 0 && mv->y + o->oh <= g->h;
+        }
+        for (int c = 0; ok && c < mv->take_n; c++)
+            ok = mv->take_x[c] >= 0 && mv->take_x[c] < g->w && mv->take_y[c] >= 0 && mv->take_y[c] < g->h;
+        for (int k = 0; ok && k < mv->ntokens; k++) ok = mv->tokens[k] >= 0 && mv->tokens[k] < g->nshapes;
+        if (!ok) why = "a move off the rules";
+    }
+    /* the options: made again, and the copy's must be them (with no roll they are not used) */
+    g->ngroups = 0;
+    g->pool_used = 0;
+    if (why == NULL && g->roll >= 0) {
+        if (dk_options(g) < 0) return -1;
+        if (g->ngroups != ngroups || g->pool_used != pool_used ||
+            (ngroups && memcmp(g->groups, groups, sizeof(dk_group) * (size_t)ngroups)) ||
+            (pool_used && memcmp(g->pool, pool, sizeof(uint64_t) * pool_used)))
+            why = "the options are not the position's";
+    }
+    /* the decision being built: the learner's, on an option of the roll showing */
+    int mine = !g->over && g->roll >= 0 && g->to_move == e->seat;
+    if (why == NULL && (e->phase < PH_PLACE || e->phase > PH_TOKEN || (e->phase != PH_PLACE && !mine) ||
+                        e->n_tokens < 0 || e->n_tokens > DK_MAX_CELLS || e->ntok < 0 || e->ntok > e->n_tokens ||
+                        e->ntakes < 0 || (e->phase == PH_TAKE && e->ntakes > g->ngroups)))
+        why = "the decision out of range";
+    for (int i = 0; i < e->ntok && why == NULL; i++)
+        if (e->tok[i] < 0 || e->tok[i] >= g->nshapes) why = "a token of no shape";
+    if (why == NULL && e->phase != PH_PLACE) {
+        int ok = e->shape >= 0 && e->shape < g->nshapes && e->orient >= 0 && e->orient < g->nos[e->shape] &&
+                 e->group >= 0 && e->group < g->ngroups && g->groups[e->group].shape == e->shape && e->x >= 0 &&
+                 e->x < g->w && e->y >= 0 && e->y < g->h;
+        ok = ok && (g->pool[g->groups[e->group].off + (size_t)e->orient * g->h + e->y] >> e->x & 1);
+        for (int i = 0; ok && e->phase == PH_TAKE && i < e->ntakes; i++) /* TAKE's choices (each a stone) */
+            ok = e->takes[i] >= 0 && e->takes[i] < g->ngroups && g->groups[e->takes[i]].take >= 0 &&
+                 g->groups[e->takes[i]].shape == e->shape;
+        if (!ok) why = "the decision names no option";
+    }
+    for (int i = 0; i < g->nplayers && why == NULL; i++)
+        if (e->bot[i].index < 0 || e->bot[i].index > MT_N) why = "a bot's generator index out of range";
+    if (why == NULL && (e->scheme < SCHEME_SCORE || e->scheme > SCHEME_WIN || e->first_player < 0 ||
+                        e->first_player >= g->nplayers))
+        why = "the batch's reset out of range";
+    for (int s = 0; s < g->nshapes && why == NULL; s++)
+        if (e->fresh_supply[s] < 0) why = "the batch's reset out of range";
+    if (why == NULL) return 0;
+    PyErr_Format(PyExc_ValueError, "dice env: %s", why);
+    return -1;
+}
+
 /* env_load(data, bit_generator or None) -> capsule: the env env_dump wrote, its batch resets
- * drawing from ``bit_generator`` (the copied env's own; None: it resets in Python). */
+ * drawing from ``bit_generator`` (the copied env's own; None: it resets in Python). Nothing
+ * read is trusted: the sizes must add up, and every field is checked against this build's
+ * limits and the game's rules before the env is used (the rules, the position, the codec, the
+ * moves, the options and the decision); what does not fit is the "bytes are damaged"
+ * ValueError. */
 static PyObject *py_env_load(PyObject *self, PyObject *args) {
     const char *data;
     Py_ssize_t len;
@@ -600,8 +717,12 @@ static PyObject *py_env_load(PyObject *self, PyObject *args) {
                         "dice env: this copy was written by another build of tabletris's core; load it where it was made");
         return NULL;
     }
+    /* every count within the bytes there are (so no product below can wrap), then the sum */
+    int64_t room = (int64_t)len;
     if (head.nstones < 0 || head.ngroups < 0 || head.pool_used < 0 || head.nmoves < 0 || head.ntakes < 0 ||
-        head.nstones > INT_MAX || head.ngroups > INT_MAX || head.ntakes > INT_MAX)
+        head.nstones > DK_MAX_STONES || head.ngroups > room / (int64_t)sizeof(dk_group) ||
+        head.pool_used > room / (int64_t)sizeof(uint64_t) || head.nmoves > room / (int64_t)sizeof(dk_move) ||
+        head.ntakes > room / (int64_t)sizeof(int))
         goto bad;
     size_t need = sizeof head + sizeof(de_env) + (size_t)head.nstones * sizeof(dk_stone) +
                   (size_t)head.ngroups * sizeof(dk_group) + (size_t)head.pool_used * sizeof(uint64_t) +
@@ -628,25 +749,44 @@ static PyObject *py_env_load(PyObject *self, PyObject *args) {
     e->takes = NULL;
     e->bitgen_owner = NULL;
     e->bitgen = NULL;
+    g->cap_stones = g->cap_groups = e->cap_takes = 0;
+    g->pool_cap = 0;
+    g->cap_moves = 0;
     if (g->nstones != head.nstones || g->ngroups != head.ngroups || (int64_t)g->pool_used != head.pool_used ||
         g->nmoves != head.nmoves || e->ntakes != head.ntakes) {
         PyMem_Free(e);
         goto bad;
     }
+    dk_group *groups = NULL;
+    uint64_t *pool = NULL;
+    int ngroups = g->ngroups;
+    size_t pool_used = g->pool_used;
     if (de_take(&p, head.nstones, sizeof(dk_stone), (void **)&g->stones) < 0 ||
-        de_take(&p, head.ngroups, sizeof(dk_group), (void **)&g->groups) < 0 ||
-        de_take(&p, head.pool_used, sizeof(uint64_t), (void **)&g->pool) < 0 ||
+        de_take(&p, head.ngroups, sizeof(dk_group), (void **)&groups) < 0 ||
+        de_take(&p, head.pool_used, sizeof(uint64_t), (void **)&pool) < 0 ||
         de_take(&p, head.nmoves, sizeof(dk_move), (void **)&g->moves) < 0 ||
-        de_take(&p, head.ntakes, sizeof(int), (void **)&e->takes) < 0) {
-        de_release(e);
-        return NULL;
-    }
+        de_take(&p, head.ntakes, sizeof(int), (void **)&e->takes) < 0)
+        goto fail;
     /* Each array's capacity is what it holds now; the first growth reallocates as usual. */
     g->cap_stones = g->nstones;
-    g->cap_groups = g->ngroups;
-    g->pool_cap = g->pool_used;
     g->cap_moves = g->nmoves;
     e->cap_takes = e->ntakes;
+    g->ngroups = 0;
+    g->pool_used = 0;
+    if (dk_check_rules(g) < 0 || dk_check_position(g) < 0 || de_check_codec(e) < 0 ||
+        de_check_copy(e, groups, ngroups, pool, pool_used) < 0) {
+        if (PyErr_ExceptionMatches(PyExc_ValueError)) {
+            PyObject *type, *value, *trace;
+            PyErr_Fetch(&type, &value, &trace);
+            PyErr_Format(PyExc_ValueError, "dice env: the copy's bytes are damaged (%S)", value);
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(trace);
+        }
+        goto fail;
+    }
+    PyMem_Free(groups);
+    PyMem_Free(pool);
     if (bitgen != NULL) {
         Py_INCREF(owner);
         e->bitgen_owner = owner;
@@ -655,7 +795,20 @@ static PyObject *py_env_load(PyObject *self, PyObject *args) {
     PyObject *cap = PyCapsule_New(e, "tabletris.dice_env", de_capsule_free);
     if (cap == NULL) de_release(e);
     return cap;
+fail:
+    PyMem_Free(groups);
+    PyMem_Free(pool);
+    de_release(e);
+    return NULL;
 bad:
     PyErr_SetString(PyExc_ValueError, "dice env: the copy's bytes are damaged (sizes do not add up)");
     return NULL;
+}
+
+/* The reward schemes' codes (envs/dice_fast.py's SCHEMES) for the module's CONSTANTS. */
+static int de_add_constants(PyObject *d) {
+    static const dk_code codes[] = {
+        {"SCHEME_SCORE", SCHEME_SCORE}, {"SCHEME_DIFFERENCE", SCHEME_DIFFERENCE}, {"SCHEME_WIN", SCHEME_WIN},
+    };
+    return dk_put_codes(d, codes, sizeof codes / sizeof codes[0]);
 }

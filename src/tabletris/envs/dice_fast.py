@@ -31,14 +31,24 @@ SCHEMES: dict[str, int] = {name: code for code, name in enumerate(REWARD_SCHEMES
 ``REWARD_SCHEMES`` (``SCHEME_SCORE``, ``SCHEME_DIFFERENCE``, ``SCHEME_WIN`` in ``_dice_env.c``)."""
 
 
+def fallback_reason(rules: DiceRules, opponents: Sequence[Any], reward: str) -> str | None:
+    """Why this env plays on the Python path, or None where the fast path plays it exactly as
+    the Python path does."""
+    why = fastdice.unsupported(rules)
+    if why is not None:
+        return f"the dice kernel does not play these rules: {why}"
+    if not hasattr(native_module(), "env_new"):
+        return "the compiled core has no env fast path"
+    if not all(isinstance(o, str) and o == "random" for o in opponents):
+        return "an opponent is not the random bot named as such"
+    if reward == "shaped":
+        return "the shaped reward is computed on the Python game"
+    return None
+
+
 def eligible(rules: DiceRules, opponents: Sequence[Any], reward: str) -> bool:
     """Whether the fast path plays this env exactly as the Python path does."""
-    return (
-        fastdice.supports(rules)
-        and hasattr(native_module(), "env_new")
-        and all(isinstance(o, str) and o == "random" for o in opponents)
-        and reward != "shaped"
-    )
+    return fallback_reason(rules, opponents, reward) is None
 
 
 def codec_args(codec: DiceCodec) -> tuple[Any, ...]:
