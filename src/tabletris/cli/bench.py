@@ -15,7 +15,15 @@ boards, positions and seeds, so the speed-up column compares like with like in t
 - ``playouts``: whole 2-player dice games, random vs random and greedy vs random, through the
   engine (``Table``, as ``simulate`` plays them) and in the dice kernel (``engine.fastdice``:
   the whole turn in C, the very same games), per second;
-- ``tower-games``: whole 4-player tower games (``advanced`` preset) between random bots, per second;
+- ``tower-games``: whole 4-player tower games (``advanced`` preset) between random bots, per second
+  (on the compiled core also in the tower core: the same games, as the lab plays them);
+- ``tower-expert``: the median time of one expert tower decision over fixed mid-game views (on the
+  compiled core: in the tower core, and the Python expert beside it);
+- ``tower-simulate``: whole 2-player tower games, expert against expert, per second (in the tower
+  core as ``simulate`` plays them, and through the table beside it);
+- ``tower-env``: ``tabletris/Tower-v0`` steps per second against a random opponent, and
+  ``CartPole-v1`` in the same run, in turns (their ratio); the Python env beside it;
+- ``tower-vector``: ``TowerVectorEnv`` (16 games) steps per second, in one process and in two;
 - ``env``: ``tabletris/Dice-v0`` steps per second, random legal actions against a random opponent
   (on the compiled core: the kernel's fast path, and the Python env without it);
 - ``vector``: ``DiceVectorEnv`` (16 games stepped together) steps per second, in one process and
@@ -307,8 +315,25 @@ def play_random_tower_game(seed: int, preset: str = "advanced") -> TowerGame:
 
 
 def bench_tower_games(seconds: float) -> dict[str, Any]:
-    """Random-bot 4-player tower games back to back (advanced preset: two achievement cards)."""
-    return _games_per_second(seconds, lambda seed: len(play_random_tower_game(seed).rounds))
+    """Random-bot 4-player tower games back to back (advanced preset: two achievement cards);
+    on the compiled core also the same games in the tower core (``lab/tower_playout.py``)."""
+    from tabletris.engine import fasttower
+    from tabletris.lab.tower_playout import fast_playout
+
+    result = _games_per_second(seconds, lambda seed: len(play_random_tower_game(seed).rounds))
+    if fasttower.core_module() is None:
+        return result
+
+    def core_game(seed: int) -> int:
+        rng = random.Random(seed)
+        game = TowerGame(TOWER_PLAYERS, {"preset": "advanced"}, seed=rng.getrandbits(32))
+        bots = [make_bot("random", seed=rng.getrandbits(32)) for _ in TOWER_PLAYERS]
+        if not fast_playout(game, bots):
+            GameTable(game, bots).play_bots()
+        return len(game.rounds)
+
+    result["core_games_per_s"] = _games_per_second(seconds, core_game)["games_per_s"]
+    return result
 
 
 def bench_env(seconds: float) -> dict[str, Any]:
@@ -400,6 +425,213 @@ def bench_vector(seconds: float) -> dict[str, Any]:
     return result
 
 
+# ------------------------------------------------------------------ the tower game (issue 29)
+
+
+def midgame_tower_views(count: int = 24, seed: int = 2029) -> list[TowerGame]:
+    """Seat 0's view of 2-player standard tower games after 2-22 rounds of greedy play: the same
+    positions every run (the expert's decisions are timed on them)."""
+    rng = random.Random(seed)
+    views: list[TowerGame] = []
+    while len(views) < count:
+        game = TowerGame(["A", "B"], seed=rng.getrandbits(32))
+        table = GameTable(game, [make_bot("greedy", seed=1), make_bot("greedy", seed=2)])
+        stop = rng.randint(2, 22)
+        while not game.over and len(game.rounds) < stop:
+            table.play_bots(max_actions=1)
+        if not game.over and 0 in game.waiting_for():
+            views.append(game.view(0))
+    return views
+
+
+def bench_tower_expert(seconds: float) -> dict[str, Any]:
+    """The expert's tower decision time over fixed mid-game views: median and 90th percentile.
+    On the compiled core the bot decides in the tower core (``bots/_tower_bots.c``, the same
+    decisions: tests/test_fasttower.py); its Python decision is timed beside it."""
+    from tabletris.bots.expert import ExpertBot
+    from tabletris.engine import fasttower
+
+    views = midgame_tower_views()
+
+    def timed(fast_path: bool) -> dict[str, Any]:
+        bot = make_bot("expert", seed=3)
+        assert isinstance(bot, ExpertBot)
+        bot.fast_path = fast_path
+        times: list[float] = []
+        start = time.process_time()
+        while not times or time.process_time() - start < seconds:
+            for view in views:
+                t0 = time.process_time()
+                bot.choose_tower(view)
+                times.append(time.process_time() - t0)
+        times.sort()
+        return {
+            "decisions": len(times),
+            "median_ms": round(statistics.median(times) * 1e3, 3),
+            "p90_ms": round(times[int(0.9 * (len(times) - 1))] * 1e3, 3),
+        }
+
+    result = timed(True)
+    if fasttower.core_module() is not None:
+        python = timed(False)
+        result["python_path_median_ms"] = python["median_ms"]
+        result["python_path_p90_ms"] = python["p90_ms"]
+    return result
+
+
+def bench_tower_simulate(seconds: float) -> dict[str, Any]:
+    """Expert against expert, 2-player standard tower games back to back (``simulate tower
+    --seats expert,expert``'s work): on the compiled core wholly in the tower core as the lab
+    plays them (``lab/tower_playout.py``: the same games, tests/test_fasttower_lab.py), and
+    through the table beside it, with the expert's decisions in C and with the Python expert."""
+    from tabletris.bots.expert import ExpertBot
+    from tabletris.engine import fasttower
+    from tabletris.lab.tower_playout import fast_playout
+
+    def experts(seed: int, fast_path: bool) -> list[ExpertBot]:
+        bots = [make_bot("expert", seed=seed + i) for i in range(2)]
+        for bot in bots:
+            assert isinstance(bot, ExpertBot)
+            bot.fast_path = fast_path
+        return bots  # type: ignore[return-value]
+
+    def engine_game(seed: int, fast_path: bool = True) -> int:
+        game = TowerGame(["expert", "expert#2"], seed=seed)
+        GameTable(game, experts(seed, fast_path)).play_out()
+        return len(game.rounds)
+
+    def core_game(seed: int) -> int:
+        game = TowerGame(["expert", "expert#2"], seed=seed)
+        if not fast_playout(game, experts(seed, True)):
+            GameTable(game, experts(seed, True)).play_out()
+        return len(game.rounds)
+
+    if fasttower.core_module() is None:
+        return _games_per_second(seconds, engine_game)
+    result = _games_per_second(seconds, core_game)
+    result["engine_games_per_s"] = _games_per_second(seconds, engine_game)["games_per_s"]
+    result["python_path_games_per_s"] = _games_per_second(seconds, lambda seed: engine_game(seed, False))["games_per_s"]
+    return result
+
+
+def bench_tower_env(seconds: float) -> dict[str, Any]:
+    """``tabletris/Tower-v0`` stepped with random legal actions against a random bot, and
+    ``CartPole-v1`` with random actions, both made by ``gymnasium.make`` (its checkers on) and
+    measured in turns (slices of a tenth of the budget, one after the other: a busy spell slows
+    both), so their ratio is of the same run; on the compiled core the Tower-v0 fast path's,
+    and the Python env's beside it."""
+    from tabletris.engine import fasttower
+
+    fast, cartpole = _in_turns(seconds, [_tower_steps(True), _cartpole_steps()])
+    result = {
+        "steps_per_s": fast,
+        "cartpole_steps_per_s": cartpole,
+        "cartpole_ratio": round(fast / cartpole, 3) if cartpole else 0.0,
+    }
+    if fasttower.core_module() is not None:
+        result["python_path_steps_per_s"] = _in_turns(seconds, [_tower_steps(False)])[0]
+    return result
+
+
+StepFn = Callable[[int], int]
+"""Plays about ``n`` steps of an env and says how many it played."""
+
+
+def _tower_steps(fast: bool) -> StepFn:
+    import gymnasium
+    import numpy as np
+
+    import tabletris.envs  # noqa: F401 - registers the environments
+
+    env = gymnasium.make("tabletris/Tower-v0")
+    inner: Any = env.unwrapped
+    inner.fast_path = inner.fast_path and fast
+    rng = np.random.default_rng(5)
+    state = {"obs": env.reset(seed=5)[0]}
+
+    def steps(n: int) -> int:
+        obs = state["obs"]
+        for _ in range(n):
+            obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            if terminated or truncated:
+                obs, _ = env.reset()
+        state["obs"] = obs
+        return n
+
+    return steps
+
+
+def _cartpole_steps() -> StepFn:
+    import gymnasium
+    import numpy as np
+
+    env = gymnasium.make("CartPole-v1")
+    rng = np.random.default_rng(5)
+    env.reset(seed=5)
+
+    def steps(n: int) -> int:
+        for _ in range(n):
+            _, _, terminated, truncated, _ = env.step(int(rng.integers(2)))
+            if terminated or truncated:
+                env.reset()
+        return n
+
+    return steps
+
+
+def _in_turns(seconds: float, runs: list[StepFn]) -> list[float]:
+    """Steps per CPU-second of each run, measured in alternating slices of ``seconds / 10``."""
+    counts = [0] * len(runs)
+    spent = [0.0] * len(runs)
+    for _ in range(10):
+        for i, run_steps in enumerate(runs):
+            start = time.process_time()
+            while time.process_time() - start < seconds / 10 or not counts[i]:
+                counts[i] += run_steps(200)
+            spent[i] += time.process_time() - start
+    return [round(c / t, 1) if t else 0.0 for c, t in zip(counts, spent, strict=True)]
+
+
+def _tower_vector_rate(seconds: float, native: bool = True, fast: bool = True) -> dict[str, Any]:
+    """One process stepping ``TowerVectorEnv`` (``VECTOR_GAMES`` games, random opponents) with
+    random legal actions drawn for the batch at once (``sample_legal``); learner steps per
+    CPU-second of this process."""
+    import numpy as np
+
+    from tabletris.envs.tower_vector import TowerVectorEnv
+
+    with engine(native):
+        vec = TowerVectorEnv(VECTOR_GAMES, action_mask=False)
+        vec.fast_path = vec.fast_path and fast
+        rng = np.random.default_rng(5)
+        vec.reset(seed=5)
+        steps = 0
+        start = time.process_time()
+        while not steps or time.process_time() - start < seconds:
+            vec.step(vec.sample_legal(rng))
+            steps += VECTOR_GAMES
+        elapsed = time.process_time() - start
+        vec.close()
+    return {"games": VECTOR_GAMES, "steps": steps, "steps_per_s": round(steps / elapsed, 1)}
+
+
+def bench_tower_vector(seconds: float) -> dict[str, Any]:
+    """``TowerVectorEnv`` steps per second: in this process, and in two worker processes at once
+    (their CPU-time rates added, as ``vector`` adds the dice batch's)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tabletris.engine import fasttower
+
+    native = board_module.native_module() is not None
+    one = _tower_vector_rate(seconds, native)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        rates = list(pool.map(_tower_vector_rate, [seconds, seconds], [native, native]))
+    result = {**one, "two_cores_steps_per_s": round(sum(r["steps_per_s"] for r in rates), 1)}
+    if fasttower.core_module() is not None:
+        result["python_path_steps_per_s"] = _tower_vector_rate(seconds, True, fast=False)["steps_per_s"]
+    return result
+
+
 def each_engine(bench: Callable[[float], dict[str, Any]]) -> Callable[[float, Engines], dict[str, dict[str, Any]]]:
     """A benchmark of one engine run on each engine in turn, back to back: a machine whose load
     drifts (other processes) then disturbs both figures of a row alike. (``bench_placements``
@@ -428,16 +660,23 @@ BENCHES: dict[str, Callable[[float, Engines], dict[str, dict[str, Any]]]] = {
     "tower-games": each_engine(bench_tower_games),
     "env": each_engine(bench_env),
     "vector": each_engine(bench_vector),
+    "tower-expert": each_engine(bench_tower_expert),
+    "tower-simulate": each_engine(bench_tower_simulate),
+    "tower-env": each_engine(bench_tower_env),
+    "tower-vector": each_engine(bench_tower_vector),
 }
 """Every benchmark by name: its figures per engine label."""
 
 
 def run(names: list[str], seconds: float) -> dict[str, Any]:
     """Every benchmark of ``names`` on each engine this machine has, pure Python first."""
+    from tabletris.engine import fasttower
+
     figures: dict[str, Any] = {
         "python": platform.python_version(),
         "machine": platform.machine(),
         "engine": board_module.engine_name(),
+        "tower_engine": fasttower.engine_name(),
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "engines": {},
     }
@@ -491,9 +730,14 @@ GOALS: dict[str, tuple[float, str]] = {
     "simulate/games_per_s": (100.0, "≥ 100/s"),
     "env/steps_per_s": (20_000.0, "≥ 20,000/s"),
     "vector/two_cores_steps_per_s": (100_000.0, "≥ 100,000/s"),
+    "tower-expert/median_ms": (5.0, "issue 29: ≤ 5 ms"),
+    "tower-simulate/games_per_s": (50.0, "issue 29: ≥ 50/s"),
+    "tower-env/steps_per_s": (20_000.0, "issue 29: ≥ 20,000/s"),
+    "tower-env/cartpole_ratio": (0.16, "issue 29: ≥ 0.16x"),
+    "tower-vector/two_cores_steps_per_s": (100_000.0, "issue 29: ≥ 100,000/s"),
 }
-"""Issue 19's goals, per figure: the bound and how the table words it (placements also ask for
-a 10x speed-up over the pure engine)."""
+"""Issue 19's goals (and issue 29's for the tower game, worded with its number), per figure: the
+bound and how the table words it (placements also ask for a 10x speed-up over the pure engine)."""
 
 
 def goal_status(path: str, pure: float | None, native: float | None, lower_is_better: bool) -> str:
@@ -531,7 +775,7 @@ def _rows(names: list[str], engines: dict[str, Any]) -> list[tuple[str, str, boo
         "expert": ("expert dice decision, median (ms)", "expert/median_ms", True),
         "simulate": ("simulate expert vs greedy, dice (games/s)", "simulate/games_per_s", False),
         "dice-games": ("dice, 4 random bots (games/s)", "dice-games/games_per_s", False),
-        "tower-games": ("tower, 4 random bots (games/s)", "tower-games/games_per_s", False),
+        "tower-games": ("tower, 4 random bots, through the table (games/s)", "tower-games/games_per_s", False),
         "env": ("tabletris/Dice-v0 vs random, one env (steps/s)", "env/steps_per_s", False),
     }
     for n in names:
@@ -568,6 +812,48 @@ def _rows(names: list[str], engines: dict[str, Any]) -> list[tuple[str, str, boo
                     f"playouts/{key}/engine_games_per_s>playouts/{key}/kernel_games_per_s",
                     False,
                 ))
+        if n == "tower-games":
+            rows.append((
+                "  the same games in the tower core (games/s; pure column: through the table)",
+                "tower-games/games_per_s>tower-games/core_games_per_s",
+                False,
+            ))
+        if n == "tower-expert":
+            rows.append(("expert tower decision, median (ms)", "tower-expert/median_ms", True))
+            rows.append((
+                "  the same with the C decision off (ms; native: the Python expert, native board)",
+                "tower-expert/median_ms>tower-expert/python_path_median_ms",
+                True,
+            ))
+        if n == "tower-simulate":
+            rows.append(("simulate expert vs expert, tower (games/s)", "tower-simulate/games_per_s", False))
+            rows.append((
+                "  through the table, the expert's decisions in C (games/s; pure column: the pure engine's)",
+                "tower-simulate/games_per_s>tower-simulate/engine_games_per_s",
+                False,
+            ))
+            rows.append((
+                "  through the table, the Python expert (games/s; native: the native board)",
+                "tower-simulate/games_per_s>tower-simulate/python_path_games_per_s",
+                False,
+            ))
+        if n == "tower-env":
+            rows.append(("tabletris/Tower-v0 vs random, one env (steps/s)", "tower-env/steps_per_s", False))
+            rows.append(("  CartPole-v1 in the same run, in turns (steps/s)", "tower-env/cartpole_steps_per_s", False))
+            rows.append(("  Tower-v0 / CartPole-v1", "tower-env/cartpole_ratio", False))
+            rows.append((
+                "  the same with the core's fast path off (steps/s; native: Python env, native board)",
+                "tower-env/steps_per_s>tower-env/python_path_steps_per_s",
+                False,
+            ))
+        if n == "tower-vector":
+            rows.append((f"TowerVectorEnv, {VECTOR_GAMES} games, one process (steps/s)", "tower-vector/steps_per_s", False))
+            rows.append(("TowerVectorEnv, two processes (steps/s, CPU-time rates added)", "tower-vector/two_cores_steps_per_s", False))
+            rows.append((
+                f"  {VECTOR_GAMES} games, one process, the core's fast path off (steps/s)",
+                "tower-vector/steps_per_s>tower-vector/python_path_steps_per_s",
+                False,
+            ))
         if n == "vector":
             rows.append((f"DiceVectorEnv, {VECTOR_GAMES} games, one process (steps/s)", "vector/steps_per_s", False))
             rows.append(("DiceVectorEnv, two processes (steps/s, CPU-time rates added)", "vector/two_cores_steps_per_s", False))
@@ -593,7 +879,8 @@ def print_figures(figures: dict[str, Any], console: Console) -> None:
     names = list(next(iter(engines.values())))
     console.print(
         f"Python {figures['python']} on {figures['machine']}, one process; "
-        f"engine: {figures['engine']}; CPU time of this process; load average {figures['load_average'][0]}"
+        f"engine: {figures['engine']}; tower core: {figures['tower_engine']}; CPU time of this process; "
+        f"load average {figures['load_average'][0]}"
     )
     title = (
         "Speed, both engines on the same boards and seeds"

@@ -111,10 +111,12 @@ def forced() -> Iterator[ModuleType]:
 
 
 def engine_name() -> str:
-    """``native`` or ``pure Python (why)`` for the tower core (``tabletris bench`` says it)."""
+    """``native``, or ``pure Python (why)`` for the tower core (``tabletris bench`` says it)."""
     if core_module() is not None:
         return "native"
-    return f"pure Python ({_WHY_NOT or board_module.engine_name()[len('pure Python ') :].strip('()') or 'off'})"
+    if _BUILT is None:
+        return f"pure Python ({_WHY_NOT})"
+    return board_module.engine_name()  # the board's compiled core is off, and the tower core with it
 
 
 _REASONS: dict[int, tuple[TowerRules, str | None]] = {}
