@@ -67,7 +67,7 @@ def fill(db: Path, games: int, playing: int) -> None:
 
 
 async def start_up(url: str) -> tuple[float, int]:
-    from tabletris.server.rooms import Lobby
+    from tabletris.server.lobby import Lobby
     from tabletris.server.storage import Storage
 
     lobby = Lobby(Storage(url))

@@ -31,8 +31,8 @@ import websockets
 from server_helpers import ROOT, Client, LiveServer, create_room, dice_moves, join, live_server
 from tabletris.cli.serve import DatabaseURLError, normalise_db_url
 from tabletris.server.app import STATUS
+from tabletris.server.connection import Connection
 from tabletris.server.limits import LIMIT_TABLE, Limits, limit_value
-from tabletris.server.rooms import Connection
 
 SMALL = {"width": 5, "height": 5}
 EXAMPLE_BOT = ROOT / "examples" / "random_bot.py"
@@ -229,7 +229,7 @@ def test_built_in_bots_and_replays_run_in_worker_processes(server: LiveServer) -
     assert over(server, room["id"])["game"]["over"]
     replayed = httpx.get(f"{server.url}/api/rooms/{room['id']}/replay", timeout=60)
     assert replayed.status_code == 200 and replayed.json()["frames"][-1]["over"]
-    workers = server.app.state.lobby._procs
+    workers = server.app.state.lobby.bots._procs
     assert workers is not None and workers._processes, "bots and replays ran in the worker processes"
     assert all(p.pid != os.getpid() for p in workers._processes.values())
     bad = httpx.post(server.url + "/api/replay", json={"format": "tabletris/1", "game": "dice", "players": ["A"],

@@ -17,7 +17,8 @@ from services import new_database
 from tabletris.server.bus import RedisBus
 from tabletris.server.leases import RedisLeases
 from tabletris.server.limits import Limits
-from tabletris.server.rooms import Lobby, Room
+from tabletris.server.lobby import Lobby
+from tabletris.server.rooms import Room
 from tabletris.server.storage import Storage
 
 SMALL = {"width": 5, "height": 6}
@@ -75,9 +76,9 @@ def test_an_idle_copy_leaves_memory_and_is_read_back_where_it_plays_on(postgres_
             await until(lambda: len(copy.events) == len(room.events) == 1)
             assert copy.state(seat)["game"] == room.state(seat)["game"], "the copy followed over the bus"
 
-            b.idle_evict = 0.0
+            b.housekeeping.idle_evict = 0.0
             copy.touched -= 1
-            assert room.id in await b.sweep()
+            assert room.id in await b.housekeeping.sweep()
             assert room.id not in b.rooms, "the idle copy left memory"
 
             again = await b.find(room.id)  # read back from the database

@@ -229,7 +229,7 @@ def test_a_finished_room_keeps_its_game_as_text_and_still_serves_state_record_an
         time.sleep(0.01)
     assert state["room"]["status"] == "over" and state["game"]["over"]
     room = client.app.state.lobby.get(room_id)  # type: ignore[attr-defined]
-    assert room.game is None and room.start is None and not room._bots
+    assert room.game is None and room.start is None and not room.clock.release_bots()
     record = client.get(f"/api/rooms/{room_id}/record").json()
     rebuilt = ADAPTERS[game].public(replay(record))
     assert json.loads(json.dumps(rebuilt)) == state["game"]

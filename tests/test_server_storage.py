@@ -129,7 +129,7 @@ def test_a_database_from_the_last_release_is_stamped_and_upgraded_with_its_rooms
 def test_a_waiting_room_s_tower_choices_survive_a_restart(db_url: str) -> None:
     """The choice is stored with the seat (it lived in memory, and a restart forgot it)."""
     from tabletris.server.limits import Limits
-    from tabletris.server.rooms import Lobby
+    from tabletris.server.lobby import Lobby
 
     def lobby() -> Lobby:
         return Lobby(Storage(db_url), bot_delay=0, limits=Limits.unlimited_clients())

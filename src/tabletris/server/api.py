@@ -27,6 +27,7 @@ from tabletris.server.errors import STATUS, ActionError, describe, error_body
 from tabletris.server.games import ADAPTERS, adapter_for
 from tabletris.server.guard import client_address
 from tabletris.server.limits import Limits
+from tabletris.server.lobby import Lobby
 from tabletris.server.models import (
     ERRORS,
     CreateRoomIn,
@@ -41,7 +42,7 @@ from tabletris.server.models import (
     RoomOut,
     StateOut,
 )
-from tabletris.server.rooms import ENDED, TIMER_BOT, Lobby, Room
+from tabletris.server.rooms import ENDED, TIMER_BOT, Room
 
 log = logging.getLogger("tabletris.server")
 
@@ -205,7 +206,7 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
             raise ActionError(
                 "bad_record", _("the record has {n} moves: this server replays at most {most}").format(n=len(steps), most=limits.record_moves)
             )
-        text = await lobby.think_long(_replay_text, record)
+        text = await lobby.bots.think_long(_replay_text, record)
         return Response(text, media_type="application/json")
 
     return router

@@ -25,6 +25,7 @@ from tabletris.server.errors import STATUS, error_body
 from tabletris.server.guard import Guard, uvicorn_options
 from tabletris.server.leases import Leases, LocalLeases, RedisLeases
 from tabletris.server.limits import Limits
+from tabletris.server.lobby import Lobby
 from tabletris.server.logs import install_log_redaction
 from tabletris.server.ops import (
     GC_THRESHOLDS,
@@ -35,7 +36,6 @@ from tabletris.server.ops import (
     paced_gc,
 )
 from tabletris.server.pages import STATIC, pages_router
-from tabletris.server.rooms import Lobby
 from tabletris.server.sockets import socket_router
 from tabletris.server.storage import Storage
 

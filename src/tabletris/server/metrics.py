@@ -108,7 +108,7 @@ class Metrics:
             return sum(len(room.conns) for room in rooms.values())
 
         def bots() -> float:
-            return sum(len(room._bot_pending) for room in rooms.values())
+            return sum(room.clock.thinking() for room in rooms.values())
 
         gauges: list[tuple[Gauge, Callable[[], float]]] = [
             (self.rooms.labels(state="live"), in_state(True)),

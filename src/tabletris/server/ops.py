@@ -23,8 +23,8 @@ from sqlalchemy import text as sql_text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tabletris.server.guard import client_address
+from tabletris.server.lobby import Lobby
 from tabletris.server.metrics import CONTENT_TYPE
-from tabletris.server.rooms import Lobby
 from tabletris.server.storage import Storage
 
 log = logging.getLogger("tabletris.server")

@@ -24,12 +24,14 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect
 
 from tabletris.i18n import _
+from tabletris.server.connection import Connection
 from tabletris.server.errors import ActionError, describe, error_body
 from tabletris.server.guard import client_address
 from tabletris.server.limits import Bucket, Limits
+from tabletris.server.lobby import Lobby
 from tabletris.server.logs import log_context
 from tabletris.server.models import MoveIn
-from tabletris.server.rooms import Connection, Lobby, Room
+from tabletris.server.rooms import Room
 
 log = logging.getLogger("tabletris.server")
 
@@ -108,12 +110,7 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
         conn.token = token
         log_context(room.id, seat)
         log.info("websocket joined as %s", "spectator" if seat is None else f"seat {seat}")
-        for line in room.chat_log:
-            conn.send(line)
-        room.conns.add(conn)
-        if seat is not None:
-            room.seats[seat].connected += 1
-        room.presence(newcomer=conn)
+        room.attach(conn)
         reader = asyncio.create_task(serve_socket(ws, room, conn, seat))
         dead = asyncio.create_task(conn.dead.wait())
         try:
@@ -121,10 +118,7 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
         finally:
             reader.cancel()
             dead.cancel()
-            room.conns.discard(conn)
-            if seat is not None:
-                room.seats[seat].connected -= 1
-            room.presence()
+            room.detach(conn)
             log.info("websocket left (close code %s)", conn.close_code)
             if conn.close_code in (4408, 1008):
                 _abort(ws)
@@ -210,7 +204,7 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
                 raise ActionError("not_seated", _("spectators cannot ask for moves: join with a seat token"))
             conn.send_json({"type": "answer", "id": msg_id, **room.query(seat, data)})
         elif kind == "chat":
-            room.chat(conn, data.get("text"))
+            room.chat.say(conn, data.get("text"))
         elif kind in ("resign", "leave"):
             if seat is None:
                 raise ActionError("not_seated", _("only a player can resign") if kind == "resign" else _("only a player can leave"))

@@ -1,0 +1,182 @@
+"""A room's turn clock: who acts when the room waits for a seat, and when a person's time is up.
+
+The clock starts a task for each bot seat that must act and, when the room has a timer, one
+timer task per turn for the people to act; when it runs out the timer bot plays for each of
+them, and a seat that lets it happen ``kick_after`` times in a row is resigned. Only the
+instance that holds the room's lease runs the tasks (``Room.runs_clock``); the others show the
+same deadline: the turn's start is stored with its events, so every instance, and the one that
+takes the room over, works out the same deadline.
+
+The room holds its clock through ``rooms.Clock`` (the lobby makes it: ``Lobby.clock_for``), so
+another kind of clock (a game clock per player) can take this one's place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from typing import Any
+
+from tabletris.bots.base import Bot
+from tabletris.bots.registry import make_bot
+from tabletris.server.errors import ActionError
+from tabletris.server.logs import log_context
+from tabletris.server.rooms import Room
+from tabletris.server.seats import TIMER_BOT
+
+log = logging.getLogger("tabletris.server")
+
+
+class TurnClock:
+    """One room's turn timer and bot turns."""
+
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        self.deadline: float | None = None
+        """When the turn timer plays for the people to act (wall time), shown by every instance."""
+        self.timeouts: dict[int, int] = {}
+        """Consecutive turns each seat let the timer play (``kick_after`` resigns the seat)."""
+        self.external: dict[int, Bot] = {}
+        """The external seats' bot objects (each holds its program's process for the game)."""
+        self._pending: set[tuple[int, Any]] = set()
+        """The (seat, turn) of every bot thinking now."""
+        self._timer: asyncio.Task[None] | None = None
+        self._timer_key: Any = None
+        self._deadline_key: Any = None
+        """The turn ``deadline`` belongs to: a tower round's deadline stays put while its seats'
+        submissions (each a stored change) come in."""
+
+    def thinking(self) -> int:
+        """Bots thinking now (the metrics)."""
+        return len(self._pending)
+
+    def moved(self, seat: int) -> None:
+        """A person moved: their timeouts in a row start again."""
+        self.timeouts.pop(seat, None)
+
+    def release_bots(self) -> list[Bot]:
+        """The external bots, let go (the caller stops their programs)."""
+        bots = list(self.external.values())
+        self.external.clear()
+        return bots
+
+    def _bot(self, seat: int) -> Bot:
+        """An external seat's bot object (it holds the program's process for the game)."""
+        bot = self.external.get(seat)
+        if bot is None:
+            s = self.room.seats[seat]
+            bot = make_bot(s.bot_name, seed=secrets.randbits(64), strength=s.strength)
+            self.external[seat] = bot
+        return bot
+
+    def schedule(self) -> None:
+        """Start a task for each bot that must act, and the turn timer for the humans: on the
+        instance that holds the room's lease. The others show the same deadline (the turn's
+        start comes with the events) and run nothing."""
+        room = self.room
+        if room.status != "playing" or room.game is None:
+            self.cancel()
+            return
+        key = room.adapter.turn_key(room.game)
+        acting = room.table.to_act() if room.table is not None else []
+        if not room.runs_clock:
+            self._stop_timer()
+            if room.timer and any(not room.seats[s].is_bot for s in acting):
+                self._turn_deadline(key)
+            else:
+                self.deadline = self._deadline_key = None
+            return
+        for seat in acting:
+            if room.seats[seat].is_bot and (seat, key) not in self._pending:
+                self._pending.add((seat, key))
+                room.lobby.spawn(self._bot_turn(seat, key))
+        humans = [s for s in acting if not room.seats[s].is_bot]
+        if room.timer and humans:
+            if self._timer_key != key:
+                self._stop_timer()
+                self._timer_key = key
+                deadline = self._turn_deadline(key)
+                self._timer = room.lobby.spawn(self._timeout(key, max(0.0, deadline - time.time())))
+        else:
+            self.cancel()
+
+    def _turn_deadline(self, key: Any) -> float:
+        """The deadline of turn ``key``: its start plus the timer, the same on every instance and
+        after a takeover; worked out when the turn begins here, then kept for that turn."""
+        timer = self.room.timer
+        assert timer is not None
+        if self._deadline_key != key or self.deadline is None:
+            started = self.room.turn_started if self.room.turn_started is not None else time.time()
+            self.deadline, self._deadline_key = started + timer, key
+        return self.deadline
+
+    def _stop_timer(self) -> None:
+        """Stop this instance's timer task (the deadline stays shown)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._timer_key = None
+
+    def cancel(self) -> None:
+        """No turn is timed: the timer task stops and no deadline is shown."""
+        self._stop_timer()
+        self.deadline = self._deadline_key = None
+
+    async def _bot_turn(self, seat: int, key: Any) -> None:
+        try:
+            if self.room.lobby.bot_delay:
+                await asyncio.sleep(self.room.lobby.bot_delay)
+            await self._play_for(seat, key, "bot")
+        finally:
+            self._pending.discard((seat, key))
+
+    async def _timeout(self, key: Any, delay: float) -> None:
+        await asyncio.sleep(delay)
+        room = self.room
+        if room.game is None or room.adapter.turn_key(room.game) != key:
+            return
+        self._timer = None
+        for seat in room.table.to_act() if room.table is not None else []:
+            if room.seats[seat].kind == "human":
+                self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
+                await self._play_for(seat, key, "timer")
+                if self.timeouts.get(seat, 0) >= room.limits.kick_after and room.seats[seat].kind == "human":
+                    log.info("room %s: seat %d timed out %d times: resigned", room.id, seat, self.timeouts[seat])
+                    with contextlib.suppress(ActionError):
+                        await room.resign(seat)
+
+    async def _play_for(self, seat: int, key: Any, by: str) -> None:
+        """A bot's move for ``seat`` (``by``: "bot" for a bot seat, "timer" for a person out of
+        time), through the same path as a person's. The bot thinks off the event loop within
+        ``bot_budget`` seconds; a bot that fails or runs out of time is replaced for this move
+        by the timer bot, so the game goes on."""
+        room = self.room
+        log_context(room=room.id, seat=seat)
+        spec = room.seats[seat]
+        name = spec.bot_name if by == "bot" else TIMER_BOT
+        for attempt in range(2):
+            if room.game is None or room.status != "playing" or room.adapter.turn_key(room.game) != key:
+                return
+            if room.table is None or seat not in room.table.to_act():
+                return
+            view = room.adapter.bot_view(room.game, seat)
+            external = self._bot(seat) if name.startswith("ext:") else None
+            try:
+                move = await room.lobby.bots.move(room.game_name, view, seat, name, spec.strength, external)
+                move[room.adapter.turn_field] = key
+                await room.act(seat, move, by=by)
+                return
+            except ActionError as e:
+                log.warning("room %s: bot move for seat %d rejected: %s", room.id, seat, e.message)
+            except TimeoutError:
+                log.warning("room %s: the bot for seat %d ran out of time", room.id, seat)
+            except Exception:
+                log.exception("room %s: bot for seat %d failed", room.id, seat)
+            if attempt == 0:
+                name, by = TIMER_BOT, "timer"
+
+
+__all__ = ["TurnClock"]

@@ -1,0 +1,404 @@
+"""The lobby: every room of this instance, found, created, restored and listed.
+
+Rooms leave memory when they end (after ``finished_linger``), when nobody joins them
+(``waiting_expiry``) or when nobody plays them (``abandoned_expiry``): ``housekeeping.py``
+sweeps them and tends the leases; ended rooms are read back from the database on demand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tabletris.bots.external import allowed_commands
+from tabletris.bots.registry import bot_names, bot_refusal
+from tabletris.engine.errors import IllegalMove, RecordError, RulesError
+from tabletris.engine.games import spec as game_spec
+from tabletris.engine.records import replay
+from tabletris.engine.texts import N_, Message
+from tabletris.i18n import _
+from tabletris.server.bot_pool import BotPool
+from tabletris.server.bus import Bus, LocalBus
+from tabletris.server.clock import TurnClock
+from tabletris.server.errors import ActionError, engine_text
+from tabletris.server.games import adapter_for
+from tabletris.server.housekeeping import Housekeeping
+from tabletris.server.leases import NOT_HELD, TAKEN_OVER, Leases, LocalLeases
+from tabletris.server.limits import ClientLedger, Limits, check_rules, check_timer, clean_name
+from tabletris.server.metrics import Metrics
+from tabletris.server.replication import Replica
+from tabletris.server.rooms import ENDED, LIVE, Clock, Room
+from tabletris.server.seats import Seat, rematch_token
+from tabletris.server.storage import Storage, StoredRoom
+
+log = logging.getLogger("tabletris.server")
+
+ENDED_LISTED = 500
+"""Ended rooms the lobby lists (newest first); older ones are still served by id."""
+
+
+class Lobby:
+    """Every live room of the server, the storage they share, and the background tasks they
+    spawn. Ended rooms are read back from storage when asked for. The bots' threads and
+    processes are ``bots``, the sweeping and the leases ``housekeeping``; each room's clock and
+    replica are made here (``clock_for``, ``replica_for``)."""
+
+    def __init__(
+        self, storage: Storage, bot_delay: float = 0.4, limits: Limits | None = None,
+        bus: Bus | None = None, leases: Leases | None = None,
+    ) -> None:
+        self.storage = storage
+        self.bus: Bus = bus or LocalBus()
+        self.leases: Leases = leases or LocalLeases()
+        self.takeovers = 0
+        """Leases this instance took over from one that stopped renewing them."""
+        self.bot_delay = bot_delay
+        self.limits = limits or Limits()
+        self.ledger = ClientLedger(self.limits)
+        self.rooms: dict[str, Room] = {}
+        self.quarantined: list[str] = []
+        self.ended: dict[str, dict[str, Any]] = {}
+        """The lobby entries of the newest ended rooms, oldest first: listing them costs no
+        database query and no memory beyond these small dicts."""
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.bots = BotPool(self.limits)
+        self.housekeeping = Housekeeping(self)
+        self.metrics = Metrics(database=storage.engine.dialect.name)
+        self.metrics.watch(self.rooms, LIVE)
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def clock_for(self, room: Room) -> Clock:
+        """A room's turn clock (the bots' turns and the turn timer)."""
+        return TurnClock(room)
+
+    def replica_for(self, room: Room) -> Replica:
+        """A room's replication (its copies on other instances)."""
+        return Replica(room)
+
+    async def open(self) -> None:
+        await self.storage.open()
+        await self.bus.start(self._heard)
+        if self.leases.distributed:
+            # Several instances: rooms are read on demand, and the lease loop adopts the rooms
+            # whose bots and timer nobody runs (a dead instance's).
+            stored_rooms: list[StoredRoom] = []
+            broken: list[tuple[str, str]] = []
+            self.housekeeping.start_leases()
+        else:
+            stored_rooms, broken = await self.storage.load_rooms(LIVE)
+        for room_id, why in broken:
+            self._quarantine(room_id, why)
+        for stored in stored_rooms:
+            try:
+                room = await asyncio.to_thread(self.restore, stored)
+            except Exception as e:  # any damage: this room is set aside, the rest start
+                self._quarantine(stored.id, f"{type(e).__name__}: {e}")
+                continue
+            room.turn_started = None  # a restarted server: the player to move gets a whole turn
+            self.rooms[room.id] = room
+        for room in self.rooms.values():
+            room.refresh()
+            room.schedule()
+        for stored in reversed(await self.storage.list_rooms([*ENDED, "broken"], ENDED_LISTED)):
+            self.ended[stored.id] = self._listed(stored)
+        self.housekeeping.start_sweeping()
+
+    def _listed(self, stored: StoredRoom) -> dict[str, Any]:
+        """What the lobby's list says about a room known only from its stored rows."""
+        seats = [Seat.stored(x) for x in stored.seats]
+        listed = Room(self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
+                      stored.rematch, stored_events=stored.event_count)
+        return listed.info()
+
+    async def listing(self, status: str | None, limit: int) -> list[dict[str, Any]]:
+        """The lobby's list, newest first: open rooms to join, running ones to watch, ended ones
+        to replay. One server lists its memory (every live room is there, and the newest ended
+        ones); with several instances the database lists them, since a room created on another
+        instance is in this one's memory only once someone here asked for it. A room this
+        instance holds is described from memory (presence, deadline)."""
+        if not self.leases.distributed:
+            rooms = [r.info() for r in self.rooms.values() if r.status in LIVE and (status is None or r.status == status)]
+            if status is None or status not in LIVE:
+                rooms += [info for info in self.ended.values() if status is None or info["status"] == status]
+        else:
+            statuses = [status] if status is not None else [*LIVE, *ENDED, "broken"]
+            rooms = []
+            for stored in await self.storage.list_rooms(statuses, limit):
+                room = self.rooms.get(stored.id)
+                rooms.append(room.info() if room is not None and room.status == stored.status else self._listed(stored))
+        rooms.sort(key=lambda r: r["created"], reverse=True)
+        return rooms[:limit]
+
+    def _quarantine(self, room_id: str, why: str) -> None:
+        log.error("room %s is damaged and was set aside (status broken): %s", room_id, why)
+        self.quarantined.append(room_id)
+        self.spawn(self.storage.set_status(room_id, "broken"))
+
+    async def close(self) -> None:
+        await self.housekeeping.stop()
+        for room_id, room in self.rooms.items():
+            if room.runs_clock and self.leases.distributed:
+                with contextlib.suppress(Exception):
+                    await self.leases.release(room_id)
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+        for room in self.rooms.values():
+            for conn in list(room.conns):
+                await conn.close()
+            for bot in room.clock.release_bots():
+                close = getattr(bot, "close", None)
+                if callable(close):
+                    await asyncio.to_thread(close)
+        self.bots.shutdown()
+        await self.bus.close()
+        await self.leases.close()
+        await self.storage.close()
+
+    def restore(self, stored: StoredRoom) -> Room:
+        """A room from its stored rows (runs in a thread: rebuilding replays every move)."""
+        seats = [Seat.stored(s) for s in stored.seats]
+        room = Room(
+            self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
+            stored.rematch, stored.start, list(stored.events), stored_events=stored.event_count,
+            turn_started=stored.turn_started if stored.turn_started is not None else stored.updated,
+        )
+        if stored.start is not None and stored.status != "broken":
+            try:
+                room.game = room.adapter.rebuild(stored.start, room.logged_events())
+                assert room.table is not None
+                room.table.advance()  # the die of the turn in play (the roll is chance, not an event)
+            except (RecordError, IllegalMove, RulesError, ActionError) as e:
+                room.status = "broken"
+                room.error = f"cannot replay this room's moves: {e}"
+                log.error("room %s: %s", room.id, room.error)
+                return room
+            if room.game.over:
+                room.status = "over"
+            if room.status != "playing":
+                room.ended_at = time.monotonic()
+                game = room.game
+                room.game_text = json.dumps(room.public_game(), separators=(",", ":"))
+                room.record_text = json.dumps(room.adapter.record(game), separators=(",", ":"))
+                room.game = None
+                room.start = None
+        return room
+
+    def get(self, room_id: str) -> Room:
+        room = self.rooms.get(room_id)
+        if room is None:
+            raise ActionError("unknown_room", _("there is no room {room!r}").format(room=room_id))
+        return room
+
+    async def find(self, room_id: str) -> Room:
+        """A live room, or an ended one read back from the database (and kept for a while)."""
+        room = self.rooms.get(room_id)
+        if room is not None:
+            return room
+        if len(room_id) > 32:
+            raise ActionError("unknown_room", _("there is no such room"))
+        try:
+            stored = await self.storage.load_room(room_id)
+            if stored is None:
+                raise ActionError("unknown_room", _("there is no room {room!r}").format(room=room_id))
+            if stored.status == "broken":
+                raise ValueError("it was set aside as damaged")
+            restored = None if room_id in self.rooms else await asyncio.to_thread(self.restore, stored)
+        except ActionError:
+            raise
+        except Exception as e:  # damaged rows: answered as missing, never as a server error
+            log.error("room %s cannot be read back: %s", room_id, e)
+            raise ActionError("unknown_room", _("room {room!r} is damaged and was set aside").format(room=room_id)) from None
+        room = self.rooms.get(room_id)  # read by someone else meanwhile
+        if room is None:
+            assert restored is not None
+            room = restored
+            if room.status in LIVE:
+                room.replica.published = len(room.events)
+                got = await self.leases.acquire(room_id)
+                if got == TAKEN_OVER and room.status == "playing":
+                    self.took_over(room_id)
+                room.runs_clock = got != NOT_HELD
+            else:
+                room.ended_at = time.monotonic()
+            room.refresh()
+            if room_id in self.rooms:  # read meanwhile again, while the lease was asked for
+                return self.rooms[room_id]
+            self.rooms[room_id] = room
+            await self.bus.watch(room_id)
+            room.schedule()
+        return room
+
+    def note_ended(self, room: Room) -> None:
+        """Keep (or update) an ended room's lobby entry."""
+        self.ended.pop(room.id, None)
+        self.ended[room.id] = room.info()
+        while len(self.ended) > ENDED_LISTED:
+            del self.ended[next(iter(self.ended))]
+
+    def live_count(self) -> int:
+        return sum(1 for r in self.rooms.values() if r.status in LIVE)
+
+    def ext_seats(self) -> int:
+        return sum(1 for r in self.rooms.values() if r.status in LIVE for s in r.seats if s.kind.startswith("ext:"))
+
+    async def create(
+        self,
+        game: str,
+        rules: Mapping[str, Any] | None,
+        seat_specs: Sequence[Mapping[str, Any]],
+        timer: float | None = None,
+        rematch_of: str | None = None,
+        creator: str | None = None,
+        reserved: Sequence[tuple[str | None, str | None]] | None = None,
+    ) -> Room:
+        """A new room; its rules are checked against the server's ranges (cheap), then by
+        building a game with them (in a thread) before anything is stored. ``reserved``: per
+        seat, the old token hash and name of a rematch seat kept for its player."""
+        adapter = adapter_for(game)
+        limits = self.limits
+        if self.live_count() >= limits.rooms_total:
+            raise ActionError("server_full", _("this server holds {n} open rooms: try again later").format(n=limits.rooms_total))
+        rules = check_rules(limits, adapter, rules)
+        if not (1 <= len(seat_specs) <= adapter.max_seats):
+            raise ActionError("bad_seats", f"the {game} game takes 1 to {adapter.max_seats} seats, got {len(seat_specs)}")
+        known = [*bot_names(), *allowed_commands()]
+        seats: list[Seat] = []
+        for i, spec in enumerate(seat_specs):
+            kind = str(spec.get("kind") or "open")
+            strength = spec.get("strength")
+            if kind not in ("open", *known):
+                raise ActionError("bad_seats", f"seats[{i}]: {kind!r} is not 'open' or a bot ({', '.join(known)})")
+            refusal = None if kind == "open" else bot_refusal(kind, game)
+            if refusal is not None:  # the game's spec does not offer it
+                raise ActionError("bad_seats", Message(N_("seats[{seat}]: {reason}"), seat=i, reason=refusal))
+            name = None
+            if kind != "open":
+                label = "External" if kind.startswith("ext:") else kind.capitalize()
+                name = clean_name(limits, spec.get("name") or f"{label} {i + 1}")
+                if any(s.name == name for s in seats):
+                    name = f"{name} {i + 1}"
+            seats.append(Seat(i, kind, name, float(strength) if strength is not None else None))
+            seats[-1].tower = spec.get("tower")
+        adapter.check_setup(rules, [s.tower for s in seats])
+        ext = sum(1 for s in seats if s.kind.startswith("ext:"))
+        if ext and self.ext_seats() + ext > limits.ext_processes:
+            raise ActionError(
+                "bad_seats", _("this server runs at most {most} external bot processes at a time").format(most=limits.ext_processes)
+            )
+        if reserved:
+            for seat, (old_hash, old_name) in zip(seats, reserved, strict=False):
+                if seat.kind == "open" and old_hash:
+                    seat.kind, seat.token_hash, seat.name = "reserved", old_hash, old_name
+        people = any(not s.is_bot for s in seats)
+        if creator is not None and rematch_of is None and people:
+            mine = sum(1 for r in self.rooms.values() if r.creator == creator and r.status == "waiting")
+            if mine >= limits.open_rooms:
+                raise ActionError(
+                    "too_many_rooms", _("you have {n} rooms waiting for players (at most {most})").format(n=mine, most=limits.open_rooms)
+                )
+        timer = check_timer(limits, timer, people)
+        if creator is not None and rematch_of is None:
+            self.ledger.room_created(creator)
+        try:
+            await asyncio.to_thread(adapter.new_game, [f"P{i}" for i in range(len(seats))], rules, 0)
+        except (RulesError, IllegalMove, RecordError, ValueError, TypeError) as e:
+            raise ActionError("bad_rules", engine_text(e)) from None
+        room_id = secrets.token_urlsafe(9)
+        while room_id in self.rooms:
+            room_id = secrets.token_urlsafe(9)
+        config: dict[str, Any] = {"rules": rules, "timer": timer, "rematch_of": rematch_of}
+        if reserved:
+            config["reserved_until"] = time.time() + limits.rematch_reserve
+        await self.storage.create_room(
+            room_id, game, config,
+            [
+                {"seat": s.index, "kind": s.kind, "name": s.name, "strength": s.strength, "token_hash": s.token_hash,
+                 "tower": s.tower}
+                for s in seats
+            ],
+        )
+        room = Room(self, room_id, game, config, seats, creator=creator)
+        room.refresh()
+        self.rooms[room_id] = room
+        await self.bus.watch(room_id)
+        room.runs_clock = await self.leases.acquire(room_id) != NOT_HELD
+        if all(s.kind != "open" and s.kind != "reserved" for s in seats):
+            async with room.lock:
+                await room.start_game()
+            room.schedule()
+            room.broadcast()
+        return room
+
+    async def rematch(self, room: Room, seat: int, token: str) -> tuple[Room, int, str]:
+        """The same table again: one new room per finished game; each player takes the same
+        seat, kept for them (by their old token) for ``rematch_reserve`` seconds. Asking twice
+        answers the same seat and token."""
+        if room.status != "over":
+            raise ActionError("not_over", _("a rematch starts once the game is over"))
+        try:
+            async with room.lock:
+                if room.rematch is None:
+                    specs = [
+                        {"kind": "open"} if not s.is_bot else {"kind": s.kind if s.kind != "resigned" else "open", "name": s.name, "strength": s.strength}
+                        for s in room.seats
+                    ]
+                    for spec in specs:
+                        if spec["kind"] == "open":
+                            spec.pop("name", None)
+                            spec.pop("strength", None)
+                    reserved = [
+                        (s.token_hash, s.name) if s.kind == "human" else (None, None) for s in room.seats
+                    ]
+                    rules = game_spec(room.game_name).rematch_rules(replay(room.record()), room.rules)
+                    new = await self.create(
+                        room.game_name, rules, specs, room.timer, rematch_of=room.id, reserved=reserved
+                    )
+                    await self.storage.set_rematch(room.id, new.id)
+                    room.rematch = new.id
+                    self.note_ended(room)
+        finally:
+            room.broadcast()
+        assert room.rematch is not None
+        new_room = await self.find(room.rematch)
+        new_token = rematch_token(token, new_room.id)
+        new_seat, new_token = await new_room.join(
+            seat, room.seats[seat].name, token=new_token, old_hash=room.seats[seat].token_hash
+        )
+        return new_room, new_seat, new_token
+
+    async def _heard(self, room_id: str, data: dict[str, Any]) -> None:
+        """A message about a room from another instance (``bus``)."""
+        room = self.rooms.get(room_id)
+        if room is None:
+            return
+        kind = data.get("kind")
+        if kind == "room":
+            await room.replica.adopt(data)
+        elif kind == "chat":
+            room.chat.hear(str(data["line"]))
+        elif kind == "presence":
+            room.replica.heard_presence(str(data.get("from")), list(data["seats"]), int(data["spectators"]))
+
+    def took_over(self, room_id: str) -> None:
+        """Count a lease taken over (the metrics, the log)."""
+        self.takeovers += 1
+        self.metrics.lease_takeovers.inc()
+        log.warning("room %s: lease taken over (its holder stopped renewing it)", room_id)
+
+
+
+__all__ = ["ENDED_LISTED", "Lobby"]
