@@ -19,20 +19,34 @@ from tabletris.lab.tasks import SimConfig, make_tasks, parse_seat_bots, run_game
 
 pytestmark = pytest.mark.skipif(fasttower.core_module() is None, reason="the compiled tower core is not in use here")
 
-LAB = "tabletris.lab.tower_playout"
-"""The module the tower spec's ``front_ends["lab"]`` names (set here until the spec names it)."""
 
 
-@pytest.fixture
-def tower_lab(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(spec("tower").front_ends, "lab", LAB)
+def test_the_tower_spec_names_the_core_playout() -> None:
+    assert spec("tower").front_ends["lab"] == "tabletris.lab.tower_playout"
+    assert spec("tower").front_end("lab") is tower_playout
+
+
+def test_run_game_plays_tower_seats_in_the_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``simulate tower`` (``run_game``) asks the spec's lab module, which plays in the core."""
+    calls: list[int] = []
+    real = fasttower.playout
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fasttower, "playout", counted)
+    config = SimConfig("tower", parse_seat_bots("expert,greedy"), games=2, seed=5)
+    for task in make_tasks(config):
+        assert run_game(task).scores
+    assert len(calls) == 2
 
 
 @pytest.mark.parametrize(
     "seats",
     [("random",), ("greedy", "random"), ("expert", "greedy", "random"), ("expert", "expert"), ("random",) * 4],
 )
-def test_core_games_are_the_engine_games(seats: tuple[str, ...], tower_lab: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_core_games_are_the_engine_games(seats: tuple[str, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     config = SimConfig(
         "tower", parse_seat_bots(",".join(seats)), games=3, seed=29, presets=("standard", "advanced"),
         swap=True, save_records=True,

@@ -251,6 +251,7 @@ TOWER = GameSpec(
         "server": "tabletris.server.tower_adapter",
         "tui": "tabletris.tui.tower_screen",
         "line": "tabletris.cli.line_tower",
+        "lab": "tabletris.lab.tower_playout",
         "web": "js/views/tower.js",
     },
     preset_help=tower.TOWER_PRESET_HELP,
