@@ -407,3 +407,19 @@ def play_dice(
         LineDiceGame,
         seats, rules, seed, save, color, ask, console,
     )
+
+
+def show_summary(console: Console, summary: dict[str, Any], color: bool = True) -> None:
+    """``tabletris replay``'s picture of a dice game: the shared board and how far it went."""
+    console.print(board_text(summary["rows"], color=color))
+    state = _("over") if summary["over"] else _("in progress")
+    console.print(Text(
+        ngettext("dice game, {count} turn, {state}", "dice game, {count} turns, {state}", summary["turn"]).format(
+            count=summary["turn"], state=state
+        ),
+        style="bold",
+    ))
+
+
+play = play_dice
+"""The game's line mode, as ``tabletris play`` asks it (the spec's ``line`` front end)."""

@@ -431,4 +431,29 @@ def play_tower(
     )
 
 
-__all__ = ["LineTowerGame", "QuitGame", "Shape", "compact_tower", "play_tower", "tower_marks"]
+def show_summary(console: Console, summary: dict[str, Any], color: bool = True) -> None:
+    """``tabletris replay``'s picture of a tower game: each tower with its points, and the round."""
+    for p in summary["players"]:
+        flags = []
+        if p.get("out"):
+            flags.append(_("out"))
+        if p.get("held"):
+            flags.append(_("hold used"))
+        console.print(Text(
+            ngettext("{name}: {count} point ({flags})", "{name}: {count} points ({flags})", p["score"]).format(
+                name=p["name"], count=p["score"], flags=", ".join(flags) or _("in play")
+            ),
+            style="bold",
+        ))
+        console.print(board_text(p["rows"], color=color))
+        parts = [_("rows {count} x2").format(count=p["lines"]), _("bonus {count}").format(count=p["bonus"])]
+        parts += [f"{k} {v}" for k, v in p.get("achievements", {}).items()]
+        console.print("  " + ", ".join(parts))
+    state = _("over") if summary["over"] else _("in progress")
+    console.print(Text(_("tower game, round {number}, {state}").format(number=summary["round"], state=state), style="bold"))
+
+
+play = play_tower
+"""The game's line mode, as ``tabletris play`` asks it (the spec's ``line`` front end)."""
+
+__all__ = ["LineTowerGame", "QuitGame", "Shape", "compact_tower", "play", "play_tower", "show_summary", "tower_marks"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +11,7 @@ import typer
 
 from tabletris.cli.examples import preset_list
 from tabletris.cli.render import color_wanted
-from tabletris.engine.games import GAMES
+from tabletris.engine.games import GAME_NAMES, GAMES
 from tabletris.i18n import N_, _, translate
 from tabletris.table.saving import check_writable
 from tabletris.table.seats import check_game, parse_rules, parse_seats
@@ -53,7 +54,7 @@ def register(app: typer.Typer) -> None:
             from tabletris.tui.launch import launch_setup
 
             raise typer.Exit(launch_setup(color=color))
-        game = game or "dice"
+        game = game or GAME_NAMES[0]
         if game not in GAMES:
             names = list(GAMES)
             _fail(_("unknown game {name!r}: expected {games} or {last}").format(name=game, games=", ".join(names[:-1]), last=names[-1]))
@@ -65,8 +66,10 @@ def register(app: typer.Typer) -> None:
             _fail(translate(e))
             return
         chosen = _parse_towers(towers)
-        if chosen is not None and game != "tower":
-            _fail(_("--towers is for the tower game"))
+        if chosen is not None:  # a rules option (the tower game's), given its own flag
+            if "towers" not in {f.name for f in dataclasses.fields(GAMES[game].rules_cls)}:
+                _fail(_("--towers is for the tower game"))
+            rules_obj = {**rules_obj, "towers": chosen}
         if save is not None:
             try:  # before the game, not after it: a bad path must not cost a played game
                 check_writable(save)
@@ -76,18 +79,13 @@ def register(app: typer.Typer) -> None:
         if not plain and interactive and _tui_available():
             from tabletris.tui.launch import launch
 
-            if chosen is not None:  # the app reads the choice from the rules' towers option
-                rules_obj = {**rules_obj, "towers": chosen}
             raise typer.Exit(launch(game, seat_specs, rules_obj, seed, save, color=color))
-        if game == "dice":
-            from tabletris.cli.line_dice import play_dice
-
-            code = play_dice(seat_specs, rules_obj, seed, save, color=color)
-        else:
-            from tabletris.cli.line_tower import play_tower
-
-            code = play_tower(seat_specs, rules_obj, seed, save, color=color, towers=chosen)
-        raise typer.Exit(code)
+        try:
+            line_mode = GAMES[game].front_end("line")
+        except LookupError:
+            _fail(_("the {game} game has no line mode: play it in the full-screen app").format(game=game))
+            return
+        raise typer.Exit(line_mode.play(seat_specs, rules_obj, seed, save, color=color))
 
 
 def _parse_towers(text: str | None) -> list[str | None] | None:

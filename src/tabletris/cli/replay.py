@@ -10,9 +10,10 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from tabletris.cli.render import board_text, color_wanted, scoreboard
+from tabletris.cli.render import color_wanted, scoreboard
 from tabletris.engine import records
 from tabletris.engine.errors import RecordError
+from tabletris.engine.games import GAMES
 from tabletris.i18n import N_, _, ngettext, translate
 
 
@@ -46,38 +47,15 @@ def register(app: typer.Typer) -> None:
 
 
 def print_summary(console: Console, summary: dict[str, Any], color: bool = True) -> None:
-    """A readable board (or towers) and scoreboard from a replay summary."""
+    """A readable final position and scoreboard from a replay summary: the game's line mode draws
+    its position (``show_summary``); a game without one gets the scoreboard alone."""
     players = summary["players"]
-    if summary["game"] == "dice":
-        console.print(board_text(summary["rows"], color=color))
-        state = _("over") if summary["over"] else _("in progress")
-        console.print(Text(
-            ngettext("dice game, {count} turn, {state}", "dice game, {count} turns, {state}", summary["turn"]).format(
-                count=summary["turn"], state=state
-            ),
-            style="bold",
-        ))
-        console.print(scoreboard([p["name"] for p in players], [p["score"] for p in players], summary["winners"]))
-    else:
-        for p in players:
-            flags = []
-            if p.get("out"):
-                flags.append(_("out"))
-            if p.get("held"):
-                flags.append(_("hold used"))
-            console.print(Text(
-                ngettext("{name}: {count} point ({flags})", "{name}: {count} points ({flags})", p["score"]).format(
-                    name=p["name"], count=p["score"], flags=", ".join(flags) or _("in play")
-                ),
-                style="bold",
-            ))
-            console.print(board_text(p["rows"], color=color))
-            parts = [_("rows {count} x2").format(count=p["lines"]), _("bonus {count}").format(count=p["bonus"])]
-            parts += [f"{k} {v}" for k, v in p.get("achievements", {}).items()]
-            console.print("  " + ", ".join(parts))
-        state = _("over") if summary["over"] else _("in progress")
-        console.print(Text(_("tower game, round {number}, {state}").format(number=summary["round"], state=state), style="bold"))
-        console.print(scoreboard([p["name"] for p in players], [p["score"] for p in players], summary["winners"]))
+    game_spec = GAMES.get(summary["game"])
+    line_mode = game_spec.front_end("line") if game_spec is not None and game_spec.has_front_end("line") else None
+    show = getattr(line_mode, "show_summary", None)
+    if show is not None:
+        show(console, summary, color=color)
+    console.print(scoreboard([p["name"] for p in players], [p["score"] for p in players], summary["winners"]))
     if summary["winners"]:
         winners = summary["winners"]
         console.print(Text(

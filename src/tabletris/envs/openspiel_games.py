@@ -569,14 +569,15 @@ class TowerSpielState(_RewardsMixin, pyspiel.State):
             self._round_start = None
             self._round_moves = []
 
-    def _take(self, seat: int, value: object) -> None:
+    def _take(self, seat: int, value: int | TowerAction | None) -> None:
         """One seat's decision, in either form of the round: a mino column is kept for the seat's
-        submission; the piece's drop (or hold) submits it with those minos."""
+        submission; the piece's drop (or hold) submits it with those minos; WAIT (None: a seat
+        whose action is in, or forced) does nothing."""
         game = self.game
         assert game is not None
         if isinstance(value, int):
             self.turns[seat].minos.append(value)
-        elif isinstance(value, TowerAction):
+        elif value is not None:  # the piece's drop or hold
             self.turns[seat].done = True
             game.submit_dealt(seat, value)
 

@@ -8,13 +8,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.filter import Monochrome
 from textual.pilot import Pilot
 from textual.screen import Screen
 
-from tabletris.engine.dice import DiceGame
 from tabletris.engine.errors import IllegalMove, RecordError, RulesError
 from tabletris.engine.games import spec_of
 from tabletris.engine.options import options_to_dict
@@ -22,7 +22,10 @@ from tabletris.engine.records import record_of
 from tabletris.i18n import LANGUAGE_NAMES, LANGUAGES, current_language, language, parse_language
 from tabletris.table.saving import save_record
 from tabletris.tui import palette
+from tabletris.tui.game_screen import GameScreen
+from tabletris.tui.game_ui import ui_of, ui_of_game
 from tabletris.tui.setup import (
+    DEFAULT_GAME,
     Setup,
     default_seat_name,
     load_last_setup,
@@ -169,23 +172,20 @@ class TabletrisApp(App[None]):
         self.setup = setup
         self.game = table.game
         save_last_setup(setup)
-        if setup.game == "dice":
-            from tabletris.tui.dice_screen import DiceScreen
-
-            self._show(DiceScreen(setup, table))
-        else:
-            from tabletris.tui.tower_screen import TowerScreen
-
-            self._show(TowerScreen(setup, table))
+        self._show(ui_of(setup.game).screen(setup, table))
         self.call_after_refresh(self.check_size)
         return True
+
+    @on(GameScreen.Ended)
+    def game_ended(self, message: GameScreen.Ended) -> None:
+        self.show_end(message.setup, message.game)
 
     def show_end(self, setup: Setup, game: Any) -> None:
         from tabletris.tui.end_screen import EndScreen
 
         if game is self.game and isinstance(self.screen, EndScreen):
             return
-        self._show(EndScreen(setup, game))
+        self._show(EndScreen(setup, game, save=self.save_game, rematch=self.rematch))
 
     def rematch(self, setup: Setup) -> None:
         """The same table again by the game's rematch rule (dice: the loser starts); a seeded
@@ -200,15 +200,11 @@ class TabletrisApp(App[None]):
         self.start_game(dataclasses.replace(setup, seed=seed, rules=rules))
 
     def needed_size(self) -> tuple[int, int] | None:
-        """Columns and lines the game in play needs to be seen whole: its board (2 columns a
-        cell, borders) beside a side panel of 40 columns, the tower game's other towers beside
-        them, and the footer."""
+        """Columns and lines the game in play needs to be seen whole (its ``GameUI.needed_size``:
+        its boards beside the side panel, and the footer)."""
         if self.game is None:
             return None
-        rules = self.game.rules
-        board_w, board_h = rules.width * 2 + 2, rules.height + 2
-        others = 0 if isinstance(self.game, DiceGame) else (board_w + 1) * (len(self.game.players) - 1)
-        return board_w + 41 + others, board_h + 1
+        return ui_of_game(self.game).needed_size(self.game)
 
     def check_size(self) -> None:
         """Say so, clearly, when the terminal cannot show the whole board (it would be cut)."""
@@ -253,7 +249,7 @@ class TabletrisApp(App[None]):
         unless this state was saved already. The path written, or None."""
         if self.game is None or self.setup is None or self.setup.save is None:
             return None
-        if not (self.game.rounds if spec_of(self.game).simultaneous else self.game.moves):
+        if not self.game.turns_played():
             return None  # nothing was played: no record to keep
         path, written = self.save_game()
         return path if written else None
@@ -293,9 +289,9 @@ class TabletrisApp(App[None]):
             return
         base = setup or self.setup or load_last_setup() or Setup()
         if self.in_progress:
-            self.push_screen(NewGameScreen(base))  # escape goes back to the game in progress
+            self.push_screen(NewGameScreen(base, start=self.start_game))  # escape goes back to the game in progress
         else:
-            self._show(NewGameScreen(base))
+            self._show(NewGameScreen(base, start=self.start_game))
 
     def action_help(self) -> None:
         from tabletris.tui.help_screen import HelpScreen
@@ -310,7 +306,7 @@ class TabletrisApp(App[None]):
         elif self.game is not None:
             game_name, rules = spec_of(self.game).name, self.game.rules
         else:
-            game_name, rules = (self.setup.game if self.setup is not None else "dice"), None
+            game_name, rules = (self.setup.game if self.setup is not None else DEFAULT_GAME), None
         try:
             help_texts = dict(rules_model(game_name)[2])
         except RulesError:

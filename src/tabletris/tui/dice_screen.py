@@ -3,7 +3,7 @@
 The turn protocol is the table driver's (``Table.to_act`` rolls and says who acts, ``bot_action``
 asks a bot, ``act`` plays); the ghost (``tui.ghost.DiceGhost``) asks the engine where a piece may
 go and why not. This screen keeps what is its own: the die's tumble, the bot's pause, keys,
-clicks and drawing.
+clicks and drawing; ``UI`` is what the app's shared screens show of the game (``tui.game_ui``).
 """
 
 from __future__ import annotations
@@ -11,28 +11,38 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer
-from textual.worker import get_current_worker
 
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.table.driver import Table
+from tabletris.tui.dice_views import DICE_KEYS, DICE_NOTE, DiceReplay, dice_end_position
+from tabletris.tui.game_screen import GameScreen
+from tabletris.tui.game_ui import GameUI, board_and_panel
 from tabletris.tui.ghost import DiceGhost
 from tabletris.tui.setup import Setup
-from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text
+from tabletris.tui.texts import N_, _, engine_text, pgettext
 from tabletris.tui.widgets.board import BoardView
 from tabletris.tui.widgets.dialogs import RewardScreen, TokenScreen
+from tabletris.tui.widgets.dice import (
+    DiceLog,
+    DicePlayers,
+    DiceStatus,
+    DiceSupply,
+    dice_breakdown,
+    dice_ending,
+)
 from tabletris.tui.widgets.die import DieView
-from tabletris.tui.widgets.panels import DiceLog, DicePlayers, DiceStatus, DiceSupply, MessageLine
+from tabletris.tui.widgets.panels import MessageLine
 
 
-class DiceScreen(TranslatedBindings, Screen[None]):
-    """One dice game: board, die, players and scores, supply, move log, and the ghost piece."""
+class DiceScreen(GameScreen[DiceGame]):
+    """One dice game: board, die, players and scores, supply, move log, and the ghost piece; its
+    ``phase`` is ``rolling``, ``place`` (a person steers the ghost), ``bot`` or ``reward``."""
 
     BINDINGS = [
         Binding("left", "move(-1, 0)", "←", show=False),
@@ -49,23 +59,14 @@ class DiceScreen(TranslatedBindings, Screen[None]):
         Binding("right_square_bracket", "steer('cycle_legal', 1)", N_("Next fit"), show=False),
         Binding("left_square_bracket", "steer('cycle_legal', -1)", N_("Prev fit"), show=False),
         Binding("u", "undo", N_("Undo")),
-        Binding("question_mark", "app.help", N_("Help")),
-        Binding("n", "app.leave_game('new')", N_("New"), show=False),
-        Binding("q", "app.leave_game('quit')", N_("Quit")),
+        *GameScreen.TABLE_BINDINGS,
     ]
 
     def __init__(self, setup: Setup, table: Table) -> None:
-        super().__init__()
-        self.setup = setup
-        self.table = table
         assert isinstance(table.game, DiceGame)
-        self.game: DiceGame = table.game
-        self.bots = table.bots
+        super().__init__(setup, table, table.game)
         self.ghost = DiceGhost(self.game)
-        self.phase = "idle"
-        """``rolling``, ``place`` (a person steers the ghost), ``bot``, ``reward`` or ``over``."""
         self.points: list[int] = []
-        self._token = 0
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="dice-main"):
@@ -84,15 +85,7 @@ class DiceScreen(TranslatedBindings, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#log-box").border_title = _("moves")
-        self.refresh_all()
-        self.call_after_refresh(self.next_turn)
-
-    @property
-    def message(self) -> MessageLine:
-        return self.query_one("#message", MessageLine)
-
-    def say(self, text: str, error: bool = False) -> None:
-        self.message.say(text, error)
+        self.refresh_all()  # then GameScreen.on_mount starts the first turn
 
     def stall(self, text: str) -> None:  # a bot failed: say why; the game is untouched
         self.say(text, error=True)
@@ -104,10 +97,7 @@ class DiceScreen(TranslatedBindings, Screen[None]):
     def next_turn(self) -> None:
         """Start whatever comes next: the end, a roll, a bot's move or a person's ghost."""
         if self.game.over:
-            self.phase = "over"
-            self.refresh_all()
-            self.app.call_later(self.app.show_end, self.setup, self.game)  # type: ignore[attr-defined]
-            return
+            return self.end()
         if self.game.roll_face is None:
             self.table.to_act()  # the driver rolls; the animation below only shows it
             self.animate_roll()
@@ -141,24 +131,14 @@ class DiceScreen(TranslatedBindings, Screen[None]):
         self.phase = "bot"
         self.refresh_all()
         self._token += 1
-        # The bot decides on a table of its own around a copy, so the thread never reads the game.
-        self.think(Table(self.game.view(), {seat: self.bots[seat]}), seat, self._token)
+        self.think(self._token, [(seat, Table(self.game.view(), {seat: self.bots[seat]}))])
 
-    @work(thread=True, exclusive=True, group="bot")
-    def think(self, table: Table, seat: int, token: int) -> None:
-        try:
-            decision: Any = table.bot_action(seat)
-        except Exception as e:  # a broken bot must not kill the table
-            decision = e
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.bot_decided, decision, token)
-
-    def bot_decided(self, decision: DiceAction | Exception, token: int) -> None:
+    def bots_decided(self, token: int, results: list[tuple[int, DiceAction | Exception]]) -> None:
         if token != self._token or self.phase != "bot":
             return
-        name = self.game.player_name
+        [(seat, decision)] = results
         if isinstance(decision, Exception):
-            return self.stall(_("{name} (bot) failed: {error}").format(name=name, error=engine_text(decision)))
+            return self.stall(self.bot_fault(seat, decision))
         lifted = decision.take.cells if decision.take else ()
         self.query_one("#board", BoardView).show(ghost=decision.placement.cells, ghost_ok=True, lifted=lifted)
 
@@ -168,7 +148,7 @@ class DiceScreen(TranslatedBindings, Screen[None]):
             try:
                 self.commit(decision)
             except IllegalMove as e:
-                self.stall(_("{name} (bot) made an illegal move: {error}").format(name=name, error=engine_text(e)))
+                self.stall(self.bot_fault(seat, e, illegal=True))
 
         pause = float(getattr(self.app, "bot_pause", 0.5))
         self.set_timer(pause, apply) if pause > 0 else apply()
@@ -299,3 +279,20 @@ class DiceScreen(TranslatedBindings, Screen[None]):
         self.query_one(DiceStatus).update_from(game, self.phase, ghost, reason)
         self.query_one(DiceLog).update_from(game, self.points)
         self.query_one("#log-box", VerticalScroll).scroll_end(animate=False)
+
+
+UI = GameUI(
+    label=lambda: pgettext("game", "dice"),
+    screen=DiceScreen,
+    needed_size=board_and_panel,
+    end_layout=Horizontal,
+    end_position=dice_end_position,
+    end_result=dice_ending,
+    end_breakdown=dice_breakdown,
+    replay_view=DiceReplay,
+    replay_steps="moves",
+    replay_step=N_("move {k}/{n}"),
+    keys=DICE_KEYS,
+    keys_note=DICE_NOTE,
+)
+"""The dice game as the app's shared screens show it (``GameSpec.front_end("tui")``)."""

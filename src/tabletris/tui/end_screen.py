@@ -1,27 +1,27 @@
 """The end of a game: the final position, each player's score broken down, rematch and save.
 
-The numbers come from the engine; the drawings are the widgets' (``widgets.dice``,
-``widgets.tower``); saving is the app's (numbered files, never over another record).
+The numbers come from the engine; the drawings are the game's (its ``GameUI``: the final
+position, who won, the breakdown); saving and the rematch are the app's, handed in (numbered
+files, never over another record).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tabletris.engine.dice import DiceGame
+from tabletris.tui.game_ui import ui_of_game
 from tabletris.tui.setup import Setup
 from tabletris.tui.texts import N_, TranslatedBindings, _
 from tabletris.tui.widgets.board import BoardView
-from tabletris.tui.widgets.dice import dice_breakdown, dice_ending
 from tabletris.tui.widgets.panels import MessageLine
-from tabletris.tui.widgets.tower import tower_breakdown, tower_ending, tower_reveal
 
 
 class EndScreen(TranslatedBindings, Screen[None]):
@@ -35,28 +35,31 @@ class EndScreen(TranslatedBindings, Screen[None]):
         Binding("q", "app.quit", N_("Quit")),
     ]
 
-    def __init__(self, setup: Setup, game: Any) -> None:
+    def __init__(
+        self,
+        setup: Setup,
+        game: Any,
+        *,
+        save: Callable[[], tuple[Path, bool]],
+        rematch: Callable[[Setup], None],
+    ) -> None:
+        """``save`` writes the record (its path, and whether it was written now: ``App.save_game``);
+        ``rematch`` starts the table's next game (``App.rematch``)."""
         super().__init__()
         self.setup = setup
         self.game = game
+        self.save_record = save
+        self.start_rematch = rematch
         self.saved: Path | None = None
 
     def compose(self) -> ComposeResult:
-        if isinstance(self.game, DiceGame):
-            with Horizontal(id="end-main"):
-                yield BoardView(self.game.board, id="end-board")
-                with VerticalScroll(id="end-side"):
-                    yield Static(dice_ending(self.game), id="end-result")
-                    yield Static(dice_breakdown(self.game), id="breakdown")
-                    yield MessageLine(id="end-message")
-        else:
-            with Vertical(id="end-main"):
-                with HorizontalScroll(id="reveal"):
-                    yield from tower_reveal(self.game)
-                with VerticalScroll(id="end-side"):
-                    yield Static(tower_ending(self.game), id="end-result")
-                    yield Static(tower_breakdown(self.game), id="breakdown")
-                    yield MessageLine(id="end-message")
+        ui = ui_of_game(self.game)
+        with ui.end_layout(id="end-main"):
+            yield ui.end_position(self.game)
+            with VerticalScroll(id="end-side"):
+                yield Static(ui.end_result(self.game), id="end-result")
+                yield Static(ui.end_breakdown(self.game), id="breakdown")
+                yield MessageLine(id="end-message")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -68,7 +71,7 @@ class EndScreen(TranslatedBindings, Screen[None]):
     def action_save(self) -> None:
         message = self.query_one("#end-message", MessageLine)
         try:
-            path, written = self.app.save_game()  # type: ignore[attr-defined]
+            path, written = self.save_record()
         except OSError as e:
             message.say(_("Could not save the record: {error}").format(error=e), error=True)
             return
@@ -77,4 +80,4 @@ class EndScreen(TranslatedBindings, Screen[None]):
         message.say(saved.format(path=path))
 
     def action_rematch(self) -> None:
-        self.app.rematch(self.setup)  # type: ignore[attr-defined]
+        self.start_rematch(self.setup)

@@ -1,7 +1,7 @@
 """``?``: the rules of the game being played, the rules options in force, and the keys.
 
 The option list is generated from the engine's rules object and ``RULE_HELP``, so a new option
-shows up here without touching this file.
+shows up here without touching this file; the keys are the game's own (its ``GameUI.keys``).
 """
 
 from __future__ import annotations
@@ -17,35 +17,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
 from tabletris.engine.rules_text import rules_text
+from tabletris.tui.game_ui import Keys, ui_of
 from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text
 
-DICE_KEYS: tuple[tuple[str, str], ...] = (
-    ("← → ↑ ↓", N_("move the ghost piece")),
-    ("r / e", N_("rotate clockwise / back")),
-    ("f", N_("flip (when orientation is free)")),
-    (N_("space"), N_("drop the ghost to where it fits in its column")),
-    ("] / [", N_("jump to the next / previous place it fits")),
-    ("c", N_("change the shape (die shows ★)")),
-    ("t", N_("take another stone (supply empty)")),
-    (N_("enter, click on the green ghost"), N_("place")),
-    (N_("click a cell"), N_("move the ghost there")),
-    ("u", N_("undo back to your last move")),
-    ("?", N_("this help · n new game · q quit")),
-)
-DICE_NOTE = N_("Green ghost: legal. Red ghost: not legal, the reason is shown beside the board.")
-
-TOWER_KEYS: tuple[tuple[str, str], ...] = (
-    ("← →", N_("move the piece (or the mino)")),
-    ("r / e", N_("rotate clockwise / back")),
-    ("m", N_("mino mode: drop a mino in the column (enter)")),
-    ("h", N_("hold (once per game)")),
-    (N_("enter"), N_("drop the PLAY piece (or the mino in mino mode)")),
-    (N_("backspace"), N_("take back a mino planned this round")),
-    (N_("space"), N_("pass the table to the next player (hot-seat)")),
-    ("?", N_("this help · n new game · q quit")),
-)
-
-REPLAY_KEYS: tuple[tuple[str, str], ...] = (
+REPLAY_KEYS: Keys = (
     ("← →", N_("one move (or round) back / forward")),
     ("PgUp / PgDn", N_("ten back / forward")),
     ("Home / End", N_("the start / the end of the game")),
@@ -58,7 +33,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "/")
 
 
-def keys_table(title: str, keys: tuple[tuple[str, str], ...], note: str = "") -> str:
+def keys_table(title: str, keys: Keys, note: str = "") -> str:
     """The keys as a Markdown table in the player's language (the keys themselves stay)."""
     key_heading, does_heading = _("key"), _("does")
     lines = [f"## {title}", "", f"| {key_heading} | {does_heading} |", "| --- | --- |"]
@@ -101,13 +76,12 @@ class HelpScreen(TranslatedBindings, ModalScreen[None]):
         self.help_texts = help_texts or {}
 
     def compose(self) -> ComposeResult:
-        rules = rules_text("dice" if self.game_name == "dice" else "tower", engine_text)
+        rules = rules_text(self.game_name, engine_text)
         if self.replay:
             keys = keys_table(_("Replay keys"), REPLAY_KEYS)
-        elif self.game_name == "dice":
-            keys = keys_table(_("Keys"), DICE_KEYS, DICE_NOTE)
         else:
-            keys = keys_table(_("Keys"), TOWER_KEYS)
+            ui = ui_of(self.game_name)
+            keys = keys_table(_("Keys"), ui.keys, ui.keys_note)
         parts = [rules + "\n" + keys]
         if self.rules is not None:
             parts.append(rules_table(self.rules, self.help_texts))

@@ -3,7 +3,9 @@
 The option form is generated from the engine's rules dataclass (``DiceRules``/``TowerRules``): a
 switch for a yes/no option, a list for an option whose values ``RULE_HELP`` names in quotes (each
 checked with the engine before it is offered), a text field (JSON or plain text) for the rest.
-Whatever is entered is checked by ``from_dict``; its error text is shown as is.
+Whatever is entered is checked by ``from_dict``; its error text is shown as is. What a game adds
+to the form (the tower game's choice of tower, seat by seat) is its ``GameUI.seat_options``, and
+the bots a seat may be are the ones the game offers (``bots_for``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import contextlib
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from typing import Any, get_type_hints
 
 from textual import on
@@ -22,25 +25,25 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
-from tabletris.bots.registry import bot_names, make_bot
+from tabletris.bots.registry import bot_names, bots_for
 from tabletris.engine.games import spec as spec_of_game
 from tabletris.engine.options import RulesError, options_to_dict
-from tabletris.engine.tower_layouts import LAYOUT_NAMES
 from tabletris.i18n import DEFAULT, current_language
 from tabletris.table.seats import SeatSpec
+from tabletris.tui.game_ui import SeatOption, game_label, ui_of
 from tabletris.tui.setup import (
+    DEFAULT_GAME,
     GAMES,
     MAX_SEATS,
     Setup,
     default_seat_name,
-    game_label,
     kind_label,
     rules_model,
 )
 from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text, pgettext
 
 NO_SEAT = "-"
-RANDOM_TOWER = "-"
+
 
 def value_labels() -> dict[str, str]:
     """Presets and option values as a player reads them in the form's lists (the values stay the
@@ -78,11 +81,6 @@ def value_label(value: str) -> str:
     return value_labels().get(value, value)
 
 
-def tower_choices() -> list[tuple[str, str]]:
-    """Each seat's choice of tower (1-4) and of the end at the bottom (a, b), or a free one."""
-    return [(_("tower: random"), RANDOM_TOWER)] + [(_("tower {name}").format(name=n), n) for n in LAYOUT_NAMES]
-
-
 def option_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
     """The values a string option takes, read from its help text and kept if the engine accepts them."""
     found = re.findall(r"'([a-z][a-z-]*)'", help_text)
@@ -99,9 +97,10 @@ def option_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
 
 
 def seat_bots(game: str) -> list[str]:
-    """The bots a seat of ``game`` may be: a bot that is handed the whole deck (``sees_deck``, the
-    oracle) measures the tower game and has no dice game to play, so dice does not offer it."""
-    return [b for b in bot_names() if game != "dice" or not make_bot(b).sees_deck]
+    """The bots a seat of ``game`` may be: the ones its spec offers (``GameSpec.bots``), so the
+    form never seats a bot that cannot play the game (``mcts`` in a tower game, the ``oracle``
+    in a dice game)."""
+    return bots_for(game)
 
 
 def option_label(name: str) -> str:
@@ -146,11 +145,14 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
         Binding("ctrl+q", "app.quit", N_("Quit")),
     ]
 
-    def __init__(self, setup: Setup) -> None:
+    def __init__(self, setup: Setup, *, start: Callable[[Setup], object]) -> None:
+        """``start`` starts the game the form describes (``App.start_game``: it says so when the
+        engine refuses it, and the form stays)."""
         super().__init__()
+        self.start_game = start
         self.setup = dataclasses.replace(setup, seats=list(setup.seats), rules=dict(setup.rules))
         if self.setup.game not in GAMES:
-            self.setup.game = "dice"
+            self.setup.game = DEFAULT_GAME
         self.model_error = ""
 
     # -------------------------------------------------------------- layout
@@ -222,9 +224,9 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
                             classes="seat-strength",
                             compact=True,
                         )
-                        if self.setup.game == "tower":  # rules.md: each player chooses a tower and its bottom end
-                            yield Select(tower_choices(), value=self._tower_of(i), allow_blank=False, id=f"seat-tower-{i}",
-                                         classes="seat-tower", compact=True)
+                        for option in self.seat_options:
+                            yield Select(option.choices(), value=self._seat_choice(option, i), allow_blank=False,
+                                         id=f"{option.widget}-{i}", classes=option.widget, compact=True)
                 yield Static(id="setup-error")
                 with Horizontal(id="setup-buttons"):
                     yield Button(_("Start"), variant="success", id="start")
@@ -242,8 +244,8 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
             current = cls.from_dict({"preset": preset})
         hints = get_type_hints(cls)
         for f in dataclasses.fields(current):
-            if f.name == "preset" or (f.name == "towers" and self.setup.game == "tower"):
-                continue  # the towers are chosen seat by seat
+            if f.name == "preset" or f.name in {o.name for o in self.seat_options}:
+                continue  # chosen seat by seat
             value = getattr(current, f.name)
             help_text = help_texts.get(f.name, "")
             with Vertical(classes="rule-row"):
@@ -310,23 +312,31 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
                 rules[name] = value
         return rules
 
-    def _tower_of(self, seat: int) -> str:
-        """The tower and end seat ``seat`` chose last time (``-``: a free one at random)."""
-        towers = self.setup.rules.get("towers") or []
-        chosen = towers[seat] if seat < len(towers) else None
-        return chosen if isinstance(chosen, str) and chosen in LAYOUT_NAMES else RANDOM_TOWER
+    @property
+    def seat_options(self) -> tuple[SeatOption, ...]:
+        """The rules options the chosen game asks seat by seat (the tower game's ``towers``)."""
+        return ui_of(self.setup.game).seat_options
 
-    def read_towers(self) -> list[str | None] | None:
-        """Each seat's tower and end (None: the engine gives a free one), None if nobody chose."""
-        if self.setup.game != "tower":
-            return None
-        towers: list[str | None] = []
-        for i in range(MAX_SEATS[self.setup.game]):
-            if str(self.query_one(f"#seat-kind-{i}", Select).value) == NO_SEAT:
-                continue
-            chosen = str(self.query_one(f"#seat-tower-{i}", Select).value)
-            towers.append(None if chosen == RANDOM_TOWER else chosen)
-        return towers if any(towers) else None
+    def _seat_choice(self, option: SeatOption, seat: int) -> str:
+        """What seat ``seat`` chose for ``option`` last time (the tower and end), else ``free``."""
+        chosen_all = self.setup.rules.get(option.name) or []
+        chosen = chosen_all[seat] if seat < len(chosen_all) else None
+        return chosen if isinstance(chosen, str) and chosen in option.values() else option.free
+
+    def read_seat_options(self) -> dict[str, list[str | None]]:
+        """Each seat option's choices, one per seat in use (None: the engine decides); an option
+        nobody chose is left out."""
+        options: dict[str, list[str | None]] = {}
+        for option in self.seat_options:
+            chosen: list[str | None] = []
+            for i in range(MAX_SEATS[self.setup.game]):
+                if str(self.query_one(f"#seat-kind-{i}", Select).value) == NO_SEAT:
+                    continue
+                value = str(self.query_one(f"#{option.widget}-{i}", Select).value)
+                chosen.append(None if value == option.free else value)
+            if any(chosen):
+                options[option.name] = chosen
+        return options
 
     def read_seats(self) -> list[SeatSpec]:
         """The seats in use; ValueError naming the seat at fault."""
@@ -367,10 +377,7 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
         except ValueError:
             raise ValueError(_("seed: {text!r} is not an integer").format(text=seed_text)) from None
         save_text = self.query_one("#save", Input).value.strip()
-        rules = self.read_rules()
-        towers = self.read_towers()
-        if towers is not None:
-            rules["towers"] = towers
+        rules = {**self.read_rules(), **self.read_seat_options()}
         if self.model_error:
             raise RulesError(self.model_error)
         build_rules(self.setup.game, rules)
@@ -420,7 +427,7 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
         i = int(str(event.control.id).rsplit("-", 1)[1])
         name_input = self.query_one(f"#seat-name-{i}", Input)
         old = name_input.value.strip()
-        defaults = {default_seat_name(k, n) for k in [*seat_bots("tower"), "human"] for n in range(1, 9)}
+        defaults = {default_seat_name(k, n) for k in [*bot_names(), "human"] for n in range(1, 9)}
         if old in defaults and str(event.value) != NO_SEAT:
             name_input.value = default_seat_name(str(event.value), i + 1)
 
@@ -442,7 +449,7 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
         setup = self.validate()
         if setup is None:
             return
-        self.app.start_game(setup)  # type: ignore[attr-defined]
+        self.start_game(setup)
 
     def action_back(self) -> None:
         """Back to the game in progress, if this screen was opened over one."""

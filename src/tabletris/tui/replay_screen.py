@@ -1,7 +1,8 @@
 """The replay viewer: step through a record move by move (dice) or round by round (tower).
 
-Position k is the record's first k moves (or rounds) replayed through ``records.replay`` into a
-fresh game, so what is shown is exactly what the engine makes of the record.
+Position k is the record's first k steps (its game's ``GameUI.replay_steps``) replayed through
+``records.replay`` into a fresh game, so what is shown is exactly what the engine makes of the
+record. The head line is the viewer's; the rest is the game's ``replay_view``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -21,15 +21,13 @@ from textual.widgets import Footer, Static
 from tabletris.engine import records
 from tabletris.engine.errors import RecordError
 from tabletris.tui import palette
-from tabletris.tui.setup import game_label
-from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text, pad
-from tabletris.tui.widgets.board import BoardView
-from tabletris.tui.widgets.pieces import format_cells_short, shape_letter
-from tabletris.tui.widgets.tower import tower_reveal, tower_score_line
+from tabletris.tui.game_ui import ui_of
+from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text
 
 
 class ReplayLog(Static):
-    """The move list, one line a move; a click on a line says which move it was."""
+    """A game's move list, one line a move (in its ``replay_view``); a click on a line says which
+    move it was, and the viewer shows the position after it."""
 
     class MoveClicked(Message):
         def __init__(self, index: int) -> None:
@@ -63,9 +61,11 @@ class ReplayScreen(TranslatedBindings, Screen[None]):
         self.doc = doc
         self.path = path
         self.kind = str(doc.get("game"))
-        self.key = "moves" if self.kind == "dice" else "rounds"
-        self.steps: list[Any] = list(doc.get(self.key, []))
         self.final = records.replay(doc)  # raises RecordError for a record that breaks a rule
+        self.ui = ui_of(self.kind)
+        self.key = self.ui.replay_steps
+        self.steps: list[Any] = list(doc.get(self.key, []))
+        self.view = self.ui.replay_view(self.final, self.steps)
         self.position = len(self.steps)
         self._cache: dict[int, Any] = {len(self.steps): self.final}
 
@@ -83,19 +83,7 @@ class ReplayScreen(TranslatedBindings, Screen[None]):
         return self._cache[k]
 
     def compose(self) -> ComposeResult:
-        if self.kind == "dice":
-            with Horizontal(id="replay-main"):
-                yield BoardView(self.final.board, id="replay-board")
-                with Vertical(id="replay-side"):
-                    yield Static(id="replay-head")
-                    yield Static(id="replay-scores")
-                    with VerticalScroll(id="log-box"):
-                        yield ReplayLog(id="replay-log")
-        else:
-            with Vertical(id="replay-main"):
-                yield Static(id="replay-head")
-                yield HorizontalScroll(id="reveal")
-                yield Static(id="replay-scores")
+        yield self.view
         yield Footer()
 
     def on_mount(self) -> None:
@@ -123,51 +111,9 @@ class ReplayScreen(TranslatedBindings, Screen[None]):
         name = self.path.name if self.path else _("record")
         head = Text()
         head.append(f"{name}", "bold")
-        step = _("move {k}/{n}") if self.kind == "dice" else _("round {k}/{n}")
-        head.append(f"  {game_label(self.kind)} · " + step.format(k=self.position, n=len(self.steps)))
+        step = _(self.ui.replay_step)
+        head.append(f"  {self.ui.label()} · " + step.format(k=self.position, n=len(self.steps)))
         if game.over:
             head.append("  · " + _("game over"), f"bold {palette.HIGHLIGHT}")
         self.query_one("#replay-head", Static).update(head)
-        if self.kind == "dice":
-            board = self.query_one("#replay-board", BoardView)
-            last = game.moves[-1] if game.moves else None
-            board.border_title = _("replay")
-            board.show(game.board, ghost=(), highlight=last.place if last and last.place else ())
-            self.query_one("#replay-scores", Static).update(self.dice_scores(game))
-            self.query_one("#replay-log", Static).update(self.dice_log())
-        else:
-            reveal = self.query_one("#reveal", HorizontalScroll)
-            reveal.remove_children()
-            reveal.mount_all(list(tower_reveal(game)))
-            self.query_one("#replay-scores", Static).update(tower_score_line(game))
-
-    def dice_scores(self, game: Any) -> Text:
-        text = Text()
-        winners = set(game.winners())
-        for seat, player in enumerate(game.players):
-            text.append(f"{palette.seat_mark(seat)} {player}", f"bold {palette.seat_colour(seat)}")
-            text.append(f"  {game.scores[seat]}", "bold")
-            if seat in winners:
-                text.append("  ★", f"bold {palette.HIGHLIGHT}")
-            text.append("\n")
-        return text
-
-    def dice_log(self) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        players = self.final.players
-        for i, move in enumerate(self.steps):
-            current = i == self.position - 1
-            text.append("▶" if current else " ", f"bold {palette.HIGHLIGHT}")
-            text.append(f"{i + 1:>3} ", "bold" if current else "dim")
-            seat = move.get("player", (self.final.rules.first_player + i) % len(players))
-            text.append(pad(players[seat], 10) + " ", palette.seat_colour(seat))
-            text.append_text(shape_letter(move["roll"]))
-            if "shape" in move:
-                text.append("→")
-                text.append_text(shape_letter(move["shape"]))
-            if "place" in move:
-                text.append(f" {format_cells_short(move['place'])}", "" if current else "dim")
-            else:
-                text.append("  " + _("fits nowhere: end"), palette.BAD)
-            text.append("\n")
-        return text
+        self.view.show(game, self.position)

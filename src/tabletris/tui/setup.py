@@ -20,8 +20,11 @@ from tabletris.table.driver import Table
 from tabletris.table.seats import SeatSpec, make_seat_bots
 from tabletris.tui.texts import _, pgettext
 
-GAMES = GAME_NAMES
-MAX_SEATS = {name: spec(name).max_players for name in GAME_NAMES}
+GAMES = tuple(name for name in GAME_NAMES if spec(name).has_front_end("tui"))
+"""The games the app offers: the product's games that have a terminal module (``GameUI``)."""
+DEFAULT_GAME = GAMES[0]
+"""The game a setup is for when nothing says otherwise (the first the form lists)."""
+MAX_SEATS = {name: spec(name).max_players for name in GAMES}
 
 
 def kind_labels() -> dict[str, str]:
@@ -35,12 +38,6 @@ def kind_labels() -> dict[str, str]:
         "mcts": pgettext("seat kind", "mcts"),
         "oracle": pgettext("seat kind", "oracle"),
     }
-
-
-def game_label(game: str) -> str:
-    """A game's name as a player reads it (the key stays the name records and commands use)."""
-    labels = {"dice": pgettext("game", "dice"), "tower": pgettext("game", "tower")}
-    return labels.get(game, game)
 
 
 def kind_label(kind: str) -> str:
@@ -64,7 +61,7 @@ def default_seats() -> list[SeatSpec]:
 class Setup:
     """Everything needed to start a game; ``rules`` is a rules object as records write it."""
 
-    game: str = "dice"
+    game: str = DEFAULT_GAME
     seats: list[SeatSpec] = field(default_factory=default_seats)
     rules: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
@@ -78,7 +75,7 @@ class Setup:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Setup:
         """A setup from saved JSON; ValueError naming the key that is wrong."""
-        game = data.get("game", "dice")
+        game = data.get("game", DEFAULT_GAME)
         if game not in GAMES:
             raise ValueError(f"key 'game': expected one of {', '.join(GAMES)}, got {game!r}")
         seats_raw = data.get("seats", [])

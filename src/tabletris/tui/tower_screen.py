@@ -4,48 +4,48 @@ The turn protocol is the table driver's (``Table.to_act`` says who still submits
 ``bot_action`` asks a bot, ``act`` submits); each person's plan is a ``tui.ghost.TowerGhost``, whose
 "why not here?" is the engine's ``drop_error``. This screen keeps each plan private behind a
 "pass to NAME" curtain in hot-seat play and shows the towers side by side once a round is revealed.
+``UI`` is what the app's shared screens show of the game (``tui.game_ui``).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Static
-from textual.worker import get_current_worker
 
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.tower import TowerAction, TowerGame
 from tabletris.table.driver import Table
 from tabletris.tui import palette
+from tabletris.tui.game_screen import GameScreen
+from tabletris.tui.game_ui import GameUI, board_and_panel
 from tabletris.tui.ghost import TowerGhost
 from tabletris.tui.setup import Setup
-from tabletris.tui.texts import N_, TranslatedBindings, _, engine_text, pgettext, styled
+from tabletris.tui.texts import N_, _, engine_text, pgettext, styled
+from tabletris.tui.tower_views import SEAT_TOWERS, TOWER_KEYS, TowerReplay, tower_end_position
 from tabletris.tui.widgets.board import BoardView
 from tabletris.tui.widgets.dialogs import CurtainScreen, RevealScreen
-from tabletris.tui.widgets.panels import (
+from tabletris.tui.widgets.panels import MessageLine
+from tabletris.tui.widgets.tower import (
     AchievementsPanel,
     DeckInfo,
-    MessageLine,
+    OtherTowers,
     TowerInfo,
     TowerStatus,
-)
-from tabletris.tui.widgets.tower import (
-    OtherTowers,
     card_face,
     describe,
+    tower_breakdown,
+    tower_ending,
     tower_overlays,
     tower_title,
     tower_view,
 )
 
 
-class TowerScreen(TranslatedBindings, Screen[None]):
+class TowerScreen(GameScreen[TowerGame]):
     """One tower game: the seat's tower with a ghost, cards, minos, hold, achievements, others."""
 
     BINDINGS = [
@@ -57,24 +57,16 @@ class TowerScreen(TranslatedBindings, Screen[None]):
         Binding("backspace", "unmino", N_("Undo mino"), show=False),
         Binding("h", "hold", N_("Hold")),
         Binding("enter", "drop", N_("Drop")),
-        Binding("question_mark", "app.help", N_("Help")),
-        Binding("n", "app.leave_game('new')", N_("New"), show=False),
-        Binding("q", "app.leave_game('quit')", N_("Quit")),
+        *GameScreen.TABLE_BINDINGS,
     ]
 
     def __init__(self, setup: Setup, table: Table) -> None:
-        super().__init__()
-        self.setup = setup
-        self.table = table
         assert isinstance(table.game, TowerGame)
-        self.game: TowerGame = table.game
-        self.bots = table.bots
+        super().__init__(setup, table, table.game)
         self.humans = table.humans()
         self.plan: TowerGhost | None = None
         """The plan of the person at the table now; None while waiting (bots, curtain, reveal)."""
-        self.phase = "idle"
         self.round_log: list[Text] = []
-        self._token = 0
         self._rounds_seen = len(self.game.rounds)
 
     def compose(self) -> ComposeResult:
@@ -93,30 +85,17 @@ class TowerScreen(TranslatedBindings, Screen[None]):
             yield OtherTowers(id="others")
         yield Footer()
 
-    def on_mount(self) -> None:
-        self.call_after_refresh(self.start_round)
-
     @property
     def seat(self) -> int | None:
         return None if self.plan is None else self.plan.seat
 
-    @property
-    def message(self) -> MessageLine:
-        return self.query_one("#message", MessageLine)
-
-    def say(self, text: str, error: bool = False) -> None:
-        if self.is_mounted:
-            self.message.say(text, error)
-
     # ------------------------------------------------------------ round flow
 
-    def start_round(self) -> None:
+    def next_turn(self) -> None:
+        """A round starts (or the game ends): the bots think in a worker, the people plan in turn."""
         if self.game.over:
-            self.phase = "over"
             self.plan = None
-            self.refresh_all()
-            self.app.call_later(self.app.show_end, self.setup, self.game)  # type: ignore[attr-defined]
-            return
+            return self.end()
         self._token += 1
         bots = self.table.bots_to_act()
         if bots:
@@ -180,23 +159,12 @@ class TowerScreen(TranslatedBindings, Screen[None]):
             # The next round starts once the reveal is gone: a fast bot's round must not meet it still there.
             self.app.push_screen(RevealScreen(game, summary), self.after_reveal)
         else:
-            self.start_round()
+            self.next_turn()
 
     def after_reveal(self, _: None) -> None:
-        self.call_after_refresh(self.start_round)
+        self.call_after_refresh(self.next_turn)
 
     # ------------------------------------------------------------ bots
-
-    @work(thread=True, exclusive=True, group="bot")
-    def think(self, token: int, jobs: list[tuple[int, Table]]) -> None:
-        results: list[tuple[int, Any]] = []
-        for seat, table in jobs:
-            try:
-                results.append((seat, table.bot_action(seat)))
-            except Exception as e:  # a broken bot must not kill the table
-                results.append((seat, e))
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.bots_decided, token, results)
 
     def bots_decided(self, token: int, results: list[tuple[int, TowerAction | Exception]]) -> None:
         if token != self._token:
@@ -207,16 +175,11 @@ class TowerScreen(TranslatedBindings, Screen[None]):
             if len(game.rounds) > before:
                 break
             if isinstance(action, Exception):
-                self.say(_("{name} (bot) failed: {error}").format(name=game.players[seat], error=engine_text(action)), error=True)
-                return
+                return self.say(self.bot_fault(seat, action), error=True)
             try:
                 self.table.act(seat, action)
             except IllegalMove as e:
-                self.say(
-                    _("{name} (bot) made an illegal move: {error}").format(name=game.players[seat], error=engine_text(e)),
-                    error=True,
-                )
-                return
+                return self.say(self.bot_fault(seat, e, illegal=True), error=True)
         if len(game.rounds) > self._rounds_seen:
             self.round_done()
         else:
@@ -298,3 +261,20 @@ class TowerScreen(TranslatedBindings, Screen[None]):
         self.query_one(TowerStatus).update_from(game, self.seat if planning else None, bool(plan and plan.mino_mode), reason)
         self.query_one(AchievementsPanel).update_from(game)
         self.query_one(OtherTowers).update_from(game, shown)
+
+
+UI = GameUI(
+    label=lambda: pgettext("game", "tower"),
+    screen=TowerScreen,
+    needed_size=lambda game: board_and_panel(game, boards=len(game.players)),
+    end_layout=Vertical,
+    end_position=tower_end_position,
+    end_result=tower_ending,
+    end_breakdown=tower_breakdown,
+    replay_view=TowerReplay,
+    replay_steps="rounds",
+    replay_step=N_("round {k}/{n}"),
+    keys=TOWER_KEYS,
+    seat_options=(SEAT_TOWERS,),
+)
+"""The tower game as the app's shared screens show it (``GameSpec.front_end("tui")``)."""

@@ -1,5 +1,6 @@
 """Drawings of the tower game shared by the game, end and replay screens: towers with their
-icons, the reveal row, cards, score lines and tables, achievement cards. Numbers are the engine's."""
+icons, the reveal row, cards, score lines and tables, achievement cards, the game screen's side
+panels. Numbers are the engine's."""
 
 from __future__ import annotations
 
@@ -13,14 +14,16 @@ from rich.table import Table
 from rich.text import Text
 from textual.containers import HorizontalScroll
 from textual.widget import Widget
+from textual.widgets import Static
 
 from tabletris.engine.achievements import ACHIEVEMENTS
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
 from tabletris.i18n import DEFAULT, current_language
 from tabletris.tui import palette
-from tabletris.tui.texts import _, engine_text, ngettext, pgettext
+from tabletris.tui.texts import _, engine_text, ngettext, pgettext, styled
 from tabletris.tui.widgets.board import BoardView, Overlay
+from tabletris.tui.widgets.panels import fits_line
 from tabletris.tui.widgets.pieces import format_cells_short, piece_picture, shape_letter
 
 
@@ -203,3 +206,69 @@ class OtherTowers(HorizontalScroll):
             view.border_title = tower_title(game, seat)
             view.border_subtitle = f"{'✔' if game.submitted(seat) else '…'} " + _("minos {n}").format(n=tower.minos)
             view.show(tower.board)
+
+
+class DeckInfo(Static):
+    """Round, cards left in the deck, minos left in the box."""
+
+    def update_from(self, game: TowerGame) -> None:
+        text = Text()
+        text.append(_("round {number}").format(number=game.round) + "\n", "bold")
+        text.append(_("deck {cards}").format(cards=game.deck_left) + "\n")
+        text.append(ngettext("box {n} mino", "box {n} minos", game.supply).format(n=game.supply), "dim")
+        self.update(text)
+
+
+class TowerInfo(Static):
+    """The shown seat's minos (less those planned), hold and score breakdown."""
+
+    def update_from(self, game: TowerGame, seat: int | None, planned: list[int]) -> None:
+        text = Text()
+        if seat is not None:
+            t = game.towers[seat]
+            s = game.score(seat)
+            text.append(_("minos {n}").format(n=t.minos - len(planned)), "bold")
+            if planned:
+                text.append(" " + _("(planned: columns {columns})").format(columns=" ".join(map(str, planned))), palette.HIGHLIGHT)
+            text.append("   " + pgettext("tower panel", "hold") + " ")
+            if t.held is None:
+                text.append(_("free") if not t.out else "—", palette.GOOD)
+            else:
+                text.append_text(shape_letter(t.held))
+            score = _("score {total}: {rows} rows ×2, {bonus} bonus").format(total=s["total"], rows=s["lines"], bonus=s["bonus"])
+            text.append("\n" + score, "dim")
+            if s["achievements"]:
+                text.append(", " + ", ".join(f"{achievement_name(k)} {v}" for k, v in s["achievements"].items()), "dim")
+        self.update(text)
+
+
+class TowerStatus(Static):
+    """Whom the round waits for, or what the planning seat drops and whether it fits."""
+
+    def update_from(self, game: TowerGame, seat: int | None, mino_mode: bool, reason: str | None) -> None:
+        text = Text()
+        if game.over:
+            text.append(_("Game over."), "bold")
+        elif seat is None:
+            waiting = [game.players[s] for s in game.waiting_for()]
+            who = _("Waiting for {names}…").format(names=", ".join(waiting)) if waiting else _("Waiting for the round…")
+            text.append(who, "dim")
+        else:
+            name = (game.players[seat], f"bold {palette.seat_colour(seat)}")
+            if mino_mode:
+                text.append_text(styled(_("{name} drops a mino {shape}"), name=name, shape=("M", palette.shape_style(Shape.M))))
+                text.append("  " + _("(m: back to the piece)"), "dim")
+            else:
+                card = game.play_card
+                shape = (card.value, palette.shape_style(card)) if card is not None else ""
+                text.append_text(styled(_("{name} drops {shape}"), name=name, shape=shape))
+            text.append("\n")
+            text.append_text(fits_line(reason, key="drop"))
+        self.update(text)
+
+
+class AchievementsPanel(Static):
+    """The achievement cards, their spaces and who holds them."""
+
+    def update_from(self, game: TowerGame) -> None:
+        self.update(achievements_text(game))
