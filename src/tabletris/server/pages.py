@@ -1,16 +1,25 @@
 """The web client's pages and catalogs: each page in the player's language from its first paint,
-the catalogs the page translates with, the favicon (the scripts and styles are ``/static``)."""
+the catalogs the page translates with, the favicon (the scripts and styles are ``/static``).
+
+A page comes with its style sheet inline (nothing blocks its first paint), a description in the
+player's language, and on the lobby this server's turn-timer bounds (the create form's field takes
+them). ``/static`` answers with ``Cache-Control`` beside Starlette's ``ETag`` (:class:`StaticFiles`)."""
 
 from __future__ import annotations
 
 import contextlib
+import html as htmllib
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.staticfiles import StaticFiles as _StaticFiles
 
-from tabletris.i18n import LanguageError, catalog_json, negotiate, parse_language
+from tabletris.engine.texts import N_
+from tabletris.i18n import LanguageError, catalog_json, negotiate, parse_language, translate
 from tabletris.server.errors import ActionError
 from tabletris.server.models import ERRORS
 
@@ -30,17 +39,54 @@ def page_language(request: Request) -> str:
     return negotiate(request.headers.get("accept-language"))
 
 
-_PAGES: dict[tuple[str, str], str] = {}
+STATIC_CACHE = "public, max-age=3600"
+"""How long a browser keeps a script or the style sheet before it asks again (with the ETag, so an
+unchanged file costs a 304). An hour, not a year: the files keep their names from one release to
+the next, and a page must not run last release's modules for long after an upgrade."""
 
 
-def page_html(name: str, lang: str) -> str:
+class StaticFiles(_StaticFiles):
+    """Starlette's static files with :data:`STATIC_CACHE` on every answer (a 304 too)."""
+
+    def file_response(self, full_path: str | os.PathLike[str], stat_result: os.stat_result, scope: Any, status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = STATIC_CACHE
+        return response
+
+
+DESCRIPTIONS: dict[str, str] = {
+    "index.html": N_("Play tabletris in the browser: the dice game on a shared board and the tower game, with friends, bots and a turn timer."),
+    "room.html": N_("A tabletris table: play your turn, or watch the game live, with the room's chat and rules."),
+    "rules.html": N_("The rules of the tabletris games, with every house rule and each preset's value."),
+    "replay.html": N_("Watch a tabletris game again move by move, from a finished room or a record file."),
+}
+"""Each page's ``<meta name="description">`` (in the player's language)."""
+
+_PAGES: dict[tuple[str, str, str], str] = {}
+
+
+def _style() -> str:
+    """The style sheet, put inline in every page: the pages draw nothing before their scripts
+    run, and a linked sheet would hold their first paint back for one more request."""
+    return "<style>" + (STATIC / "style.css").read_text(encoding="utf-8").replace("</", "<\\/") + "</style>"
+
+
+def page_html(name: str, lang: str, data: dict[str, str] | None = None) -> str:
     """A page with its language set on ``<html>`` by the server, so the client renders in it from
-    the first paint (no English flash): ``lang`` (BCP 47) and ``data-lang`` (the catalog's code)."""
-    html = _PAGES.get((name, lang))
+    the first paint (no English flash): ``lang`` (BCP 47) and ``data-lang`` (the catalog's code),
+    with ``data`` as more ``data-*`` attributes there; its description in that language, and the
+    style sheet inline."""
+    extra = "".join(f' data-{k}="{htmllib.escape(v)}"' for k, v in sorted((data or {}).items()))
+    html = _PAGES.get((name, lang, extra))
     if html is None:
         text = (STATIC / name).read_text(encoding="utf-8")
-        html = text.replace('<html lang="en">', f'<html lang="{lang.replace("_", "-")}" data-lang="{lang}">', 1)
-        _PAGES[(name, lang)] = html
+        text = text.replace('<html lang="en">', f'<html lang="{lang.replace("_", "-")}" data-lang="{lang}"{extra}>', 1)
+        about = DESCRIPTIONS.get(name)
+        if about:
+            tag = f'<meta name="description" content="{htmllib.escape(translate(about, lang, "web"))}">'
+            text = text.replace('<meta name="viewport"', tag + '\n<meta name="viewport"', 1)
+        html = text.replace('<link rel="stylesheet" href="/static/style.css">', _style(), 1)
+        _PAGES[(name, lang, extra)] = html
     return html
 
 
@@ -74,12 +120,18 @@ def pages_router() -> APIRouter:
 
     # ------------------------------------------------------------------ pages
 
-    def page(name: str, request: Request) -> HTMLResponse:
-        return HTMLResponse(page_html(name, page_language(request)), headers={"Vary": "Accept-Language, Cookie"})
+    def page(name: str, request: Request, data: dict[str, str] | None = None) -> HTMLResponse:
+        return HTMLResponse(page_html(name, page_language(request), data), headers={"Vary": "Accept-Language, Cookie"})
 
     @router.get("/", include_in_schema=False)
     async def index(request: Request) -> HTMLResponse:
-        return page("index.html", request)
+        # The create form's turn timer: this server's bounds, and what a blank field gets.
+        lobby = getattr(request.app.state, "lobby", None)
+        limits = getattr(lobby, "limits", None)
+        data = {} if limits is None else {
+            "timer-min": f"{limits.timer_min:g}", "timer-max": f"{limits.timer_max:g}", "timer-default": f"{limits.default_timer:g}",
+        }
+        return page("index.html", request, data)
 
     @router.get("/room/{room_id}", include_in_schema=False)
     async def room_page(room_id: str, request: Request) -> HTMLResponse:
@@ -104,4 +156,7 @@ def pages_router() -> APIRouter:
     return router
 
 
-__all__ = ["LANG_COOKIE", "STATIC", "catalog_bytes", "page_html", "page_language", "pages_router"]
+__all__ = [
+    "DESCRIPTIONS", "LANG_COOKIE", "STATIC", "STATIC_CACHE", "StaticFiles", "catalog_bytes", "page_html", "page_language",
+    "pages_router",
+]

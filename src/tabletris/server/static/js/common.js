@@ -99,6 +99,9 @@ export function trBlocks(text) {
   return text.split(/(\n\s*\n)/).map((part, i) => (i % 2 ? part : one(part))).join("");
 }
 
+// A touch screen (the primary pointer is a finger): key and wheel hints are not shown there.
+export function touchScreen() { return Boolean(window.matchMedia && window.matchMedia("(pointer: coarse)").matches); }
+
 export function myName() { return localStorage.getItem("tabletris:name") || ""; }
 export function rememberName(name) { localStorage.setItem("tabletris:name", name); }
 
@@ -111,7 +114,8 @@ export function el(tag, attrs = {}, ...children) {
     else if (k === "html") node.innerHTML = v;
     else node.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) node.append(c instanceof Node ? c : String(c));
+  // Children may nest in arrays at any depth (a line built from parts, some of them lists).
+  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined && c !== false) node.append(c instanceof Node ? c : String(c));
   return node;
 }
 
@@ -143,8 +147,13 @@ export function header() {
     el("span", { class: "grow" }),
     el("a", { href: "/rules" }, _("Rules")),
     el("a", { href: "/replay" }, _("Watch a record")),
-    el("a", { href: "/docs" }, _("API docs")),
     languageMenu());
+}
+
+// The lobby's footer: what a developer looks for (the API), out of every player's header.
+export function footer() {
+  return el("footer", { class: "foot" }, el("a", { href: "/openapi.json" }, _("API docs")), " · ",
+    el("a", { href: "/rules" }, _("Rules")));
 }
 
 // Display preferences of this browser (colour mode, letters, sound, notifications).

@@ -2,7 +2,15 @@
 // create-room form built from /api/meta (every game, every rule option with the engine's help
 // text, the bots each game offers). A game's own module (its view) gives its words and any
 // choice a seat makes on sitting down; nothing here names a game.
-import { _, api, choiceOptions, el, gameName, gameView, gameWords, header, meta, myName, rememberName, seats, statusName, toast, tr } from "./common.js";
+import { _, api, choiceOptions, el, footer, gameName, gameView, gameWords, header, meta, myName, num, rememberName, seats, statusName, toast, tr } from "./common.js";
+
+// This server's turn timer: its bounds and the default a room with people gets when the field is
+// blank (the server writes them on the page: <html data-timer-min ...>).
+function timerLimits() {
+  const d = document.documentElement.dataset;
+  const n = (v, fallback) => (v !== undefined && v !== "" && Number.isFinite(Number(v)) ? Number(v) : fallback);
+  return { min: n(d.timerMin, 10), max: n(d.timerMax, 600), fallback: n(d.timerDefault, 60) };
+}
 
 const state = { meta: null, game: null, views: {}, words: {} };
 
@@ -86,6 +94,7 @@ function seatChoice() {
 
 function createForm() {
   const g = () => state.meta.games[state.game];
+  const limits = timerLimits();
   const box = el("form", { class: "panel", id: "create" },
     el("h2", {}, _("New room")),
     el("div", { class: "row" },
@@ -98,8 +107,8 @@ function createForm() {
     el("div", { id: "seats" }),
     el("div", { class: "row" },
       el("label", { for: "timer" }, _("Turn timer (s)")),
-      el("input", { id: "timer", type: "number", min: 5, max: 3600, placeholder: _("no timer"), style: "width:100px" }),
-      el("span", { class: "muted", style: "font-size:12px" }, _("then a bot plays the turn"))),
+      el("input", { id: "timer", type: "number", min: limits.min, max: limits.max, step: 1, placeholder: num(limits.fallback), style: "width:100px", "aria-describedby": "timer-help" }),
+      el("span", { class: "muted", id: "timer-help", style: "font-size:12px" }, _("{min} to {max} s, then a bot plays the turn; blank: {fallback} s with people, none for bots only", { min: limits.min, max: limits.max, fallback: limits.fallback }))),
     el("details", {}, el("summary", {}, _("House rules (every option, with the rule text)")), el("div", { id: "options" })),
     el("div", { class: "row hidden", id: "seat-choice" }),
     el("div", { class: "row" },
@@ -123,8 +132,17 @@ function createForm() {
   box.querySelector("#count").addEventListener("input", () => renderSeats(box, seatCount()));
   box.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const name = box.querySelector("#myname").value.trim();
+    const nameInput = box.querySelector("#myname");
+    const name = nameInput.value.trim();
     const rules = { preset: presetSel.value };
+    // A room with an open seat seats its creator: a name is asked before the room exists (a
+    // name of spaces is no name), so no room is made that nobody sits in.
+    if (!name && [...box.querySelectorAll("#seats .seat-edit select")].some((s) => s.value === "open")) {
+      nameInput.value = "";
+      nameInput.focus();
+      toast(_("Type your name to take a seat."));
+      return;
+    }
     try {
       for (const input of box.querySelectorAll("[data-rule]")) {
         if (input.value === input.dataset.initial) continue;
@@ -172,7 +190,7 @@ async function main() {
         el("div", { class: "row" }, el("h2", { style: "flex:1" }, _("Rooms")), el("button", { class: "small", onclick: () => refreshRooms(list) }, _("Refresh"))),
         list),
       createForm()));
-  document.body.append(mainEl);
+  document.body.append(mainEl, footer());
   await refreshRooms(list);
   setInterval(() => refreshRooms(list), 5000);
 }

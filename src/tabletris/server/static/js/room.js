@@ -35,9 +35,10 @@ function connect() {
   ws.onmessage = (e) => onMessage(JSON.parse(e.data));
   ws.onclose = (e) => {
     if (app.ws !== ws || app.closed) return;
+    // No such room: said once, without the "connection lost" banner (nothing will come back).
+    if (e.code === 4404) { app.closed = true; showMissing(); return; }
     setConn(false);
     if (e.code === 4403 && app.token) { seats.drop(roomId); toast(_("This browser's seat token is not valid here any more: watching instead.")); }
-    if (e.code === 4404) { app.closed = true; return; }
     app.retry = Math.min(app.retry + 1, 6);
     setTimeout(connect, 300 * 2 ** app.retry);
   };
@@ -63,9 +64,10 @@ function onMessage(msg) {
   const w = waiterFor(msg);
   if (msg.type === "error") {
     const text = errorText(msg);
+    if (msg.error === "unknown_room") { app.closed = true; showMissing(); return; }
+    chatRefused(msg.id);
     if (w) w.reject(Object.assign(new Error(text), { code: msg.error, english: msg.message }));
     else toast(text);
-    if (msg.error === "unknown_room") showMissing();
   } else if (msg.type === "rematch") {
     seats.set(msg.room, { seat: msg.seat, token: msg.token, name: seats.get(roomId)?.name });
     location.href = `/room/${msg.room}`;
@@ -99,10 +101,17 @@ async function showState(before, msg) {
 // server also marks it "by": "timer" in the log once it knows to); the game's module finds them.
 function noticeTimer(before, now) {
   if (!app.game || !before || !before.game || !now.game || app.seat === null || !(now.timer ?? now.room.timer)) return;
+  if (resigned(now.room)) return;  // the player gave the seat to the bot: its moves are no news
   for (const { id, text } of app.game.timerMoves(before, now)) {
     app.timerPlayed.add(id);
     toast(text);
   }
+}
+
+// This browser's seat was given up (resign): the timer's bot plays it to the end.
+function resigned(room) {
+  const mine = app.seat !== null && room && room.seats[app.seat];
+  return Boolean(mine && mine.kind === "resigned");
 }
 
 // ------------------------------------------------------------------ page
@@ -112,27 +121,37 @@ const dom = {};
 function layout() {
   document.body.append(header());
   applyPrefs();
-  dom.main = el("main", {});
+  dom.main = el("main", { class: "room" });
   dom.offline = el("div", { id: "offline", class: "offline hidden", role: "status" });
-  dom.top = el("div", { class: "row", style: "margin-bottom:10px" },
-    el("span", { id: "conn", class: "dot", role: "img", "aria-label": _("connecting") }),
-    el("h2", { id: "title", class: "room-title" }, _("Room")),
-    el("span", { id: "status-badge", class: "badge" }, "…"),
-    el("span", { class: "grow", style: "flex:1" }),
-    el("span", { id: "clock", class: "clock hidden", role: "timer", "aria-live": "off" }),
+  // The room's line: its name, status and clock, then the buttons. During a game on a narrow
+  // screen the buttons and the rules in force go below the table (style.css), so the board and
+  // its controls fit the screen during a turn.
+  dom.actions = el("div", { class: "room-actions row" },
     el("button", { class: "small", id: "invite", onclick: copyInvite }, _("Copy invite link")),
     el("button", { class: "small hidden", id: "resign", onclick: () => confirmThen(_("Resign this game?"), _("Your pieces stay on the board and the game goes on without you."), _("Resign"), () => sendAction("resign")) }, _("Resign")),
     el("button", { class: "small", id: "leave", onclick: leave }, _("Leave")));
+  dom.top = el("div", { class: "room-top" },
+    el("div", { class: "room-head" },
+      el("span", { id: "conn", class: "dot", role: "img", "aria-label": _("connecting") }),
+      el("h2", { id: "title", class: "room-title" }, _("Room")),
+      el("span", { id: "status-badge", class: "badge" }, "…"),
+      el("span", { id: "clock", class: "clock hidden", role: "timer", "aria-live": "off" })),
+    dom.actions);
   dom.rules = el("details", { class: "panel rules-in-force", id: "rules-in-force" }, el("summary", {}, _("Rules")));
   dom.join = el("div", { class: "panel hidden", id: "join" });
   dom.table = el("div", { class: "table" });
-  dom.main.append(dom.offline, dom.top, dom.rules, dom.join, dom.table);
+  dom.main.append(dom.offline, dom.top, dom.join, dom.table, dom.rules);
   document.body.append(dom.main);
 }
 
 async function sendAction(type) {
   try {
-    await request({ type });
+    const answer = await request({ type });
+    if (type === "leave" && answer.done === "left") { seats.drop(roomId); location.href = "/"; return; }
+    // A player who resigns (or leaves a running game, which resigns) watches the rest.
+    const text = _("You resigned: the timer's bot plays your seat to the end of the game.");
+    toast(text, "info");
+    announce(text);
     if (type === "leave") { seats.drop(roomId); location.href = "/"; }
   } catch (e) { toast(e.message); }
 }
@@ -156,8 +175,10 @@ async function copyInvite() {
   try { await navigator.clipboard.writeText(link); toast(_("Invite link copied"), "info"); } catch { prompt(_("Invite link"), link); }
 }
 
+// A room that does not exist: only that, and the way back (no table, no buttons, no banner).
 function showMissing() {
-  dom.table.replaceChildren(el("div", { class: "panel" }, el("h2", {}, _("No such room")), el("p", {}, el("a", { href: "/" }, _("Back to the lobby")))));
+  if (document.querySelector("#missing")) return;
+  dom.main.replaceChildren(el("div", { class: "panel", id: "missing", role: "alert" }, el("h2", {}, _("No such room")), el("p", {}, el("a", { href: "/" }, _("Back to the lobby")))));
 }
 
 function renderJoin(room) {
@@ -234,7 +255,8 @@ function render() {
   const watching = room.spectators ? ngettext("{n} watching", "{n} watching", room.spectators) : "";
   badge.textContent = statusName(room.status) + (watching ? " · " + watching : "");
   badge.className = `badge ${room.status}`;
-  document.querySelector("#resign").classList.toggle("hidden", !(app.seat !== null && room.status === "playing"));
+  document.querySelector("#resign").classList.toggle("hidden", !(app.seat !== null && room.status === "playing" && !resigned(room)));
+  dom.main.classList.toggle("in-game", Boolean(s.game));
   renderRules(room);
   renderJoin(room);
   if (!s.game) { renderWaiting(room); notifyTurn(false, title); return; }
@@ -333,16 +355,33 @@ function chatPanel() {
   if (!dom.chat) {
     dom.chatLog = el("ol", { class: "chat", id: "chat-log", "aria-label": _("chat messages"), "aria-live": "polite", tabindex: 0 });
     const input = el("input", { id: "chat-input", maxlength: 300, placeholder: _("Say something to the table"), "aria-label": _("Chat message"), autocomplete: "off" });
-    const form = el("form", { class: "row chat-form", onsubmit: async (e) => {
+    // The server answers a chat line with the line itself (to everyone), and an error only when
+    // it refuses it: the box is cleared at once, and a refused line comes back into it.
+    const form = el("form", { class: "row chat-form", onsubmit: (e) => {
       e.preventDefault();
       const text = input.value.trim();
       if (!text) return;
-      try { await request({ type: "chat", text }); input.value = ""; } catch (err) { toast(err.message); }
+      const id = send({ type: "chat", text });
+      if (id === null) return;
+      chatSent.set(id, text);
+      if (chatSent.size > 20) chatSent.delete(chatSent.keys().next().value);
+      input.value = "";
     } }, input, el("button", { type: "submit", id: "chat-send" }, _("Send")));
     dom.chat = el("div", { class: "panel chat-panel", id: "chat" }, el("h2", {}, _("Chat")), dom.chatLog, form);
     for (const m of app.chat || []) addChat(m);
   }
   return dom.chat;
+}
+
+const chatSent = new Map();
+
+// A chat line the server refused (too long, too fast): back in the box unless something new is there.
+function chatRefused(id) {
+  const text = chatSent.get(id);
+  if (text === undefined) return;
+  chatSent.delete(id);
+  const input = document.querySelector("#chat-input");
+  if (input && !input.value) input.value = text;
 }
 
 function addChat(m) {

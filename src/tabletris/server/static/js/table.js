@@ -41,6 +41,15 @@ export function nameOf(seat) {
   return s && s.name ? s.name : _("Seat {n}", { n: seat + 1 });
 }
 
+// The seat was given up (its player resigned, or let the clock run out too often): the timer's
+// bot plays it to the end of the game.
+export function seatResigned(seat) {
+  const s = app.state && seat !== null && seat !== undefined ? app.state.room.seats[seat] : null;
+  return Boolean(s && s.kind === "resigned");
+}
+
+export const RESIGNED = () => _("You resigned: the timer's bot plays your seat to the end of the game.");
+
 // "Ann wins", "Ann and Bob share the win" (empty when nobody won).
 export function winnersText(winners) {
   const names = winners.map(nameOf);

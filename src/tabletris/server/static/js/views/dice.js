@@ -3,9 +3,12 @@
 // rules and the replay pages load this module by the URL /api/meta gives for the game; every
 // game's module exports the same interface (see js/room.js). The server sends the legal
 // placements: nothing here decides a rule.
-import { BoardView, _, announce, el, key, mini, ngettext, num, toast, where } from "../common.js";
+import { BoardView, _, announce, el, key, mini, ngettext, num, toast, touchScreen, where } from "../common.js";
 import { Placer } from "../placer.js";
-import { app, boardKey, dialog, legend, logItem, nameOf, request, viewPanel } from "../table.js";
+import { RESIGNED, app, boardKey, dialog, legend, logItem, nameOf, request, seatResigned, viewPanel } from "../table.js";
+
+// The die's face as people read it: ★ for the star (records and the API write "*").
+const face = (roll) => (roll === "*" ? "★" : roll);
 
 export const names = {
   title: _("Dice"),
@@ -38,7 +41,7 @@ export class View {
     this.status = el("div", { class: "status", id: "status", "aria-live": "off" });
     this.die = el("div", { class: "die", id: "die", role: "img", "aria-label": _("the die") });
     this.tray = el("div", { class: "tray", id: "tray", role: "group", "aria-label": _("pieces you may place") });
-    this.stageBoard = el("div", {});
+    this.stageBoard = el("div", { class: "board-box" });
     this.controls = el("div", { class: "bar" },
       el("button", { id: "rotate", onclick: () => this.placer && !this.staged && this.placer.rotate(1) }, _("⟳ Turn")),
       el("button", { class: "primary", id: "place", onclick: () => this.placer && this.placer.commit() }, _("Place…")),
@@ -138,7 +141,7 @@ export class View {
   endReason(s) {
     const g = s.game;
     const last = g.log[g.log.length - 1];
-    if (g.stuck !== null) return last ? _("{name} rolled {roll}, which fits nowhere: the game ends.", { name: nameOf(g.stuck), roll: last.roll }) : _("{name} rolled a piece, which fits nowhere: the game ends.", { name: nameOf(g.stuck) });
+    if (g.stuck !== null) return last ? _("{name} rolled {roll}, which fits nowhere: the game ends.", { name: nameOf(g.stuck), roll: face(last.roll) }) : _("{name} rolled a piece, which fits nowhere: the game ends.", { name: nameOf(g.stuck) });
     if (g.clear_rows) return ngettext("A player reached the target of {n} point.", "A player reached the target of {n} points.", g.target);
     return _("The game is over.");
   }
@@ -147,7 +150,10 @@ export class View {
     const g = app.state.game;
     const myTurn = this.myTurn(app.state);
     if (g.over) this.status.replaceChildren(el("b", {}, _("Game over:")), " ", this.endReason(app.state));
-    else if (myTurn && this.staged) this.status.replaceChildren(el("b", {}, _("Confirm?")), " ", _("{shape} at {where} — ✓ Confirm (Enter, or tap it again) or ↶ Undo (Esc)", { shape: this.staged.shape, where: where(this.staged.cells) }));
+    else if (myTurn && this.staged) {
+      const p = { shape: this.staged.shape, where: where(this.staged.cells) };
+      this.status.replaceChildren(el("b", {}, _("Confirm?")), " ", touchScreen() ? _("{shape} at {where} — tap it again or ✓ Confirm, or ↶ Undo", p) : _("{shape} at {where} — ✓ Confirm (Enter, or tap it again) or ↶ Undo (Esc)", p));
+    }
     else if (myTurn && !this.placer.current()) {
       const o = this.currentOption();
       const tray = this.options().some(View.placeable);
@@ -158,6 +164,8 @@ export class View {
           : (tray ? _("no place fits the piece: choose another piece in the tray.") : _("no place fits the piece: choose another option."));
       this.status.replaceChildren(el("b", {}, _("Your turn")), ` — ${text}`);
     } else if (myTurn) this.status.replaceChildren(el("b", {}, _("Your turn")), " — ", g.roll === "*" ? _("place the piece of your choice") : _("place the {shape}", { shape: g.roll }));
+    else if (g.to_move === app.seat && seatResigned(app.seat)) this.status.replaceChildren(RESIGNED());
+    else if (seatResigned(g.to_move)) this.status.replaceChildren(_("{name} resigned: the timer's bot plays for them…", { name: nameOf(g.to_move) }));
     else this.status.replaceChildren(_("{name} is playing…", { name: nameOf(g.to_move) }));
     this.controls.classList.toggle("hidden", !myTurn);
     this.keys.classList.toggle("hidden", !myTurn);
@@ -205,7 +213,7 @@ export class View {
     const items = g.log.map((m, i) => {
       const n = g.log_start + i;
       const what = [el("b", {}, nameOf(m.player))];
-      if (!m.place) what.push(" ", _("rolled {roll}, which fits nowhere: game over", { roll: m.roll }));
+      if (!m.place) what.push(" ", _("rolled {roll}, which fits nowhere: game over", { roll: face(m.roll) }));
       else {
         const p = { roll: m.roll, shape: m.shape || m.roll, where: where(m.place) };
         if (m.take) what.push(" ", m.roll === "*" ? _("rolled ★, chose {shape}, took the {shape} at {take} (supply empty) and placed it at {where}", { ...p, take: where(m.take) }) : _("rolled {roll}, took the {shape} at {take} (supply empty) and placed it at {where}", { ...p, take: where(m.take) }));
@@ -420,7 +428,7 @@ export class Replay {
     const last = f.last;
     info.replaceChildren(el("h2", {}, _("Scores")),
       el("table", { class: "scores" }, ...players.map((p, i) => el("tr", { class: last && last.player === i ? "turn" : "" }, el("td", {}, p), el("td", { class: "score" }, num(f.scores[i]))))),
-      el("p", { class: "muted" }, last ? [`${players[last.player]}: `, last.place ? [last.roll === "*" ? `★ → ${last.shape}` : mini(last.roll), " ", _("at {where}", { where: where(last.place) })] : _("rolled {roll}, no place: game over", { roll: last.roll })] : _("Start of the game")),
+      el("p", { class: "muted", id: "replay-move" }, last ? [`${players[last.player]}: `, last.place ? [last.roll === "*" ? `★ → ${last.shape}` : mini(last.roll), " ", _("at {where}", { where: where(last.place) })] : _("rolled {roll}, no place: game over", { roll: face(last.roll) })] : _("Start of the game")),
       f.over ? el("p", {}, el("b", {}, _("Winners: {names}", { names: f.winners.map((i) => players[i]).join(", ") }))) : "");
   }
 }

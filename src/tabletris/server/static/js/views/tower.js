@@ -5,7 +5,7 @@
 // answers where minos land: nothing here decides a rule.
 import { BoardView, _, announce, el, key, mini, ngettext, num, toast, tr, where } from "../common.js";
 import { Placer } from "../placer.js";
-import { app, boardKey, legend, logItem, nameOf, request, viewPanel, winnersText } from "../table.js";
+import { RESIGNED, app, boardKey, legend, logItem, nameOf, request, seatResigned, viewPanel, winnersText } from "../table.js";
 
 export const names = {
   title: _("Tower"),
@@ -17,17 +17,19 @@ export const names = {
 // The seat's tower and bottom end, chosen on sitting down (the engine checks the choice; "b" is
 // "a" turned 180°): the join request's field, the choice's labels (``yours`` where the player
 // creates the room) and its options. In a room, the choices other seats made are named beside
-// them. Null when the game offers no towers to choose.
+// them. In a room, a tower another seat chose (either end) is not offered: each player has a
+// tower of their own. Null when the game offers no towers to choose.
+const towerNumber = (choice) => String(choice).replace(/[^0-9]/g, "");
 export function seatChoice(game, room = null) {
   const towers = game.towers || [];
   if (!towers.length) return null;
-  const taken = new Map(room ? room.seats.filter((s) => s.tower).map((s) => [s.tower, s.name]) : []);
+  const taken = new Set(room ? room.seats.filter((s) => s.tower).map((s) => towerNumber(s.tower)) : []);
   return {
     field: "tower",
     label: _("Tower and bottom end"),
     yours: _("Your tower and bottom end"),
     options: [["", _("Any free tower (drawn)")],
-      ...towers.map((n) => [n, _("Tower {tower}, end {end}", { tower: n[0], end: n.slice(1) }) + (taken.has(n) ? ` (${taken.get(n)})` : "")])],
+      ...towers.filter((n) => !taken.has(towerNumber(n))).map((n) => [n, _("Tower {tower}, end {end}", { tower: towerNumber(n), end: n.replace(/[0-9]/g, "") })])],
   };
 }
 
@@ -44,14 +46,36 @@ export function timerMoves(before, now) {
   return found;
 }
 
-// An achievement card's title in the page's language (the engine's name for it, translated);
-// where the catalog has no translation (English), its id, as records and the API name it.
+// An achievement card's title in the page's language (the engine's name for it, translated;
+// in English the name itself); its id (as records and the API name it) only for a card without one.
 function cardName(c) {
-  const name = c && c.name ? tr(c.name) : "";
-  return name && name !== c.name ? name : c ? c.id : "";
+  if (!c) return "";
+  return c.name ? tr(c.name) : c.id;
 }
 
-function cardById(id) { return (app.state.game.achievements || []).find((c) => c.id === id) || { id }; }
+function cardById(id, g = app.state.game) { return (g.achievements || []).find((c) => c.id === id) || { id }; }
+
+// What happened in round ``r`` of the log (each seat's action, the cards won), as nodes: the
+// live log, the reveal announcement and the replay say it the same way. ``name(seat)`` names a seat.
+function roundText(r, name, g) {
+  const parts = [];
+  r.actions.forEach((a, i) => {
+    const who = el("b", {}, name(i));
+    let what;
+    if (a === null) what = _("is out");
+    else if (a.hold) what = _("held the {shape}", { shape: r.card });
+    else if (a.minos && a.minos.length) {
+      const columns = a.minos.map((c) => c + 1).join(", ");
+      what = ngettext("dropped {n} mino (column {columns}), then dropped the {shape} at {where}", "dropped {n} minos (columns {columns}), then dropped the {shape} at {where}", a.minos.length, { columns, shape: r.card, where: where(a.place) });
+    } else what = _("dropped the {shape} at {where}", { shape: r.card, where: where(a.place) });
+    parts.push(...(parts.length ? ["; "] : []), who, " ", what);
+  });
+  for (const won of r.achievements) {
+    const names = won.seats.map(name).reduce((a, b) => _("{a} and {b}", { a, b }));
+    parts.push(" · " + _("{names} won achievement {card} ({points} points)", { names, card: cardName(cardById(won.id, g)), points: won.points.join(", ") }));
+  }
+  return parts;
+}
 
 // A tower's hold: the card held, or used, or free.
 function holdWord(t) {
@@ -71,7 +95,7 @@ export class View {
     this.status = el("div", { class: "status", id: "status" });
     this.cards = el("div", { class: "playcards", id: "cards" });
     this.cols = el("div", { class: "cols", id: "cols", role: "group", "aria-label": _("drop a mino in a column") });
-    this.mine = el("div", {});
+    this.mine = el("div", { class: "board-box" });
     this.actions = el("div", { class: "bar", id: "actions" });
     this.othersBox = el("div", { class: "others", id: "others" });
     this.scores = el("table", { class: "scores", id: "scores" });
@@ -125,6 +149,7 @@ export class View {
       this.placer = new Placer(this.board, { onCommit: (c) => this.submit({ place: c.cells, minos: this.minos }), onChange: () => this.draw() });
       this.mine.replaceChildren(this.board.node);
       this.cols.style.setProperty("--w", g.width);
+      this.cols.style.setProperty("--h", g.height);
       this.cols.replaceChildren(...Array.from({ length: g.width }, (_c, x) => el("button", { class: "small", "data-col": x, "aria-label": _("drop a mino in column {n}", { n: x + 1 }), title: _("drop a mino in column {n}", { n: x + 1 }), onclick: () => this.addMino(x) }, "▼")));
       this.placer.draggable(this.cards);
     }
@@ -132,7 +157,7 @@ export class View {
       if (this.round !== -1 && g.rounds_played > 0) {
         const last = g.log[g.log.length - 1];
         const revealed = _("Round {round} revealed.", { round: last ? last.round : 0 });
-        if (last) announce(revealed + " " + this.roundText(last).map((x) => (typeof x === "string" ? x : x.textContent)).join(""));
+        if (last) announce(revealed + " " + roundText(last, nameOf, g).map((x) => (typeof x === "string" ? x : x.textContent)).join(""));
       }
       this.prev = this.stoneSets || null;
       this.stoneSets = g.towers.map((t) => new Set(t.stones.map((st) => st.number)));
@@ -148,9 +173,10 @@ export class View {
       if (!this.placer.current()) this.placer.hover(g.width / 2, g.height);
     }
     const held = priv && priv.pending && priv.pending.hold;
+    // A card that is not there (the end of the deck) is not drawn as an empty card.
     this.cards.replaceChildren(
-      el("div", { class: `playcard${held ? " held" : ""}`, id: "play-card", role: "img", "aria-label": g.play ? (held ? _("PLAY card: {shape}, held by you", { shape: g.play }) : _("PLAY card: {shape}", { shape: g.play })) : _("no PLAY card") }, g.play ? mini(g.play) : "–", held ? _("HELD") : _("PLAY")),
-      el("div", { class: "playcard next", id: "next-card", role: "img", "aria-label": g.next ? _("NEXT card: {shape}", { shape: g.next }) : _("no NEXT card") }, g.next ? mini(g.next) : "–", _("NEXT")),
+      g.play ? el("div", { class: `playcard${held ? " held" : ""}`, id: "play-card", role: "img", "aria-label": held ? _("PLAY card: {shape}, held by you", { shape: g.play }) : _("PLAY card: {shape}", { shape: g.play }) }, mini(g.play), held ? _("HELD") : _("PLAY")) : "",
+      g.next ? el("div", { class: "playcard next", id: "next-card", role: "img", "aria-label": _("NEXT card: {shape}", { shape: g.next }) }, mini(g.next), _("NEXT")) : "",
       el("div", { class: "muted deckinfo" }, _("Round {round}", { round: g.round }), " · ", ngettext("{n} card left", "{n} cards left", g.deck_left), el("br"), ngettext("{n} mino in the box", "{n} minos in the box", g.supply)));
     this.renderActions(g, priv, mySeat);
     this.renderOthers(g, mySeat);
@@ -177,13 +203,15 @@ export class View {
     } catch (e) { toast(e.message); }
   }
 
+  // The status line says the move is in (and whom the round waits for); nothing is said once the
+  // round it was for is over (the reveal may come before the server's answer).
   async submit(action) {
+    const round = app.state.game.round;
+    const shape = app.state.game.play;
     try {
-      app.mine.add(`tower:${app.state.game.round}`);
-      await request({ type: "move", ...action, round: app.state.game.round });
-      const text = action.hold ? _("You hold the {shape}: waiting for the others", { shape: app.state.game.play }) : _("Drop submitted: waiting for the others");
-      toast(text, "info");
-      announce(text);
+      app.mine.add(`tower:${round}`);
+      await request({ type: "move", ...action, round });
+      if (app.state.game.round === round && !app.state.game.over) announce(action.hold ? _("You hold the {shape}: waiting for the others", { shape }) : _("Drop submitted: waiting for the others"));
     } catch (e) { toast(e.message); }
   }
 
@@ -196,6 +224,8 @@ export class View {
     } else if (mySeat === null) {
       const choosing = ngettext("{n} player choosing…", "{n} players choosing…", g.waiting_for.length);
       this.status.replaceChildren(_("Round {round}: {choosing}", { round: g.round, choosing }));
+    } else if (seatResigned(mySeat)) {
+      this.status.replaceChildren(RESIGNED());
     } else if (g.towers[mySeat].out) {
       this.status.replaceChildren(_("You are out: your tower is frozen and keeps its score."));
     } else if (priv && priv.forced) {
@@ -233,26 +263,6 @@ export class View {
     this.othersBox.replaceChildren(...figs);
   }
 
-  roundText(r) {
-    const parts = [];
-    r.actions.forEach((a, i) => {
-      const who = el("b", {}, nameOf(i));
-      let what;
-      if (a === null) what = _("is out");
-      else if (a.hold) what = _("held the {shape}", { shape: r.card });
-      else if (a.minos && a.minos.length) {
-        const columns = a.minos.map((c) => c + 1).join(", ");
-        what = ngettext("dropped {n} mino (column {columns}), then dropped the {shape} at {where}", "dropped {n} minos (columns {columns}), then dropped the {shape} at {where}", a.minos.length, { columns, shape: r.card, where: where(a.place) });
-      } else what = _("dropped the {shape} at {where}", { shape: r.card, where: where(a.place) });
-      parts.push(...(parts.length ? ["; "] : []), who, " ", what);
-    });
-    for (const won of r.achievements) {
-      const names = won.seats.map(nameOf).reduce((a, b) => _("{a} and {b}", { a, b }));
-      parts.push(" · " + _("{names} won achievement {card} ({points} points)", { names, card: cardName(cardById(won.id)), points: won.points.join(", ") }));
-    }
-    return parts;
-  }
-
   renderSide(s) {
     const g = s.game;
     const rows = [el("tr", {}, el("th", {}, _("Player")), el("th", {}, _("Rows")), el("th", {}, _("Bonus")), el("th", {}, _("Cards")), el("th", {}, _("Total")))];
@@ -264,7 +274,7 @@ export class View {
         el("td", {}, `${num(t.score.lines)}×2`), el("td", {}, num(t.score.bonus)), el("td", {}, num(ach)), el("td", { class: "score" }, el("b", {}, num(t.score.total)))));
     });
     this.scores.replaceChildren(...rows);
-    this.log.replaceChildren(...g.log.map((r) => logItem(r.round - 1, [el("b", {}, _("Round {round}", { round: r.round }), " "), mini(r.card), ": ", ...this.roundText(r)], `tower:${r.round}`, r.actions[app.seat] || {})));
+    this.log.replaceChildren(...g.log.map((r) => logItem(r.round - 1, [el("b", {}, _("Round {round}", { round: r.round }), " "), mini(r.card), ": ", ...roundText(r, nameOf, g)], `tower:${r.round}`, r.actions[app.seat] || {})));
     this.log.scrollTop = this.log.scrollHeight;
     this.achievements.replaceChildren(...g.achievements.map((c) => el("div", { class: "card", "data-card": c.id },
       el("b", { title: c.id }, cardName(c)), el("div", { class: "muted" }, tr(c.text)),
@@ -319,15 +329,22 @@ export class Replay {
     this.boards = first.towers.map((_t, i) => new BoardView(first.width, first.height, { label: _("{name}'s tower", { name: players[i] }), small: first.towers.length > 2 }));
   }
 
+  // Step k shows the towers after k rounds: "round k / n" above, "After round k" and what
+  // happened in it beside them.
   step(counts) { return _("round {step} / {total}", counts); }
 
   show(f, info) {
     const players = this.players;
+    const name = (k) => players[k];
     f.towers.forEach((t, i) => {
-      this.boards[i].render({ stones: t.stones, icons: t.icons, names: (k) => players[k] });
+      this.boards[i].render({ stones: t.stones, icons: t.icons, names: name });
       document.querySelector(`[data-caption="${i}"]`).textContent = `${players[i]} · ${num(t.score.total)}${t.out ? _(" (out)") : ""}`;
     });
-    info.replaceChildren(el("h2", {}, f.over ? _("Final") : _("Round {round}", { round: f.round })),
+    const played = f.rounds_played;
+    const last = played && f.log && f.log.length ? f.log[f.log.length - 1] : null;
+    const title = played ? _("After round {round}", { round: played }) : _("Start of the game");
+    info.replaceChildren(el("h2", {}, f.over ? [_("Final"), " · ", title] : title),
+      el("p", { class: "muted", id: "replay-move" }, last && last.round === played ? [last.card ? mini(last.card) : "", " ", ...roundText(last, name, f)] : ""),
       el("p", {}, f.play ? [_("PLAY"), " ", mini(f.play)] : "", f.next ? [" · ", _("NEXT"), " ", mini(f.next)] : ""),
       el("table", { class: "scores" }, el("tr", {}, el("th", {}, _("Player")), el("th", {}, _("Rows")), el("th", {}, _("Bonus")), el("th", {}, _("Total"))),
         ...f.towers.map((t, i) => el("tr", { class: f.winners.includes(i) ? "turn" : "" }, el("td", {}, players[i]), el("td", {}, t.score.lines), el("td", {}, t.score.bonus), el("td", {}, el("b", {}, t.score.total))))));
