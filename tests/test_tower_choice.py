@@ -81,7 +81,7 @@ def test_bad_tower_choices_are_named() -> None:
     """A choice that is not a tower, or too few free towers, is refused with the seat and reason."""
     with pytest.raises(RulesError, match=r"towers\[1\]: unknown layout '5a'"):
         TowerGame(["A", "B"], towers=["1a", "5a"])
-    with pytest.raises(RulesError, match=r"towers: seats 0 and 1 both chose tower 1 .*free towers: 2 3 4"):
+    with pytest.raises(RulesError, match=r"towers: seats 1 and 2 both chose tower 1 .*free towers: 2 3 4"):
         TowerGame(["A", "B"], towers=["1a", "1b"])
 
 
@@ -127,7 +127,7 @@ def test_line_mode_towers_option(tmp_path: Path) -> None:
     towers = json.loads(save.read_text())["towers"]
     assert towers[0]["name"] == "2b" and towers[1]["name"][0] != "2"
     clash = runner.invoke(app, ["play", "tower", "--plain", "--seats", "random,random", "--towers", "1a,1b"])
-    assert clash.exit_code == 2 and "seats 0 and 1 both chose tower 1" in clash.output
+    assert clash.exit_code == 2 and "seats 1 and 2 both chose tower 1" in clash.output
     dice = runner.invoke(app, ["play", "dice", "--plain", "--seats", "random,random", "--towers", "1a,2a"])
     assert dice.exit_code == 2 and "--towers is for the tower game" in dice.output
 
@@ -146,7 +146,7 @@ def test_server_create_and_join_take_a_tower_choice(tmp_path: Path) -> None:
         assert [s["tower"] for s in room["seats"]] == [None, None, "3a"]
         clash = c.post(f"/api/rooms/{room['id']}/join", json={"name": "Ann", "tower": "3b"})
         assert clash.status_code == 422 and clash.json()["error"] == "bad_tower"
-        assert "seats 0 and 2 both chose tower 3" in clash.json()["message"]  # the engine's words
+        assert "seats 1 and 3 both chose tower 3" in clash.json()["message"]  # the engine's words
         assert c.post(f"/api/rooms/{room['id']}/join", json={"name": "Ann", "tower": "2b"}).status_code == 200
         assert c.post(f"/api/rooms/{room['id']}/join", json={"name": "Bob"}).status_code == 200
         state = c.get(f"/api/rooms/{room['id']}").json()

@@ -570,7 +570,8 @@ class TowerGame:
                     N_("towers: seats {seats} and {last} both chose tower {tower} (each player has a tower of their own; free towers: {free})")
                     if len(seats) == 2
                     else N_("towers: seats {seats} and {last} all chose tower {tower} (each player has a tower of their own; free towers: {free})"),
-                    seats=", ".join(map(str, seats[:-1])), last=seats[-1], tower=number,
+                    # Seats counted from 1, as every front end shows them ("seat 1" is the first).
+                    seats=", ".join(str(s + 1) for s in seats[:-1]), last=seats[-1] + 1, tower=number,
                     free=" ".join(map(str, free)) or Message(N_("none")),
                 ))
         if chosen.count(None) > len(free):
