@@ -157,3 +157,52 @@ def test_the_generic_env_refuses_a_bot_or_a_game_without_an_env_module(pile: Gam
         GameEnv("pile", opponents="greedy")
     with pytest.raises(ValueError, match="no env module"):
         GameEnv("dice")
+
+
+@pytest.mark.asyncio
+async def test_the_server_plays_it_over_the_websocket_with_a_bot_seat(
+    pile: GameSpec, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A room of the pile game is created, joined and played to the end by a person over a real
+    websocket against the random bot (in the server's spawned workers, which load the plug-in
+    from TABLETRIS_GAMES); the lobby's meta lists it, a take the roll does not allow is refused
+    with the engine's words, and the stored record replays to the same end."""
+    import httpx
+
+    from server_helpers import Client, create_room, join, live_server
+
+    monkeypatch.setenv("TABLETRIS_GAMES", "pile_game.plugin")
+    with live_server(db_url) as server:
+        meta = httpx.get(f"{server.url}/api/meta").json()
+        assert meta["games"]["pile"]["bots"] == ["random"] and meta["games"]["pile"]["view"] is None
+        refused = httpx.post(f"{server.url}/api/rooms", json={"game": "pile", "seats": [{"kind": "open"}, {"kind": "greedy"}]})
+        assert refused.status_code == 422 and refused.json()["error"] == "bad_seats"
+        assert refused.json()["message"] == "seats[1]: the greedy bot plays only the dice and tower game"
+        room = create_room(server.url, {"game": "pile", "rules": {"stones": 11}, "seats": [{"kind": "open"}, {"kind": "random"}]})
+        seat = join(server.url, room["id"], "Ann")
+        assert seat["seat"] == 0
+        ann = await Client.connect(server.ws, room["id"], seat["token"])
+        refused_once = False
+        while True:
+            state = await ann.state_where(
+                lambda m: m["game"] is not None and (m["game"]["over"] or (m["game"]["to_move"] == 0 and m["private"] is not None)),
+                timeout=30,
+            )
+            game = state["game"]
+            if game["over"]:
+                break
+            turn, takes = game["turn"], state["private"]["takes"]
+            assert takes == list(range(1, min(game["roll"], game["left"]) + 1))
+            if not refused_once and max(takes) < game["left"]:
+                error = await ann.request({"type": "move", "take": max(takes) + 1, "turn": turn})
+                assert error["type"] == "error" and error["error"] == "illegal", error
+                assert f"the die shows {game['roll']}" in error["message"]
+                refused_once = True
+            reply = await ann.request({"type": "move", "take": takes[-1], "turn": turn})
+            assert reply["type"] == "ack", reply
+        await ann.close()
+        record = httpx.get(f"{server.url}/api/rooms/{room['id']}/record").json()
+    replayed = records.replay(record)
+    assert replayed.over and replayed.left == 0 and sum(m["take"] for m in record["moves"]) == 11
+    assert {m["player"] for m in record["moves"]} == {0, 1}, "the person and the bot both took"
+    assert replayed.winners() == game["winners"] and replayed.seat_scores() == game["scores"]

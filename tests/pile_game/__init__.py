@@ -29,7 +29,7 @@ SPEC = GameSpec(
     replay_record=replay_record,
     record_lists=("moves",),
     bots=("random",),
-    front_ends={"server": "pile_game.server", "line": "pile_game.line", "env": "pile_game.env"},
+    front_ends={"server": "pile_game.server", "env": "pile_game.env"},
 )
 
 

@@ -33,6 +33,9 @@ class GameAdapter(Protocol):
     turn_field: str
     """The move's field that names the turn it answers (``turn_key``): a late move is refused,
     not applied to the next turn."""
+    move_model: type[Any]
+    """The pydantic model of this game's move message (the websocket checks a move with it;
+    its ``engine_dict()`` is the move the adapter's ``action`` reads)."""
 
     def rules_meta(self) -> dict[str, Any]: ...
     def check_limits(self, rules: Any, limits: Limits) -> None:

@@ -17,12 +17,14 @@ from tabletris.i18n import _
 from tabletris.server.adapter import LOG_LENGTH, SpecAdapter, cells_json
 from tabletris.server.errors import ActionError, engine_text
 from tabletris.server.limits import Limits, check_limit
+from tabletris.server.models import MoveIn
 
 
 class DiceAdapter(SpecAdapter):
     """The dice game: events are the record's moves; the server rolls as each turn begins."""
 
     turn_field = "turn"
+    move_model = MoveIn
     """A move names the turn it answers (``game.turn``): a late one is refused, not applied to
     the next turn."""
 

@@ -30,7 +30,6 @@ from tabletris.server.guard import client_address
 from tabletris.server.limits import Bucket, Limits
 from tabletris.server.lobby import Lobby
 from tabletris.server.logs import log_context
-from tabletris.server.models import MoveIn
 from tabletris.server.rooms import Room
 
 log = logging.getLogger("tabletris.server")
@@ -194,7 +193,7 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
             if seat is None:
                 raise ActionError("not_seated", _("spectators cannot move: join with a seat token"))
             try:
-                move = MoveIn.model_validate(data)
+                move = room.adapter.move_model.model_validate(data)  # the game's own move message
             except ValidationError as e:
                 raise ActionError("bad_message", describe(e.errors())) from None
             seq = await room.act(seat, move.engine_dict())

@@ -17,6 +17,7 @@ from tabletris.i18n import _
 from tabletris.server.adapter import LOG_LENGTH, SpecAdapter, cells_json, chose
 from tabletris.server.errors import ActionError, engine_text
 from tabletris.server.limits import Limits, check_limit
+from tabletris.server.models import MoveIn
 
 
 def _drop_forms(placements: Sequence[Placement], shape: Shape) -> list[dict[str, Any]]:
@@ -36,6 +37,7 @@ class TowerAdapter(SpecAdapter):
     """
 
     turn_field = "round"
+    move_model = MoveIn
 
     def __init__(self) -> None:
         super().__init__(TOWER)
