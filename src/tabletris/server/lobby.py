@@ -35,7 +35,7 @@ from tabletris.server.metrics import Metrics
 from tabletris.server.replication import Replica
 from tabletris.server.rooms import ENDED, LIVE, Clock, Room
 from tabletris.server.seats import Seat, rematch_token
-from tabletris.server.storage import Storage, StoredRoom
+from tabletris.server.storage import Conflict, Storage, StoredRoom
 
 log = logging.getLogger("tabletris.server")
 
@@ -88,7 +88,7 @@ class Lobby:
 
     async def open(self) -> None:
         await self.storage.open()
-        await self.bus.start(self._heard)
+        await self.bus.start(self._heard, self._bus_back)
         if self.leases.distributed:
             # Several instances: rooms are read on demand, and the lease loop adopts the rooms
             # whose bots and timer nobody runs (a dead instance's).
@@ -323,22 +323,28 @@ class Lobby:
         config: dict[str, Any] = {"rules": rules, "timer": timer, "rematch_of": rematch_of}
         if reserved:
             config["reserved_until"] = time.time() + limits.rematch_reserve
-        await self.storage.create_room(
-            room_id, game, config,
-            [
-                {"seat": s.index, "kind": s.kind, "name": s.name, "strength": s.strength, "token_hash": s.token_hash,
-                 "tower": s.tower}
-                for s in seats
-            ],
-        )
+        try:
+            await self.storage.create_room(
+                room_id, game, config,
+                [
+                    {"seat": s.index, "kind": s.kind, "name": s.name, "strength": s.strength, "token_hash": s.token_hash,
+                     "tower": s.tower}
+                    for s in seats
+                ],
+                rematch_of=rematch_of,
+            )
+        except Conflict:
+            raise  # the rematch was made first elsewhere: ``rematch`` takes that one
+        except Exception as e:  # the storage logged it
+            raise ActionError("storage", _("the room could not be stored; nothing changed: try again")) from e
         room = Room(self, room_id, game, config, seats, creator=creator)
         room.refresh()
         self.rooms[room_id] = room
         await self.bus.watch(room_id)
         room.runs_clock = await self.leases.acquire(room_id) != NOT_HELD
-        if all(s.kind != "open" and s.kind != "reserved" for s in seats):
+        if room.full():
             async with room.lock:
-                await room.start_game()
+                await room.start_or_retry()  # a start not stored is retried by the clock
             room.schedule()
             room.broadcast()
         return room
@@ -346,11 +352,19 @@ class Lobby:
     async def rematch(self, room: Room, seat: int, token: str) -> tuple[Room, int, str]:
         """The same table again: one new room per finished game; each player takes the same
         seat, kept for them (by their old token) for ``rematch_reserve`` seconds. Asking twice
-        answers the same seat and token."""
+        answers the same seat and token. Once across instances: the new room is stored only if
+        the old one has no rematch in the database yet, in the same transaction that names it
+        there (``Storage.create_room``'s ``rematch_of``); the instance that finds one made
+        first takes that one."""
         if room.status != "over":
             raise ActionError("not_over", _("a rematch starts once the game is over"))
         try:
             async with room.lock:
+                if room.rematch is None:
+                    try:
+                        room.rematch = await self.storage.rematch_of(room.id)
+                    except Exception as e:
+                        raise ActionError("storage", _("the rematch could not be read; nothing changed: try again")) from e
                 if room.rematch is None:
                     specs = [
                         {"kind": "open"} if not s.is_bot else {"kind": s.kind if s.kind != "resigned" else "open", "name": s.name, "strength": s.strength}
@@ -364,11 +378,16 @@ class Lobby:
                         (s.token_hash, s.name) if s.kind == "human" else (None, None) for s in room.seats
                     ]
                     rules = game_spec(room.game_name).rematch_rules(replay(room.record()), room.rules)
-                    new = await self.create(
-                        room.game_name, rules, specs, room.timer, rematch_of=room.id, reserved=reserved
-                    )
-                    await self.storage.set_rematch(room.id, new.id)
-                    room.rematch = new.id
+                    try:
+                        new = await self.create(
+                            room.game_name, rules, specs, room.timer, rematch_of=room.id, reserved=reserved
+                        )
+                        room.rematch = new.id
+                    except Conflict:  # another instance stored the rematch first: take it
+                        try:
+                            room.rematch = await self.storage.rematch_of(room.id)
+                        except Exception as e:
+                            raise ActionError("storage", _("the rematch could not be read; nothing changed: try again")) from e
                     self.note_ended(room)
         finally:
             room.broadcast()
@@ -392,6 +411,18 @@ class Lobby:
             room.chat.hear(str(data["line"]))
         elif kind == "presence":
             room.replica.heard_presence(str(data.get("from")), list(data["seats"]), int(data["spectators"]))
+
+    async def _bus_back(self) -> None:
+        """The bus works again after a failure: every live room here is read back from the
+        database (what other instances published meanwhile never reached this one)."""
+        rooms = [r for r in self.rooms.values() if r.status in LIVE]
+        for room in rooms:
+            try:
+                await room.replica.resync()
+            except Exception as e:
+                log.warning("room %s: reading it back after the bus came back failed: %s", room.id, e)
+        if rooms:
+            log.info("bus: %d rooms read back after the bus came back", len(rooms))
 
     def took_over(self, room_id: str) -> None:
         """Count a lease taken over (the metrics, the log)."""

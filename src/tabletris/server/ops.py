@@ -26,6 +26,7 @@ from tabletris.server.guard import client_address
 from tabletris.server.lobby import Lobby
 from tabletris.server.metrics import CONTENT_TYPE
 from tabletris.server.storage import Storage
+from tabletris.server.storage_errors import FULL, FaultLog
 
 log = logging.getLogger("tabletris.server")
 
@@ -68,19 +69,31 @@ READY_TIMEOUT = 2.0
 player waiting for a move's acknowledgement."""
 
 
+MIN_FREE_BYTES = 512 * 1024
+"""A SQLite database's volume with less free space than this is not ready: the next checkpoint
+or WAL frame may not fit (the server said ready while its disk was full)."""
+
+
+class NotReady(Exception):
+    """A readiness check's failure with a name of its own (``reason``: what ``/readyz`` says)."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+
+
 class DatabaseCheck:
     """The database answers ``SELECT 1``. For SQLite, also: the file the server opened is still
     the one at its path (a connection keeps working on a deleted or replaced file, and every
-    move stored after that would be lost at the next restart)."""
+    move stored after that would be lost at the next restart), and its volume has
+    ``min_free`` bytes free (``storage_full``). On either database: the last write did not fail
+    in the last ``storage.FAILURE_FRESH`` seconds with nothing stored since (``storage_full``
+    for a full disk, ``storage_failing`` otherwise): ``SELECT 1`` answers on a full disk."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, min_free: int = MIN_FREE_BYTES) -> None:
         self.storage = storage
-        url = storage.engine.url
-        database = url.database or ""
-        self.path = (
-            Path(database) if url.get_backend_name() == "sqlite" and database and ":memory:" not in database
-            and "mode=memory" not in str(url.query) else None
-        )
+        self.path = storage.sqlite_path()
+        self.min_free = min_free
         self.inode: int | None = None
 
     def remember(self) -> None:
@@ -94,11 +107,24 @@ class DatabaseCheck:
         # stat(): FileNotFoundError when the file is gone
         if self.path is not None and self.inode is not None and self.path.stat().st_ino != self.inode:
             raise FileNotFoundError(f"{self.path} was replaced by another file")
+        free = self.storage.free_bytes()
+        if free is not None and free < self.min_free:
+            raise NotReady("storage_full", f"{free} bytes free on the database's volume (at least {self.min_free} wanted)")
+        failing = self.storage.failing()
+        if failing is not None:
+            reason = "storage_full" if failing == FULL else "storage_failing"
+            raise NotReady(reason, f"the last write failed ({failing}) and nothing was stored since")
 
 
 class RedisCheck:
     """Redis answers ``PING``, on a connection of its own: a readiness probe must not queue
-    behind the bus's traffic, nor share its failure handling."""
+    behind the bus's traffic, nor share its failure handling. Not ``required``: Redis down
+    makes every instance ``degraded`` (still 200), not unready: it is the same Redis for all
+    of them, so failing the probe took the whole pool out of the load balancer at once, while
+    each instance still serves its players (moves are stored; the bus catches up when Redis
+    is back: bus.py)."""
+
+    required = False
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -132,6 +158,7 @@ def ops_router(lobby: Lobby, ready_checks: dict[str, ReadyCheck], metrics_token:
     """The operations routes (none in the OpenAPI document). ``ready_checks``: what ``/readyz``
     asks, by name (the dict is read at each probe). ``metrics_token``: see ``observer``."""
     router = APIRouter()
+    probe_faults = FaultLog(log)
 
     def observer(request: Request) -> bool:
         """Who may read ``/metrics`` and ask for ``/debug/gc``: a client on this machine that
@@ -154,20 +181,31 @@ def ops_router(lobby: Lobby, ready_checks: dict[str, ReadyCheck], metrics_token:
 
     @router.get("/readyz", include_in_schema=False)
     async def readyz() -> JSONResponse:
-        """Ready to serve: every dependency answers (the database a ``SELECT 1``; Redis a PING
-        where one is configured) within ``READY_TIMEOUT`` seconds. 503 names what failed; the
-        reason goes to the log, not to the caller."""
+        """Ready to serve: every required dependency answers (the database a ``SELECT 1``, with
+        room to write: ``DatabaseCheck``) within ``READY_TIMEOUT`` seconds; 503 names what
+        failed. A check that is not ``required`` (Redis) that fails leaves the instance in the
+        pool: 200 ``degraded``, naming it. The reason goes to the log (one line per check and
+        10 s), not to the caller."""
         names = list(ready_checks)
         results = await asyncio.gather(
             *(asyncio.wait_for(ready_checks[n](), READY_TIMEOUT) for n in names), return_exceptions=True
         )
-        failed = {}
+        failed: dict[str, str] = {}
+        degraded: dict[str, str] = {}
         for name, result in zip(names, results, strict=True):
             if isinstance(result, BaseException):
-                failed[name] = "timeout" if isinstance(result, TimeoutError) else type(result).__name__
-                log.warning("readyz: %s failed: %s", name, str(result).splitlines()[0][:200] if str(result) else failed[name])
+                reason = (
+                    "timeout" if isinstance(result, TimeoutError) else getattr(result, "reason", type(result).__name__)
+                )
+                (failed if getattr(ready_checks[name], "required", True) else degraded)[name] = reason
+                probe_faults.failed(name, "readyz: %s failed", result, name, trace=False)
+            else:
+                probe_faults.recovered(name, "readyz: %s answers again", name)
         if failed:
-            return JSONResponse({"status": "unavailable", "failed": failed}, status_code=503)
+            return JSONResponse({"status": "unavailable", "failed": failed, **({"degraded": degraded} if degraded else {})},
+                                status_code=503)
+        if degraded:
+            return JSONResponse({"status": "degraded", "checked": names, "degraded": degraded})
         return JSONResponse({"status": "ready", "checked": names})
 
     @router.get("/metrics", include_in_schema=False)
@@ -191,4 +229,4 @@ def ops_router(lobby: Lobby, ready_checks: dict[str, ReadyCheck], metrics_token:
     return router
 
 
-__all__ = ["GC_THRESHOLDS", "READY_TIMEOUT", "DatabaseCheck", "RedisCheck", "ops_router", "paced_gc", "rss_bytes"]
+__all__ = ["GC_THRESHOLDS", "MIN_FREE_BYTES", "READY_TIMEOUT", "DatabaseCheck", "NotReady", "RedisCheck", "ops_router", "paced_gc", "rss_bytes"]

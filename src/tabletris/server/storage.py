@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +45,10 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.sql.expression import Executable
+
+from tabletris.server.storage_errors import FaultLog, kind
+
+log = logging.getLogger("tabletris.server")
 
 metadata = MetaData()
 
@@ -123,12 +129,28 @@ class _Write:
     guard: Executable | None = None
 
 
+WAL_AUTOCHECKPOINT_PAGES = 256
+"""SQLite checkpoints the write-ahead log into the database once it holds this many pages (1 MiB
+of 4 KiB pages; SQLite's default is 1000, 4 MiB): the WAL alone filled a 2 MiB volume before a
+checkpoint ran (issue 30)."""
+JOURNAL_SIZE_LIMIT = 1 << 20
+"""Bytes of WAL file SQLite keeps after a checkpoint resets it (it truncates the rest): without
+a limit the file stays as large as it ever grew."""
+CHECKPOINT_EVERY = 1.0
+"""Seconds between two truncating checkpoints after failed writes (SQLite)."""
+FAILURE_FRESH = 10.0
+"""Seconds a failed write counts against readiness when nothing was stored since."""
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    """WAL keeps readers off the writer's back; NORMAL sync survives a killed process."""
+    """WAL keeps readers off the writer's back; NORMAL sync survives a killed process; the WAL is
+    checkpointed every ``WAL_AUTOCHECKPOINT_PAGES`` and kept to ``JOURNAL_SIZE_LIMIT`` bytes."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
+    cursor.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
     cursor.close()
 
 
@@ -137,13 +159,22 @@ class Storage:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.engine: AsyncEngine = create_async_engine(url)
+        # PostgreSQL: a pooled connection is checked before use, so the first writes after a
+        # database restart do not fail on the connections it closed.
+        options: dict[str, Any] = {} if url.startswith("sqlite") else {"pool_pre_ping": True}
+        self.engine: AsyncEngine = create_async_engine(url, **options)
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         self._queue: asyncio.Queue[_Write] | None = None
         self._writer: asyncio.Task[None] | None = None
         self.commits = 0
         self.events_written = 0
+        self.failed_writes = 0
+        self.failure: tuple[float, str] | None = None
+        """The last write's failure, (when, kind: ``storage_errors.FULL``...), until a write
+        succeeds again (the readiness check)."""
+        self.faults = FaultLog(log)
+        self._checkpointed = 0.0
 
     async def open(self) -> None:
         """Bring the schema up to date (Alembic, in one transaction), then start the writer."""
@@ -166,14 +197,30 @@ class Storage:
     # ---------------------------------------------------------------- rooms and seats
 
     async def create_room(
-        self, room_id: str, game: str, config: dict[str, Any], seat_rows: Sequence[dict[str, Any]]
+        self, room_id: str, game: str, config: dict[str, Any], seat_rows: Sequence[dict[str, Any]],
+        rematch_of: str | None = None,
     ) -> None:
+        """Store a new room. ``rematch_of``: the room it is the rematch of, whose ``rematch``
+        is set to it in the same transaction, only if that room has none yet: ``Conflict``
+        otherwise (another instance made the rematch first) and nothing is stored."""
         now = time.time()
         room = insert(rooms).values(
             id=room_id, game=game, config=config, start=None, status="waiting",
             created=now, updated=now, rematch=None,
         )
-        await self._submit([], [(room, None), (insert(seats), [{"room_id": room_id, **row} for row in seat_rows])])
+        guard = None
+        if rematch_of is not None:
+            guard = update(rooms).where(rooms.c.id == rematch_of, rooms.c.rematch.is_(None)).values(rematch=room_id)
+        await self._submit(
+            [], [(room, None), (insert(seats), [{"room_id": room_id, **row} for row in seat_rows])], guard=guard
+        )
+
+    async def rematch_of(self, room_id: str) -> str | None:
+        """The stored rematch of a room (None: none yet)."""
+        async with self.engine.connect() as conn:
+            found = await conn.execute(select(rooms.c.rematch).where(rooms.c.id == room_id))
+            value = found.scalar()
+            return None if value is None else str(value)
 
     async def take_seat(self, room_id: str, seat: int, name: str, token_hash: str, tower: str | None = None) -> None:
         """Seat a person (with their tower choice); ``Conflict`` if the seat is no longer open or
@@ -267,15 +314,77 @@ class Storage:
                     try:
                         await self._write_batch([w])
                     except Exception as e:  # this move fails, never the writer
+                        if not isinstance(e, Conflict):
+                            await self._failed(e)
                         if not w.done.done():
                             w.done.set_exception(e)
                     else:
+                        self._stored()
                         if not w.done.done():
                             w.done.set_result(None)
                 continue
+            self._stored()
             for w in batch:
                 if not w.done.done():
                     w.done.set_result(None)
+
+    def _stored(self) -> None:
+        """A write was committed: the storage works (again)."""
+        if self.failure is not None:
+            self.failure = None
+            self.faults.recovered("write", "storage: writes are stored again")
+
+    async def _failed(self, e: BaseException) -> None:
+        """A write failed (not a conflict): one rate-limited log line, the failure kept for the
+        readiness check, and on SQLite a truncating checkpoint, so the WAL gives back the
+        space it holds (a full disk stays full otherwise)."""
+        self.failed_writes += 1
+        failure = kind(e)
+        self.failure = (time.time(), failure)
+        self.faults.failed("write", "storage: a write failed; nothing of it was stored", e)
+        if self.engine.dialect.name == "sqlite" and time.monotonic() - self._checkpointed >= CHECKPOINT_EVERY:
+            self._checkpointed = time.monotonic()
+            await self.checkpoint()
+
+    async def checkpoint(self) -> bool:
+        """SQLite: move the WAL into the database and truncate it to nothing (True when it
+        completed). Nothing to do on PostgreSQL."""
+        if self.engine.dialect.name != "sqlite":
+            return True
+        try:
+            async with self.engine.connect() as conn:
+                row = (await conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")).first()
+            return row is not None and int(row[0]) == 0
+        except Exception as e:
+            self.faults.failed("checkpoint", "storage: checkpointing the SQLite WAL failed", e)
+            return False
+
+    def failing(self) -> str | None:
+        """The kind of the last write's failure while nothing was stored since and it is at
+        most ``FAILURE_FRESH`` seconds old (None: writes work, or nothing failed lately: a
+        server taken out of the pool is tried again, and the next failure counts anew)."""
+        if self.failure is None:
+            return None
+        when, failure = self.failure
+        return failure if time.time() - when <= FAILURE_FRESH else None
+
+    def free_bytes(self) -> int | None:
+        """Free bytes on the SQLite database's volume (None: PostgreSQL, or in memory)."""
+        path = self.sqlite_path()
+        if path is None:
+            return None
+        try:
+            return shutil.disk_usage(path.parent).free
+        except OSError:
+            return None
+
+    def sqlite_path(self) -> Path | None:
+        """The SQLite database file (None: PostgreSQL, or in memory)."""
+        url = self.engine.url
+        database = url.database or ""
+        if url.get_backend_name() != "sqlite" or not database or ":memory:" in database or "mode=memory" in str(url.query):
+            return None
+        return Path(database)
 
     async def _write_batch(self, batch: list[_Write]) -> None:
         """One transaction for the batch, in queue order; consecutive event rows share one insert."""
