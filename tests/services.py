@@ -127,3 +127,71 @@ def new_database(server_url: str) -> str:
 
     asyncio.run(create())
     return server_url.rsplit("/", 1)[0] + "/" + name
+
+
+class PostgresCluster:
+    """A throw-away PostgreSQL cluster that a fault test stops and starts again on the same port
+    (``postgres_server`` is the session's, which other tests share: never stop that one)."""
+
+    def __init__(self) -> None:
+        self.initdb, self.pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+        self.prefix = _as_postgres()
+        self.folder = Path(tempfile.mkdtemp(prefix="tabletris-pg-fault-"))
+        self.data = self.folder / "data"
+        if self.prefix:
+            user = pwd.getpwnam("postgres")
+            os.chown(self.folder, user.pw_uid, user.pw_gid)
+        self.user = "postgres" if self.prefix else pwd.getpwuid(os.geteuid()).pw_name
+        self.port = free_port()
+        subprocess.run([*self.prefix, self.initdb, "-D", str(self.data), "-U", self.user, "-A", "trust", "--no-sync"],
+                       check=True, capture_output=True)
+
+    @property
+    def url(self) -> str:
+        return f"postgresql+asyncpg://{self.user}@127.0.0.1:{self.port}/postgres"
+
+    def start(self) -> None:
+        subprocess.run(
+            [*self.prefix, self.pg_ctl, "-D", str(self.data), "-l", str(self.folder / "log"), "-w", "-t", "60", "-o",
+             f"-c listen_addresses=127.0.0.1 -p {self.port} -c fsync=off -c unix_socket_directories={self.folder}",
+             "start"],
+            check=True, capture_output=True,
+        )
+        _wait_port(self.port, 30, "PostgreSQL")
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server (``fast``: clients are disconnected, as in a restart)."""
+        subprocess.run([*self.prefix, self.pg_ctl, "-D", str(self.data), "-m", mode, "-w", "stop"], capture_output=True)
+
+    def remove(self) -> None:
+        self.stop("immediate")
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class RedisProcess:
+    """A redis-server a fault test stops and starts again on the same port (saves nothing)."""
+
+    def __init__(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise ServiceMissing(REDIS_INSTALL)
+        self.binary = binary
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [self.binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        _wait_port(self.port, 20, "redis-server")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None

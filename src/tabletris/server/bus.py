@@ -7,6 +7,13 @@ instance that holds the room in its cache subscribes to that channel and brings 
 date from the message (or from the database when it sees a gap), then sends each of its
 connections its own view. Messages carry the room's public facts and stored events, never a
 seat's private view: each instance renders those itself.
+
+While Redis is down nothing is lost for good: a message that could not be published is sent
+again (in order, with backoff) when Redis answers, and an instance whose subscription broke
+reads every room it holds back from the database once it is subscribed again (``reconnected``),
+which covers what was published while it was not listening. (A change made while Redis was down
+was told to nobody: when the next move was a person's on another instance, that person was never
+shown their turn.)
 """
 
 from __future__ import annotations
@@ -19,10 +26,21 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from tabletris.server.storage_errors import FaultLog
+
 log = logging.getLogger("tabletris.server")
 
 Deliver = Callable[[str, dict[str, Any]], Awaitable[None]]
 """What an instance does with a message about a room from another instance."""
+Reconnected = Callable[[], Awaitable[None]]
+"""What an instance does when its subscription works again after a failure (read its rooms back)."""
+
+RETRY_FIRST = 0.1
+"""Seconds before a failed publish (or read) is tried again; doubled up to ``RETRY_MAX``."""
+RETRY_MAX = 2.0
+MAX_QUEUED = 10_000
+"""Messages kept for Redis while it is down; beyond that the oldest go (the receivers see the
+gap and read the room back, and they read every room back when they reconnect anyway)."""
 
 CHANNEL = "tabletris:room:"
 CONTROL = "tabletris:instances"
@@ -32,7 +50,7 @@ class Bus(Protocol):
     instance: str
     distributed: bool
 
-    async def start(self, deliver: Deliver) -> None: ...
+    async def start(self, deliver: Deliver, reconnected: Reconnected | None = None) -> None: ...
     async def close(self) -> None: ...
     def publish(self, room_id: str, message: dict[str, Any]) -> None: ...
     async def watch(self, room_id: str) -> None: ...
@@ -47,7 +65,7 @@ class LocalBus:
     def __init__(self) -> None:
         self.instance = secrets.token_hex(6)
 
-    async def start(self, deliver: Deliver) -> None:
+    async def start(self, deliver: Deliver, reconnected: Reconnected | None = None) -> None:
         return None
 
     async def close(self) -> None:
@@ -80,11 +98,25 @@ class RedisBus:
         self._out: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._deliver: Deliver | None = None
+        self._reconnected: Reconnected | None = None
         self.published = 0
         self.received = 0
+        self.resent = 0
+        """Messages published on a later try (Redis was down at the first)."""
+        self.dropped = 0
+        """Messages let go while Redis was down (more than ``MAX_QUEUED`` waiting)."""
+        self.resyncs = 0
+        """Times the subscription came back after a failure (and the rooms were read back)."""
+        self.faults = FaultLog(log)
 
-    async def start(self, deliver: Deliver) -> None:
+    @property
+    def healthy(self) -> bool:
+        """Publishing and reading work (as far as the last tries tell)."""
+        return not (self.faults.failing & {"publish", "receive"})
+
+    async def start(self, deliver: Deliver, reconnected: Reconnected | None = None) -> None:
         self._deliver = deliver
+        self._reconnected = reconnected
         await self.redis.ping()
         await self.pubsub.subscribe(CONTROL)
         self._tasks = [
@@ -105,6 +137,9 @@ class RedisBus:
 
     def publish(self, room_id: str, message: dict[str, Any]) -> None:
         text = json.dumps({**message, "from": self.instance}, separators=(",", ":"))
+        while self._out.qsize() >= MAX_QUEUED:
+            self._out.get_nowait()
+            self.dropped += 1
         self._out.put_nowait((CHANNEL + room_id, text))
 
     async def watch(self, room_id: str) -> None:
@@ -114,25 +149,54 @@ class RedisBus:
         await self.pubsub.unsubscribe(CHANNEL + room_id)
 
     async def _send_loop(self) -> None:
+        """Publish in order; a message that fails is tried again (backoff) before the next."""
+        delay = RETRY_FIRST
         while True:
             channel, text = await self._out.get()
-            try:
-                await self.redis.publish(channel, text)
-                self.published += 1
-            except Exception:
-                log.exception("publishing on %s failed (other instances reload on the next change)", channel)
+            tries = 0
+            while True:
+                try:
+                    await self.redis.publish(channel, text)
+                    break
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:
+                    tries += 1
+                    self.faults.failed("publish", "bus: publishing failed; sent again when Redis answers", e)
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, RETRY_MAX)
+            self.published += 1
+            if tries:
+                self.resent += 1
+                delay = RETRY_FIRST
+                self.faults.recovered("publish", "bus: publishing works again")
 
     async def _receive_loop(self) -> None:
         assert self._deliver is not None
+        delay = RETRY_FIRST
+        broken = False
         while True:
             try:
                 message = await self.pubsub.get_message(timeout=1.0)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("reading the room bus failed; retrying")
-                await asyncio.sleep(0.5)
+            except Exception as e:
+                broken = True
+                self.faults.failed("receive", "bus: reading the room bus failed; retrying", e)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX)
                 continue
+            if broken:
+                # Subscribed again (redis-py resubscribes on reconnecting): what was published
+                # while this instance was not listening is read back from the database.
+                broken, delay = False, RETRY_FIRST
+                self.resyncs += 1
+                self.faults.recovered("receive", "bus: the room bus is read again; rooms read back")
+                if self._reconnected is not None:
+                    try:
+                        await self._reconnected()
+                    except Exception as e:
+                        self.faults.failed("resync", "bus: reading the rooms back failed", e)
             if message is None or message.get("type") != "message":
                 continue
             channel = str(message["channel"])
@@ -147,5 +211,5 @@ class RedisBus:
             self.received += 1
             try:
                 await self._deliver(channel[len(CHANNEL):], data)
-            except Exception:
-                log.exception("a message about room %s could not be applied", channel[len(CHANNEL):])
+            except Exception as e:
+                self.faults.failed("apply", "bus: a message about room %s could not be applied", e, channel[len(CHANNEL):])

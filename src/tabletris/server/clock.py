@@ -7,6 +7,12 @@ instance that holds the room's lease runs the tasks (``Room.runs_clock``); the o
 same deadline: the turn's start is stored with its events, so every instance, and the one that
 takes the room over, works out the same deadline.
 
+A move the clock plays (a bot's, or the timer's for a person) that cannot be stored (the
+database is down, the disk full) is tried again with backoff (``RETRY_FIRST`` doubling up to
+``RETRY_MAX`` seconds) for as long as its turn is the room's: a bot's turn has no deadline, so a
+move given up on left the room waiting on the bot forever. So is a game's start whose seats are
+all taken (``Room.full``) but whose start was not stored.
+
 The room holds its clock through ``rooms.Clock`` (the lobby makes it: ``Lobby.clock_for``), so
 another kind of clock (a game clock per player) can take this one's place.
 """
@@ -29,6 +35,12 @@ from tabletris.server.seats import TIMER_BOT
 
 log = logging.getLogger("tabletris.server")
 
+RETRY_FIRST = 0.25
+"""Seconds before a move (or a start) that could not be stored is tried again; doubled after
+each failure, up to ``RETRY_MAX``."""
+RETRY_MAX = 4.0
+STORAGE = "storage"
+
 
 class TurnClock:
     """One room's turn timer and bot turns."""
@@ -46,6 +58,8 @@ class TurnClock:
         self._timer: asyncio.Task[None] | None = None
         self._timer_key: Any = None
         self._deadline_key: Any = None
+        self._starting: asyncio.Task[None] | None = None
+        """The task retrying the start of a full room whose start was not stored."""
         """The turn ``deadline`` belongs to: a tower round's deadline stays put while its seats'
         submissions (each a stored change) come in."""
 
@@ -77,6 +91,8 @@ class TurnClock:
         instance that holds the room's lease. The others show the same deadline (the turn's
         start comes with the events) and run nothing."""
         room = self.room
+        if room.status == "waiting" and room.runs_clock and room.full() and self._starting is None:
+            self._starting = room.lobby.spawn(self._start_later())
         if room.status != "playing" or room.game is None:
             self.cancel()
             return
@@ -148,28 +164,61 @@ class TurnClock:
                     with contextlib.suppress(ActionError):
                         await room.resign(seat)
 
+    async def _start_later(self) -> None:
+        """Start a full room whose start was not stored: tried with backoff while the room is
+        waiting, full, and run here."""
+        room = self.room
+        delay = RETRY_FIRST
+        try:
+            while room.status == "waiting" and room.full() and room.runs_clock:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX)
+                async with room.lock:
+                    if room.status != "waiting" or not room.full() or not room.runs_clock:
+                        return
+                    started = await room.start_or_retry()
+                if started:
+                    log.info("room %s: the game started on a retry", room.id)
+                    break
+        finally:
+            self._starting = None
+        room.schedule()
+        room.broadcast()
+
     async def _play_for(self, seat: int, key: Any, by: str) -> None:
         """A bot's move for ``seat`` (``by``: "bot" for a bot seat, "timer" for a person out of
         time), through the same path as a person's. The bot thinks off the event loop within
         ``bot_budget`` seconds; a bot that fails or runs out of time is replaced for this move
-        by the timer bot, so the game goes on."""
+        by the timer bot, so the game goes on. A move that could not be stored is tried again
+        with backoff while its turn is the room's (and this instance runs the room)."""
+        delay = RETRY_FIRST
+        while await self._try_move(seat, key, by) == STORAGE:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_MAX)
+            if not self.room.runs_clock:
+                return
+
+    async def _try_move(self, seat: int, key: Any, by: str) -> str | None:
+        """One try at ``_play_for``'s move: ``STORAGE`` when it could not be stored."""
         room = self.room
         log_context(room=room.id, seat=seat)
         spec = room.seats[seat]
         name = spec.bot_name if by == "bot" else TIMER_BOT
         for attempt in range(2):
             if room.game is None or room.status != "playing" or room.adapter.turn_key(room.game) != key:
-                return
+                return None
             if room.table is None or seat not in room.table.to_act():
-                return
+                return None
             view = room.adapter.bot_view(room.game, seat)
             external = self._bot(seat) if name.startswith("ext:") else None
             try:
                 move = await room.lobby.bots.move(room.game_name, view, seat, name, spec.strength, external)
                 move[room.adapter.turn_field] = key
                 await room.act(seat, move, by=by)
-                return
+                return None
             except ActionError as e:
+                if e.code == STORAGE:  # the move was good; the storage logged why it failed
+                    return STORAGE
                 log.warning("room %s: bot move for seat %d rejected: %s", room.id, seat, e.message)
             except TimeoutError:
                 log.warning("room %s: the bot for seat %d ran out of time", room.id, seat)
@@ -177,6 +226,7 @@ class TurnClock:
                 log.exception("room %s: bot for seat %d failed", room.id, seat)
             if attempt == 0:
                 name, by = TIMER_BOT, "timer"
+        return None
 
 
 __all__ = ["TurnClock"]

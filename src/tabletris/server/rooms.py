@@ -371,6 +371,7 @@ class Room:
                     if not self._is_open(target):
                         raise ActionError("seat_taken", _("seat {seat} is taken by {name}").format(seat=seat, name=target.name))
                     check_name_free(name, [s.name for s in self.seats if s.index != seat], self.id)
+                previous_tower = self.seats[seat].tower
                 if tower is not None:
                     choice = [s.tower for s in self.seats]
                     choice[seat] = tower
@@ -386,16 +387,39 @@ class Room:
                     raise ActionError(
                         "seat_taken", _("seat {seat} was just taken on another server: look again").format(seat=seat)
                     ) from None
+                except Exception as e:  # the storage logged it
+                    self.seats[seat].tower = previous_tower
+                    raise ActionError("storage", _("the seat could not be stored; nothing changed: try again")) from e
                 taken = self.seats[seat]
                 taken.kind = "human"
                 taken.name = taken.name if mine and taken.name else name
                 taken.token_hash = token_hash
-                if all(s.kind not in ("open", "reserved") for s in self.seats):
-                    await self.start_game()
+                if self.full():
+                    # The seat is stored: a start that fails now is retried by the clock
+                    # (``schedule`` below), so the join stands and the game starts when the
+                    # database answers again.
+                    await self.start_or_retry()
         finally:
             self.schedule()
             self.broadcast()
         return seat, new_token
+
+    def full(self) -> bool:
+        """Every seat is taken (none open, none kept for a rematch player)."""
+        return all(s.kind not in ("open", "reserved") for s in self.seats)
+
+    async def start_or_retry(self) -> bool:
+        """``start_game`` (under the lock); a storage failure is logged by the storage and left
+        to the clock, which retries the start with backoff. True when the game started."""
+        try:
+            await self.start_game()
+        except ActionError as e:
+            if e.code != "storage":
+                raise
+            log.info("room %s: the game could not be started yet (storage); the clock retries it", self.id)
+            return False
+        return self.status != "waiting"
+
 
     async def leave(self, seat: int) -> str:
         """``leave``: before the game the seat opens again; during it, the player resigns."""
@@ -446,13 +470,20 @@ class Room:
         except Conflict:  # another instance started it: take its game
             await self.replica.reload()
             return
+        except Exception as e:  # the storage logged it; the seats stay taken and the clock retries
+            raise ActionError("storage", _("the game could not be started: the database did not store it; it starts when it does")) from e
         self.start = start
         self.game = game
         self.status = "playing"
         assert self.table is not None
         opening = self.table.advance()  # the first roll or card: part of the turn the start began
-        with contextlib.suppress(Conflict):  # another instance rolled first: its game is read back
+        try:
             await self._commit(opening, self.adapter.turn_key(game))
+        except Conflict:  # another instance rolled first: its game is read back
+            pass
+        except ActionError as e:  # not stored: the game stands as the stored start rebuilds it
+            if e.code != "storage":
+                raise
 
     # ------------------------------------------------------------------ moves
 
@@ -546,8 +577,7 @@ class Room:
             # caller tries the move again on it, or answers it as stale).
             await self.replica.reload()
             raise
-        except Exception as e:
-            log.exception("room %s: storing %d events failed", self.id, len(new_events))
+        except Exception as e:  # the storage logged it (one line, rate-limited)
             assert self.start is not None
             self.game = self.adapter.rebuild(self.start, self.logged_events())
             assert self.table is not None
