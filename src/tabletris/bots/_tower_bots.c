@@ -15,8 +15,8 @@ typedef struct {
     double height, mino, hold, progress, race_discount;
     int width1;   /* actions extended by NEXT */
     int width2;   /* of those, extended by a third card weighed by card counting */
-    int minos2;   /* NEXT's replies include one mino (the stronger expert) */
-    int keep3;    /* reserved for the stronger expert's third-card replies (0 today) */
+    int minos2;   /* NEXT's replies include the drops after one mino */
+    int minos3;   /* the third card's replies too */
 } tw_params;
 
 /* tower_eval.Context: the cards in play this seat can still win (CardStake), the deck and supply. */
@@ -320,7 +320,7 @@ static int tw_odds(const tw_ctx *ctx, int *shapes, double *odds) {
 }
 
 /* ExpertBot._expected_third: ``node``'s value once a card drawn by card counting is played as well
- * as possible (its drops and the hold, no minos). */
+ * as possible (its drops, the drops after one mino with minos3, and the hold). */
 static double tw_expected_third(const tw_rules *r, const tw_layout *lay, const tw_ctx *ctx, const tw_params *p,
                                 const tw_node *node, const int *shapes, const double *odds, int nodds, int cards_after,
                                 tw_action *acts) {
@@ -328,7 +328,7 @@ static double tw_expected_third(const tw_rules *r, const tw_layout *lay, const t
     tw_node child;
     for (int k = 0; k < nodds; k++) {
         double best = base;
-        int n = tw_actions(r, &node->t, shapes[k], 0, acts);
+        int n = tw_actions(r, &node->t, shapes[k], p->minos3, acts);
         for (int i = 0; i < n; i++) {
             tw_advance(r, lay, ctx, p, node, shapes[k], &acts[i], 2, &child);
             double v = tw_value(r, ctx, p, &child, cards_after);
@@ -479,7 +479,7 @@ static int tw_play_seat(tw_game *g, int seat, int policy, pyr_t *rng, const tw_p
     return 0;
 }
 
-/* params = (TowerWeights fields..., width1, width2, minos2, keep3) */
+/* params = (TowerWeights fields..., width1, width2, minos2, minos3) */
 static int tw_load_params(tw_params *p, PyObject *t) {
     if (tw_tuple(t, 15, "expert params") < 0) return -1;
     double *d[] = {&p->hole_rows, &p->holes, &p->bumpiness, &p->column_transitions, &p->wells, NULL,
@@ -494,7 +494,7 @@ static int tw_load_params(tw_params *p, PyObject *t) {
         if (*d[i] == -1.0 && PyErr_Occurred()) return -1;
     }
     if (tw_item(t, 11, 0, TW_MAX_ACTIONS, "width1", &p->width1) < 0 || tw_item(t, 12, 0, TW_MAX_ACTIONS, "width2", &p->width2) < 0 ||
-        tw_item(t, 13, 0, 1, "minos2", &p->minos2) < 0 || tw_item(t, 14, 0, 64, "keep3", &p->keep3) < 0)
+        tw_item(t, 13, 0, 1, "minos2", &p->minos2) < 0 || tw_item(t, 14, 0, 1, "minos3", &p->minos3) < 0)
         return -1;
     return 0;
 }
@@ -704,8 +704,228 @@ done:
     return out;
 }
 
+/* ------------------------------------------------------------ oracle (OracleBot.plan)
+ *
+ * Beam search over the known rest of the deck with the expert's actions and values (every drop,
+ * every drop after one mino, the hold). Each card, every beam tower's actions are valued; towers
+ * equal on (occupied cells, minos, hold used, stakes met) keep the best value (first seen on a
+ * tie, its place in the order where it was first seen: Python's dict); an out tower is carried on
+ * as it is, and one with no action freezes out with its points. The ``width`` best (stable by
+ * value) go on. The answer is the line of the tower with the most points at the end. */
+
+typedef struct {
+    double v;
+    int parent; /* its tower in the beam before */
+    int kind;   /* 0 an action, 1 an out tower carried on, 2 a tower frozen out (no action) */
+    tw_action a;
+    int minos, hold, achieved; /* the key with ``rows`` */
+    uint64_t hash;
+} tw_cand;
+
+typedef struct {
+    int parent, has_step;
+    tw_action a;
+} tw_hist;
+
+static uint64_t tw_key_hash(const uint32_t *rows, int h, int minos, int hold, int achieved) {
+    uint64_t x = 1469598103934665603ULL;
+    for (int y = 0; y < h; y++) x = (x ^ rows[y]) * 1099511628211ULL;
+    x = (x ^ (uint64_t)(uint32_t)minos) * 1099511628211ULL;
+    x = (x ^ (uint64_t)hold) * 1099511628211ULL;
+    x = (x ^ (uint64_t)(uint32_t)achieved) * 1099511628211ULL;
+    return x ^ (x >> 29);
+}
+
+static int tw_cand_cmp(const void *pa, const void *pb) {
+    const tw_ranked *a = pa, *b = pb;
+    return tw_rank_cmp(a, b);
+}
+
+/* The planned actions into ``plan`` (at most ``ncards``); their count, or -1 (memory). */
+static int tw_oracle(const tw_rules *r, const tw_layout *lay, const tw_ctx *ctx, const tw_params *p, const tw_node *root,
+                     const int *cards, int ncards, int width, tw_action *plan) {
+    int h = r->h;
+    int per = TW_ORIENTS * r->w * (r->w + 1) + 1;
+    size_t maxc = (size_t)width * (size_t)per;
+    size_t table = 1;
+    while (table < 2 * maxc) table <<= 1;
+    tw_node *beam = PyMem_Malloc(sizeof(tw_node) * (size_t)width);
+    tw_node *next = PyMem_Malloc(sizeof(tw_node) * (size_t)width);
+    double *beam_v = PyMem_Malloc(sizeof(double) * (size_t)width);
+    tw_cand *cand = PyMem_Malloc(sizeof(tw_cand) * maxc);
+    uint32_t *keyrows = PyMem_Malloc(sizeof(uint32_t) * maxc * (size_t)h);
+    int *slots = PyMem_Malloc(sizeof(int) * table);
+    tw_ranked *order = PyMem_Malloc(sizeof(tw_ranked) * maxc);
+    tw_hist *hist = PyMem_Malloc(sizeof(tw_hist) * (size_t)(ncards > 0 ? ncards : 1) * (size_t)width);
+    tw_action *acts = PyMem_Malloc(sizeof(tw_action) * (size_t)TW_MAX_ACTIONS);
+    int rc = -1;
+    if (!beam || !next || !beam_v || !cand || !keyrows || !slots || !order || !hist || !acts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int nbeam = 1;
+    tw_node_copy(&beam[0], root, r);
+    beam_v[0] = 0.0;
+    tw_node child;
+    for (int depth = 0; depth < ncards; depth++) {
+        int shape = cards[depth], after = ncards - depth - 1;
+        int ddepth = depth < 3 ? depth : 3;
+        size_t nc = 0;
+        memset(slots, -1, sizeof(int) * table);
+        for (int b = 0; b < nbeam; b++) {
+            const tw_node *node = &beam[b];
+            const tw_tower *t = &node->t;
+            int carried = t->out, n = carried ? 0 : tw_actions(r, t, shape, 1, acts);
+            /* i == -1 alone: the out tower carried on (carried) or frozen out (no action) */
+            int lo = n ? 0 : -1, hi = n ? n : 0;
+            for (int i = lo; i < hi; i++) {
+                const tw_tower *ct;
+                int kind, minos, hold;
+                double v;
+                if (i < 0) {
+                    ct = t;
+                    kind = carried ? 1 : 2;
+                    minos = -1;
+                    hold = 1;
+                    v = carried ? beam_v[b] : tw_node_points(node); /* value(frozen, ctx, 0): an out tower's points */
+                } else {
+                    tw_advance(r, lay, ctx, p, node, shape, &acts[i], ddepth, &child);
+                    ct = &child.t;
+                    kind = 0;
+                    minos = ct->minos;
+                    hold = ct->held >= 0;
+                    v = tw_value(r, ctx, p, &child, after);
+                }
+                int achieved = i < 0 ? node->achieved : child.achieved;
+                uint64_t hash = tw_key_hash(ct->rows, h, minos, hold, achieved);
+                size_t mask = table - 1, s = (size_t)hash & mask;
+                int found = -1;
+                for (; slots[s] >= 0; s = (s + 1) & mask) {
+                    const tw_cand *c = &cand[slots[s]];
+                    if (c->hash == hash && c->minos == minos && c->hold == hold && c->achieved == achieved &&
+                        !memcmp(&keyrows[(size_t)slots[s] * (size_t)h], ct->rows, sizeof(uint32_t) * (size_t)h)) {
+                        found = slots[s];
+                        break;
+                    }
+                }
+                if (found >= 0) {
+                    /* carried: setdefault; otherwise a better value takes the key's place */
+                    if (kind == 1 || cand[found].v >= v) continue;
+                } else {
+                    found = (int)nc++;
+                    slots[s] = found;
+                    memcpy(&keyrows[(size_t)found * (size_t)h], ct->rows, sizeof(uint32_t) * (size_t)h);
+                    cand[found].minos = minos;
+                    cand[found].hold = hold;
+                    cand[found].achieved = achieved;
+                    cand[found].hash = hash;
+                }
+                cand[found].v = v;
+                cand[found].parent = b;
+                cand[found].kind = kind;
+                if (i >= 0) cand[found].a = acts[i];
+            }
+        }
+        for (size_t k = 0; k < nc; k++) {
+            order[k].v = cand[k].v;
+            order[k].i = (int)k;
+            order[k].slot = (int)k;
+        }
+        qsort(order, nc, sizeof(tw_ranked), tw_cand_cmp);
+        int m = nc < (size_t)width ? (int)nc : width;
+        for (int j = 0; j < m; j++) {
+            const tw_cand *c = &cand[order[j].i];
+            tw_hist *hj = &hist[(size_t)depth * (size_t)width + (size_t)j];
+            hj->parent = c->parent;
+            hj->has_step = c->kind == 0;
+            if (c->kind == 0) {
+                hj->a = c->a;
+                tw_advance(r, lay, ctx, p, &beam[c->parent], shape, &c->a, ddepth, &next[j]);
+            } else {
+                tw_node_copy(&next[j], &beam[c->parent], r);
+                next[j].t.out = 1;
+            }
+        }
+        for (int j = 0; j < m; j++) {
+            tw_node_copy(&beam[j], &next[j], r);
+            beam_v[j] = cand[order[j].i].v;
+        }
+        nbeam = m;
+    }
+    int best = 0;
+    for (int j = 1; j < nbeam; j++)
+        if (tw_node_points(&beam[j]) > tw_node_points(&beam[best])) best = j;
+    int nsteps = 0;
+    for (int depth = ncards - 1, j = best; depth >= 0; depth--) {
+        const tw_hist *hj = &hist[(size_t)depth * (size_t)width + (size_t)j];
+        if (hj->has_step) plan[nsteps++] = hj->a;
+        j = hj->parent;
+    }
+    for (int i = 0; i < nsteps / 2; i++) {
+        tw_action x = plan[i];
+        plan[i] = plan[nsteps - 1 - i];
+        plan[nsteps - 1 - i] = x;
+    }
+    rc = nsteps;
+done:
+    PyMem_Free(beam);
+    PyMem_Free(next);
+    PyMem_Free(beam_v);
+    PyMem_Free(cand);
+    PyMem_Free(keyrows);
+    PyMem_Free(slots);
+    PyMem_Free(order);
+    PyMem_Free(hist);
+    PyMem_Free(acts);
+    return rc;
+}
+
+/* oracle_plan(rules, tower, ctx, params, cards, width) -> [(hold, mino, orientation, x, y), ...]:
+ * OracleBot.plan's actions for a seat with ``tower`` and the cards still to come (PLAY first,
+ * bytes of shape indexes), a beam of ``width`` towers; the params' weights value the towers. */
+static PyObject *py_oracle_plan(PyObject *self, PyObject *args) {
+    PyObject *rules, *tower, *ctx, *params;
+    Py_buffer cards;
+    int width;
+    if (!PyArg_ParseTuple(args, "OOOOy*i", &rules, &tower, &ctx, &params, &cards, &width)) return NULL;
+    PyObject *out = NULL;
+    tw_decision *d = NULL;
+    int shapes[TW_DECK];
+    tw_action plan[TW_DECK];
+    if (width < 1 || width > 4096 || cards.len > TW_DECK) {
+        PyErr_SetString(PyExc_ValueError, "tower core: oracle_plan: width 1-4096 and at most a deck of cards");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < cards.len; i++) {
+        shapes[i] = ((const unsigned char *)cards.buf)[i];
+        if (shapes[i] >= TW_SHAPES) {
+            PyErr_SetString(PyExc_ValueError, "tower core: oracle_plan: a card is not a tetromino");
+            goto done;
+        }
+    }
+    d = tw_decision_load(rules, tower, ctx, params);
+    if (d == NULL) goto done;
+    int n = tw_oracle(&d->g.r, &d->g.lay[0], &d->ctx, &d->p, &d->root, shapes, (int)cards.len, width, plan);
+    if (n < 0) goto done;
+    out = PyList_New(n);
+    if (out == NULL) goto done;
+    for (int i = 0; i < n; i++) {
+        PyObject *item = tw_action_out(&plan[i]);
+        if (item == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, item);
+    }
+done:
+    PyMem_Free(d);
+    PyBuffer_Release(&cards);
+    return out;
+}
+
 #define TW_BOT_METHODS                                                                                  \
     {"decide", py_decide, METH_VARARGS, "The greedy or expert decision of one seat."},                  \
     {"lookahead", py_lookahead, METH_VARARGS, "Every action's advanced node, points and value."},        \
     {"measure", py_measure, METH_VARARGS, "A tower's features, cards' progress and conditions."},      \
-    {"playout", py_playout, METH_VARARGS, "A game played on by random, greedy and expert seats."},
+    {"playout", py_playout, METH_VARARGS, "A game played on by random, greedy and expert seats."},      \
+    {"oracle_plan", py_oracle_plan, METH_VARARGS, "OracleBot.plan's actions over the known deck."},

@@ -21,6 +21,7 @@ from tabletris.bots import tower_eval as te
 from tabletris.bots.base import Bot
 from tabletris.bots.greedy import strength_of
 from tabletris.bots.registry import register
+from tabletris.engine import fasttower
 from tabletris.engine.dice import DiceAction, DiceGame
 from tabletris.engine.texts import N_
 from tabletris.engine.tower import TowerAction, TowerGame
@@ -84,8 +85,36 @@ class OracleBot(Bot):
         self._plan_round = game.round
         return self._plan[0].action
 
+    fast_path = True
+    """Whether a full-strength plan without a budget is made in the compiled tower core
+    (``engine.fasttower.oracle_plan``: the same plan, tests/test_fasttower_oracle.py); False plans
+    with this module's Python, the reference."""
+
     def plan(self, game: TowerGame, seat: int) -> list[_Step]:
         """The best line found through every remaining card (PLAY first), as steps."""
+        if self.fast_path:
+            actions = fasttower.oracle_plan(game, seat, te.core_params(), self.beam_width())
+            if actions is not None:
+                return self._steps(game, seat, actions)
+        return self.python_plan(game, seat)
+
+    def _steps(self, game: TowerGame, seat: int, actions: list[TowerAction]) -> list[_Step]:
+        """The core's plan as steps: each action with the tower it should start from, the towers
+        worked out along the line by ``tower_eval.advance`` as the Python plan does."""
+        tower = game.towers[seat]
+        if not actions:
+            return [_Step(TowerAction.holding(), tower.board.occupied, tower.minos)]
+        ctx = te.Context.of(game, seat)
+        upcoming = game.deck[game.round - 1 :]
+        node = te.root(tower)
+        steps = []
+        for depth, (shape, action) in enumerate(zip(upcoming, actions, strict=False)):
+            steps.append(_Step(action, node.tower.board.occupied, node.tower.minos))
+            node = te.advance(node, shape, action, ctx, min(depth, 3))
+        return steps
+
+    def python_plan(self, game: TowerGame, seat: int) -> list[_Step]:
+        """``plan`` in Python: the reference the core's plan is held to."""
         deck = game.deck  # the real order: the oracle's view reveals it
         upcoming = deck[game.round - 1 :]
         ctx = te.Context.of(game, seat)

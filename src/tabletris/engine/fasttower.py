@@ -11,7 +11,8 @@ the result back into ``game`` (its towers' boards, minos, holds, the cards, the 
 supply), as the table would have left it with those bots. Seats play ``random``
 (``RandomBot.choose_tower``, drawing from the bot's own generator), ``greedy``
 (``GreedyBot.choose_tower`` at full strength) or ``expert`` (``ExpertBot.choose_tower`` at full
-strength), the last two with their seat's ``params``. ``decision`` is one greedy or expert decision of a seat's view.
+strength), the last two with their seat's ``params``. ``decision`` is one greedy or expert decision of a seat's view;
+``oracle_plan`` the oracle's whole plan over the known deck (``OracleBot.plan``).
 
 The core is in use when it is built and the board's compiled core is (``TABLETRIS_PURE=1`` and
 ``board.use_native(False)`` switch both off: ``board.engine(False)`` runs all of Python);
@@ -441,6 +442,32 @@ def decision(view: TowerGame, seat: int, policy: str, params: Sequence[Any]) -> 
         return TowerAction.holding()
     placement = Placement(shape, shape.orientations("rotate")[orient], x, y)
     return TowerAction.drop(placement, () if mino < 0 else (mino,))
+
+
+def oracle_plan(game: TowerGame, seat: int, params: Sequence[Any], width: int) -> list[TowerAction] | None:
+    """``OracleBot.plan``'s actions for ``seat`` in ``game`` (the real game or a revealing view),
+    a beam of ``width`` towers valued with ``params``' weights, made in the core in one call;
+    None when the core does not play these rules or this position (the Python oracle then plans)."""
+    if not game.reveals_deck or game.towers[seat].out or not supports(game.rules):
+        return None
+    nat = core_module()
+    assert nat is not None
+    upcoming = game.deck[game.round - 1 :]
+    try:
+        raw = nat.oracle_plan(
+            kernel_rules(game.rules), tower_state(game.towers[seat]), context_state(game, seat), tuple(params),
+            bytes(SHAPE_INDEX[s] for s in upcoming), width,
+        )
+    except ValueError:  # a position past the core's bounds: Python's
+        return None
+    plan = []
+    for (hold, mino, orient, x, y), shape in zip(raw, upcoming, strict=False):
+        if hold:
+            plan.append(TowerAction.holding())
+            continue
+        placement = Placement(shape, shape.orientations("rotate")[orient], x, y)
+        plan.append(TowerAction.drop(placement, () if mino < 0 else (mino,)))
+    return plan
 
 
 # ------------------------------------------------------------------ new games in the core
