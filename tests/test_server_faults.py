@@ -61,6 +61,22 @@ def one_lobby(url: str, bot_delay: float = 0.0) -> Lobby:
     return Lobby(Storage(url), bot_delay=bot_delay, limits=Limits.unlimited_clients())
 
 
+def count_failed_appends(storage: Storage) -> list[BaseException]:
+    """The failures of ``storage.append`` from now on (moves that could not be stored)."""
+    failures: list[BaseException] = []
+    append = storage.append
+
+    async def counted(*args: Any, **kwargs: Any) -> float | None:
+        try:
+            return await append(*args, **kwargs)
+        except Exception as e:
+            failures.append(e)
+            raise
+
+    storage.append = counted  # type: ignore[method-assign]
+    return failures
+
+
 async def same_as_stored(lobby: Lobby, room: Room) -> None:
     """Nothing acknowledged lost or doubled: the stored log is the room's (the memory never runs
     ahead of the database), numbered without a gap, and it replays through the engine."""
@@ -102,8 +118,9 @@ async def test_bot_rooms_play_on_after_postgresql_stops_and_starts(
         rooms = [await lobby.create("dice", {}, [{"kind": "random"}, {"kind": "greedy"}]) for _ in range(6)]
         await until(lambda: all(len(r.events) >= 4 for r in rooms), 30, "the rooms play")
         caplog.clear()
+        failures = count_failed_appends(lobby.storage)
         await asyncio.to_thread(pg.stop)
-        await until(lambda: lobby.storage.failed_writes >= 12, 20, "the bots' moves fail to commit")
+        await until(lambda: len(failures) >= 12, 20, "the bots' moves fail to commit")
         playing = [r for r in rooms if r.status == "playing"]
         assert len(playing) >= 4, "the rooms were still playing when the database stopped"
         await asyncio.to_thread(pg.start)
@@ -300,10 +317,20 @@ def test_a_move_made_while_redis_is_down_reaches_the_other_instance_when_it_is_b
                 await copy.act(1, dice_moves(copy.state(1))[0])
                 await until(lambda: len(room.events) == len(copy.events), 10, "A follows B")
             assert room.table is not None and room.table.to_act() == [0]
+            publish, failed = a.bus.redis.publish, []  # type: ignore[attr-defined]
+
+            async def counted(*args: Any) -> Any:
+                try:
+                    return await publish(*args)
+                except Exception as e:
+                    failed.append(e)
+                    raise
+
+            a.bus.redis.publish = counted  # type: ignore[attr-defined]
             redis_proc.stop()
             await room.act(0, dice_moves(room.state(0))[0])
             assert room.table.to_act() == [1]
-            await until(lambda: a.bus.faults.failing, 10, "the publish failed")  # type: ignore[attr-defined]
+            await until(lambda: failed, 10, "the publish failed")
             redis_proc.start()
             took = await until(
                 lambda: len(copy.events) == len(room.events) and copy.table is not None and copy.table.to_act() == [1],
@@ -434,8 +461,9 @@ async def full_disk_scenario(folder: str) -> dict[str, Any]:
         finally:
             os.close(fd)
         start = time.monotonic()
-        while lobby.storage.failed_writes < 10:
-            assert time.monotonic() - start < 30, "the writes never failed"
+        failures = count_failed_appends(lobby.storage)
+        while len(failures) < 10:
+            assert time.monotonic() - start < 30, "fewer than 10 moves failed to store: the rooms stopped trying (frozen)"
             largest_wal = max(largest_wal, wal.stat().st_size if wal.exists() else 0)
             await asyncio.sleep(0.02)
         try:
@@ -464,7 +492,7 @@ async def full_disk_scenario(folder: str) -> dict[str, Any]:
             ready_after = False
         result["ready_after"] = ready_after
         result["largest_wal"] = largest_wal
-        result["failed_writes"] = lobby.storage.failed_writes
+        result["failed_writes"] = len(failures)
         result["lost"] = 0
         for room in rooms:
             stored = await lobby.storage.load_room(room.id)
