@@ -146,7 +146,7 @@ def test_catalog_route_and_page_language(server: LiveServer) -> None:
     assert unknown.json()["error"] == "unknown_language" and "cs" in unknown.json()["message"]
     # The server writes the language into the page (no English first paint); a cookie beats the header.
     page = httpx.get(f"{server.url}/", headers={"Accept-Language": "cs-CZ,cs;q=0.9,en;q=0.5"}).text
-    assert '<html lang="cs" data-lang="cs">' in page
+    assert '<html lang="cs" data-lang="cs" ' in page  # then the lobby's timer bounds (issue 27)
     page = httpx.get(f"{server.url}/rules", headers={"Accept-Language": "fr, zh;q=0.8"}).text
     assert '<html lang="zh-CN" data-lang="zh_CN">' in page
     page = httpx.get(f"{server.url}/replay", headers={"Accept-Language": "cs"}, cookies={"tabletris_lang": "en"}).text

@@ -107,7 +107,7 @@ function createForm() {
     el("div", { id: "seats" }),
     el("div", { class: "row" },
       el("label", { for: "timer" }, _("Turn timer (s)")),
-      el("input", { id: "timer", type: "number", min: limits.min, max: limits.max, step: 1, placeholder: num(limits.fallback), style: "width:100px", "aria-describedby": "timer-help" }),
+      el("input", { id: "timer", type: "number", min: limits.min, max: limits.max, step: "any", placeholder: num(limits.fallback), style: "width:100px", "aria-describedby": "timer-help" }),
       el("span", { class: "muted", id: "timer-help", style: "font-size:12px" }, _("{min} to {max} s, then a bot plays the turn; blank: {fallback} s with people, none for bots only", { min: limits.min, max: limits.max, fallback: limits.fallback }))),
     el("details", {}, el("summary", {}, _("House rules (every option, with the rule text)")), el("div", { id: "options" })),
     el("div", { class: "row hidden", id: "seat-choice" }),

@@ -60,7 +60,7 @@ export class View {
 
   nodes() {
     return [
-      el("section", { class: "stage", "aria-label": _("the table") }, this.status, el("div", { class: "bar" }, this.die, this.tray), this.stageBoard, this.controls, this.keys),
+      el("section", { class: "stage", "aria-label": _("the table") }, this.status, el("div", { class: "bar die-bar" }, this.die, this.tray), this.stageBoard, this.controls, this.keys),
       el("aside", {},
         el("div", { class: "panel" }, el("h2", {}, _("Scores")), this.scores),
         el("div", { class: "panel" }, el("h2", {}, _("Supply")), this.supply),
