@@ -8,29 +8,33 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable, Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from tabletris.bots.external import allowed_commands
 from tabletris.bots.registry import bot_names, bots_for
-from tabletris.engine.errors import IllegalMove, RecordError, RulesError
 from tabletris.engine.games import spec
-from tabletris.engine.records import check_common, load
 from tabletris.engine.shapes import Shape
 from tabletris.i18n import _
 from tabletris.server.adapter import GameAdapter
-from tabletris.server.errors import STATUS, ActionError, describe, error_body
-from tabletris.server.games import ADAPTERS, adapter_for
+from tabletris.server.bot_pool import replay_text
+from tabletris.server.errors import STATUS, ActionError, describe, error_body, retry_after_header
+from tabletris.server.games import ADAPTERS
 from tabletris.server.guard import client_address
 from tabletris.server.limits import Limits
+from tabletris.server.listing import LobbyList, next_link
 from tabletris.server.lobby import Lobby
 from tabletris.server.models import (
     ERRORS,
+    RATE_LIMITED,
     CreateRoomIn,
+    ErrorOut,
     GameMeta,
     JoinIn,
     JoinOut,
@@ -65,7 +69,45 @@ def game_meta(name: str, adapter: GameAdapter) -> GameMeta:
 
 
 def error_response(e: ActionError) -> JSONResponse:
-    return JSONResponse(error_body(e.code, e.message), status_code=STATUS.get(e.code, 422))
+    headers = {"Retry-After": retry_after_header(e.retry_after)} if e.retry_after is not None else None
+    return JSONResponse(error_body(e.code, e.message), status_code=STATUS.get(e.code, 422), headers=headers)
+
+
+def bad_json(e: BaseException | None) -> JSONResponse:
+    """``bad_json`` (422) for a body that is not JSON text: not UTF-8, nested too deeply, a
+    number too long (``e``: what the parser raised)."""
+    if isinstance(e, UnicodeDecodeError):
+        message = f"the body is not UTF-8 text: byte 0x{e.object[e.start]:02x} at position {e.start}"
+    elif isinstance(e, RecursionError):
+        message = "the JSON is nested too deeply"
+    elif isinstance(e, ValueError):
+        message = f"not acceptable JSON: {str(e)[:120]}"
+    else:
+        message = "the body could not be read as JSON"
+    return JSONResponse(error_body("bad_json", message), status_code=422)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route answers at this request's path (the 405's ``Allow``): each of
+    a path's routes has one method, and Starlette's answer names only the first one's."""
+    scope = {**request.scope, "type": "http"}
+    methods: set[str] = set()
+    for route in _routes(request.app.router.routes):
+        route_methods = getattr(route, "methods", None)
+        if route_methods and route.matches(scope)[0] != Match.NONE:
+            methods |= set(route_methods)
+    return sorted(methods)
+
+
+def _routes(routes: Iterable[Any]) -> Iterator[Any]:
+    """Every route, the included routers' too (FastAPI keeps an included router as one entry
+    that yields its routes from ``effective_route_contexts``)."""
+    for route in routes:
+        nested = getattr(route, "effective_route_contexts", None)
+        if callable(nested):
+            yield from nested()
+        else:
+            yield route
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -77,21 +119,72 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, e: RequestValidationError) -> JSONResponse:
-        return JSONResponse(error_body("bad_request", describe(e.errors())), status_code=422)
+        errors = list(e.errors())
+        invalid = next((err for err in errors if err.get("type") == "json_invalid"), None)
+        if invalid is not None:
+            where = invalid.get("loc", ("body", 0))[-1]
+            why = (invalid.get("ctx") or {}).get("error", "JSON decode error")
+            return JSONResponse(error_body("bad_json", f"the body is not JSON: {why} at position {where}"), status_code=422)
+        return JSONResponse(error_body("bad_request", describe(errors)), status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_request: Request, e: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, e: StarletteHTTPException) -> JSONResponse:
+        if e.status_code == 400 and e.__cause__ is not None:
+            # FastAPI's "There was an error parsing the body": the JSON parser raised
+            # something other than a decode error (bytes that are not UTF-8, deep nesting).
+            return bad_json(e.__cause__)
+        headers = dict(e.headers or {})
+        if e.status_code == 405:
+            headers["Allow"] = ", ".join(allowed_methods(request))
         code = {404: "not_found", 405: "method_not_allowed"}.get(e.status_code, "bad_request")
-        return JSONResponse(error_body(code, str(e.detail)), status_code=e.status_code, headers=e.headers)
+        return JSONResponse(error_body(code, str(e.detail)), status_code=e.status_code, headers=headers or None)
 
     @app.exception_handler(RecursionError)
     async def _too_deep(_request: Request, _e: RecursionError) -> JSONResponse:
         return JSONResponse(error_body("bad_json", "the JSON is nested too deeply"), status_code=422)
 
 
+def install_openapi(app: FastAPI, limits: Limits) -> None:
+    """The OpenAPI document with this server's own bounds where ``limits`` decide them (the
+    request models leave them to the checks that answer ``bad_timer`` and ``bad_name``), every
+    422 in the one error body, and the 429 that the request guard may give any operation."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = generate()
+        models = schema["components"]["schemas"]
+        timer = models["CreateRoomIn"]["properties"]["timer"]
+        timer["anyOf"] = [
+            {"type": "number", "minimum": limits.timer_min, "maximum": limits.timer_max},
+            {"type": "number", "enum": [0]},
+            {"type": "null"},
+        ]
+        models["SeatIn"]["properties"]["name"]["anyOf"][0]["maxLength"] = limits.name_chars
+        models["JoinIn"]["properties"]["name"]["maxLength"] = limits.name_chars
+        error = {"$ref": "#/components/schemas/ErrorOut"}
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                responses = operation.setdefault("responses", {})
+                invalid = responses.get("422")
+                if invalid is not None and "HTTPValidationError" in json.dumps(invalid):
+                    responses["422"] = {"description": "Malformed request (bad_request, bad_json)", "content": {"application/json": {"schema": error}}}
+                responses["429"] = RATE_LIMITED
+        if "ErrorOut" not in models:
+            models["ErrorOut"] = ErrorOut.model_json_schema()
+        for unused in ("HTTPValidationError", "ValidationError"):
+            if unused not in json.dumps(schema["paths"]):
+                models.pop(unused, None)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
     """The API's routes around ``lobby``."""
     router = APIRouter()
+    rooms_list = LobbyList(lobby)
 
     def seat_of(room: Room, token: str | None) -> int:
         return room.authenticate(token)
@@ -103,15 +196,25 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
         colours = {shape.value: shape.colour for shape in Shape}
         return MetaOut(games=games, bots=[*bot_names(), *allowed_commands()], timer_bot=TIMER_BOT, colours=colours)
 
-    @router.get("/api/rooms", response_model=list[RoomOut], tags=["lobby"])
+    @router.get(
+        "/api/rooms", response_model=list[RoomOut], tags=["lobby"],
+        responses={200: {"headers": {"Link": {
+            "description": 'The next page, when there is one: <.../api/rooms?limit=N&after=CURSOR>; rel="next"',
+            "schema": {"type": "string"},
+        }}}},
+    )
     async def list_rooms(
+        request: Request,
         status: Annotated[str | None, Query(max_length=16, description="waiting, playing, over, ...")] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    ) -> list[dict[str, Any]]:
+        after: Annotated[str | None, Query(max_length=80, description="The next page's cursor, from the Link header")] = None,
+    ) -> Response:
         """Rooms, newest first: open ones to join, running ones to watch, ended ones to replay
         (the newest 500 ended ones; an ended room leaves memory, and is served by id from the
-        database)."""
-        return await lobby.listing(status, limit)
+        database), ``limit`` at a time; a ``Link`` header names the next page."""
+        text, more = await rooms_list.page(status, limit, after)
+        headers = {"Link": next_link(request.url.path, request.query_params, more)} if more else None
+        return Response(text, media_type="application/json", headers=headers)
 
     @router.post("/api/rooms", response_model=RoomOut, status_code=201, responses=ERRORS, tags=["lobby"])
     async def create_room(request: Request, body: CreateRoomIn) -> dict[str, Any]:
@@ -206,25 +309,10 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
             raise ActionError(
                 "bad_record", _("the record has {n} moves: this server replays at most {most}").format(n=len(steps), most=limits.record_moves)
             )
-        text = await lobby.bots.think_long(_replay_text, record)
+        text = await lobby.bots.think_long(replay_text, record)
         return Response(text, media_type="application/json")
 
     return router
 
 
-def _replay_text(record: dict[str, Any]) -> str:
-    """The replay answer as JSON text (runs in a thread)."""
-    try:
-        doc = load(record)
-        game = check_common(doc)
-        adapter = adapter_for(game)
-        summary, frames = adapter.frames(doc)
-    except (RecordError, RulesError, IllegalMove) as e:
-        raise ActionError("bad_record", str(e)) from None
-    except (RecursionError, ValueError, TypeError, KeyError) as e:
-        raise ActionError("bad_record", _("the record is malformed: {kind}: {detail}").format(kind=type(e).__name__, detail=str(e)[:200])) from None
-    out = {"game": game, "players": list(doc["players"]), "record": doc, "summary": summary, "frames": frames}
-    return json.dumps(out, separators=(",", ":"))
-
-
-__all__ = ["api_router", "game_meta", "install_error_handlers"]
+__all__ = ["allowed_methods", "api_router", "game_meta", "install_error_handlers", "install_openapi"]

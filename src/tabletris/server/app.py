@@ -18,7 +18,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from tabletris.server.api import api_router, install_error_handlers
+from tabletris.server.api import api_router, install_error_handlers, install_openapi
 from tabletris.server.bus import Bus, LocalBus, RedisBus
 from tabletris.server.errors import STATUS, error_body
 from tabletris.server.guard import Guard, uvicorn_options
@@ -52,6 +52,7 @@ def create_app(
     redis_url: str | None = None,
     lease_ttl: float = 5.0,
     metrics_token: str | None = None,
+    warm_workers: bool = True,
 ) -> FastAPI:
     """The server application, storing its rooms at ``db_url`` (see ``default_db_url``).
 
@@ -61,7 +62,9 @@ def create_app(
     Redis pub/sub, and bots and timers run under Redis leases of ``lease_ttl`` seconds
     (docs/api.md, "Several instances").
     ``metrics_token``: a bearer token that opens ``/metrics`` to other machines (default
-    ``$TABLETRIS_METRICS_TOKEN``; without one, only this machine may read it: see ``ops``)."""
+    ``$TABLETRIS_METRICS_TOKEN``; without one, only this machine may read it: see ``ops``).
+    ``warm_workers``: start the bot and replay worker processes at start-up, in the background
+    (off: on first use)."""
     limits = limits or Limits()
     storage = Storage(db_url or default_db_url())
     bus: Bus = LocalBus()
@@ -81,6 +84,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await lobby.open()
+        if warm_workers:
+            lobby.bots.warm()  # the bot and replay workers start now, not on the first replay
         database_check.remember()
         try:
             with paced_gc():
@@ -107,6 +112,7 @@ def create_app(
     """What ``/readyz`` asks, by name; a component added later (a Redis bus) registers its own."""
     app.add_middleware(Guard, limits=limits, ledger=lobby.ledger)
     install_error_handlers(app)
+    install_openapi(app, limits)
     app.include_router(ops_router(lobby, ready_checks, metrics_token or os.environ.get("TABLETRIS_METRICS_TOKEN") or None))
     app.include_router(api_router(lobby, limits))
     app.include_router(pages_router())

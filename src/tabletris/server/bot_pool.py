@@ -10,9 +10,13 @@ worker processes also replay uploaded records. A spawned worker imports the plug
 from __future__ import annotations
 
 import asyncio
+import gc
+import json
+import logging
 import multiprocessing
 import secrets
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -20,10 +24,16 @@ from typing import Any
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
+from tabletris.engine.errors import IllegalMove, RecordError, RulesError
 from tabletris.engine.games import load_plugins
+from tabletris.engine.records import check_common, load
+from tabletris.i18n import _
+from tabletris.server.errors import ActionError
 from tabletris.server.games import adapter_for
 from tabletris.server.limits import Limits
 from tabletris.server.seats import TIMER_BOT
+
+log = logging.getLogger("tabletris.server")
 
 
 def bot_move_in_worker(
@@ -33,6 +43,22 @@ def bot_move_in_worker(
     they would hold the interpreter lock against the event loop (expert bots on a 20x40 board
     made the lobby wait 0.8 s). The bot is made afresh for each move; the view carries the game."""
     return adapter_for(game_name).bot_move(view, seat, make_bot(bot_name, seed=seed, strength=strength))
+
+
+def replay_text(record: dict[str, Any]) -> str:
+    """The replay answer to ``POST /api/replay`` and ``GET .../replay`` as JSON text (runs
+    in a worker process: CPU-bound, and its answer is large)."""
+    try:
+        doc = load(record)
+        game = check_common(doc)
+        adapter = adapter_for(game)
+        summary, frames = adapter.frames(doc)
+    except (RecordError, RulesError, IllegalMove) as e:
+        raise ActionError("bad_record", str(e)) from None
+    except (RecursionError, ValueError, TypeError, KeyError) as e:
+        raise ActionError("bad_record", _("the record is malformed: {kind}: {detail}").format(kind=type(e).__name__, detail=str(e)[:200])) from None
+    out = {"game": game, "players": list(doc["players"]), "record": doc, "summary": summary, "frames": frames}
+    return json.dumps(out, separators=(",", ":"))
 
 
 def _one_at_a_time(lock: threading.Lock, fn: Callable[..., Any], *args: Any) -> Any:
@@ -47,6 +73,12 @@ def _worker_ready() -> bool:
     return True
 
 
+def _start_worker() -> None:
+    """Each worker's initializer: the plug-in games, and (by running from this module) what a
+    bot move or a replay needs, so no job pays an import."""
+    load_plugins()
+
+
 class BotPool:
     """The threads and worker processes bots think in, shared by every room of a lobby."""
 
@@ -56,13 +88,14 @@ class BotPool:
         self._procs: ProcessPoolExecutor | None = None
         self._bot_locks: weakref.WeakKeyDictionary[Bot, threading.Lock] = weakref.WeakKeyDictionary()
         self._procs_ready: asyncio.Future[Any] | None = None
+        self._warming: asyncio.Future[Any] | None = None
 
     async def workers(self) -> ProcessPoolExecutor:
         """The worker processes for bots and replays, started on first use; the first caller
         waits for them to be up (imports take a second or two), outside any time budget."""
         if self._procs is None:
             self._procs = ProcessPoolExecutor(
-                max_workers=2, mp_context=multiprocessing.get_context("spawn"), initializer=load_plugins
+                max_workers=2, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker
             )
             loop = asyncio.get_running_loop()
             self._procs_ready = asyncio.ensure_future(
@@ -71,6 +104,18 @@ class BotPool:
         if self._procs_ready is not None:
             await asyncio.shield(self._procs_ready)
         return self._procs
+
+    def warm(self) -> None:
+        """Start the worker processes now, in the background (the server's start-up): spawned
+        workers take seconds to import, and the first replay or bot move would wait for them."""
+        task = asyncio.ensure_future(self.workers())
+        task.add_done_callback(_log_failure)
+        self._warming = task
+
+    def ready(self) -> bool:
+        """The worker processes are up (their imports done)."""
+        return self._procs_ready is not None and self._procs_ready.done() and not self._procs_ready.cancelled() \
+            and self._procs_ready.exception() is None
 
     async def move(
         self, game_name: str, view: Any, seat: int, name: str, strength: float | None, bot: Bot | None = None
@@ -120,10 +165,37 @@ class BotPool:
                 loop.run_in_executor(self._pool, _one_at_a_time, self._lock_of(bot), bot.close)  # type: ignore[attr-defined]
 
     def shutdown(self) -> None:
-        """Stop the threads and worker processes (the lobby is closing)."""
+        """Stop the threads and worker processes (the lobby is closing), and wait for the
+        workers to exit: the pool's queues hold five named semaphores, released only when the
+        pool is collected, and a server stopped by SIGTERM (which uvicorn raises again once it
+        has shut down) would otherwise leave them to the resource tracker ("leaked semaphore
+        objects" on every stop). A worker still busy after a few seconds is terminated."""
         self._pool.shutdown(wait=False, cancel_futures=True)
-        if self._procs is not None:
-            self._procs.shutdown(wait=False, cancel_futures=True)
+        procs, self._procs = self._procs, None
+        if self._warming is not None:
+            self._warming.cancel()
+            self._warming = None
+        if self._procs_ready is not None:
+            self._procs_ready.cancel()
+            self._procs_ready = None
+        if procs is None:
+            return
+        processes = list((getattr(procs, "_processes", None) or {}).values())
+        procs.shutdown(wait=False, cancel_futures=True)
+        end = time.monotonic() + 3.0
+        for process in processes:
+            process.join(max(0.0, end - time.monotonic()))
+            if process.is_alive():
+                process.terminate()
+                process.join(1.0)
+        procs.shutdown(wait=True)
+        del procs, processes
+        gc.collect()  # the queues' semaphores are unlinked by their finalizers, now
 
 
-__all__ = ["BotPool", "bot_move_in_worker"]
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the bot and replay worker processes did not start: %s", task.exception())
+
+
+__all__ = ["BotPool", "bot_move_in_worker", "replay_text"]

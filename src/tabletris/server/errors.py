@@ -7,6 +7,7 @@ imports no web framework: the bot and replay worker processes unpickle ``ActionE
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from tabletris.engine.texts import Message
@@ -15,14 +16,17 @@ from tabletris.engine.texts import Message
 class ActionError(Exception):
     """A client's message that cannot be accepted: ``code`` for programs, ``message`` for people."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.retry_after = retry_after
+        """Seconds until the same request may succeed (a rate limit): the HTTP answer's
+        ``Retry-After``."""
 
-    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
-        """Pickled as (code, message): it comes back from the replay and bot processes."""
-        return (ActionError, (self.code, self.message))
+    def __reduce__(self) -> tuple[Any, tuple[str, str, float | None]]:
+        """Pickled as (code, message, retry_after): it comes back from the replay and bot processes."""
+        return (ActionError, (self.code, self.message, self.retry_after))
 
 
 def engine_text(e: BaseException) -> str:
@@ -57,6 +61,11 @@ STATUS = {
 }
 """HTTP status for each error code; every other code is 422 (the request itself is wrong)."""
 
+def retry_after_header(seconds: float) -> str:
+    """``Retry-After`` in whole seconds (RFC 9110 allows no fraction), at least 1."""
+    return str(max(1, math.ceil(seconds)))
+
+
 def error_body(code: str, message: str) -> dict[str, Any]:
     """The one error body (docs/api.md, "Errors"): a code for programs, a sentence for people.
 
@@ -77,4 +86,4 @@ def describe(errors: Any) -> str:
     return "; ".join(parts)
 
 
-__all__ = ["STATUS", "ActionError", "describe", "engine_text", "error_body"]
+__all__ = ["STATUS", "ActionError", "describe", "engine_text", "error_body", "retry_after_header"]

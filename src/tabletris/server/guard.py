@@ -5,13 +5,14 @@ on every answer, and a deadline for a connection's first request."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tabletris.i18n import _
-from tabletris.server.errors import error_body
+from tabletris.server.errors import error_body, retry_after_header
 from tabletris.server.limits import ClientLedger, Limits
 
 
@@ -41,9 +42,11 @@ class Guard:
                 message = {**message, "headers": headers + SECURITY_HEADERS}
             await send(message)
 
-        if not self.ledger.http(client_address(scope)):
+        client = client_address(scope)
+        if not self.ledger.http(client):
             await _refuse(scope, receive, with_headers, 429, "rate_limited",
-                          _("more than {rate:g} requests a second from this address: slow down").format(rate=self.limits.http_rate))
+                          _("more than {rate:g} requests a second from this address: slow down").format(rate=self.limits.http_rate),
+                          {"Retry-After": retry_after_header(self.ledger.http_wait(client))})
             return
         # A record upload is the one large body; the rest are small, and a large one is refused
         # before it is read or parsed (a 0.5 MB rules object cost the loop its JSON parse).
@@ -92,8 +95,10 @@ class _BodyTooLarge(Exception):
     pass
 
 
-async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str) -> None:
-    await JSONResponse(error_body(code, message), status_code=status)(scope, receive, send)
+async def _refuse(
+    scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> None:
+    await JSONResponse(error_body(code, message), status_code=status, headers=headers)(scope, receive, send)
 
 
 def uvicorn_options(limits: Limits | None = None) -> dict[str, Any]:
@@ -104,9 +109,43 @@ def uvicorn_options(limits: Limits | None = None) -> dict[str, Any]:
         "timeout_keep_alive": limits.keep_alive,
         "ws_ping_interval": limits.ws_ping,
         "ws_ping_timeout": limits.ws_ping,
-        "ws_max_size": max(limits.message_bytes * 4, 64 * 1024),
+        "ws": guarded_ws(limits),
+        "ws_max_size": ws_max_size(limits),
         "ws_max_queue": 8,
     }
+
+
+def ws_max_size(limits: Limits) -> int:
+    """The largest websocket message the server reads at all; a larger one is answered
+    ``too_large`` and the connection closed (1009), since it was not read."""
+    return max(limits.message_bytes * 4, 64 * 1024)
+
+
+def guarded_ws(limits: Limits) -> type[asyncio.Protocol]:
+    """uvicorn's websocket protocol (websockets' sans-I/O one) that answers a message over
+    ``ws_max_size`` with the documented ``too_large`` error before its close (1009): the
+    protocol refuses such a message before the application could see it, and a bare 1009
+    close told the client nothing in the API's own words. Messages between ``message_bytes``
+    and ``ws_max_size`` reach the application, which answers ``too_large`` and stays open."""
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    from websockets.frames import CloseCode, Frame, Opcode
+
+    most = ws_max_size(limits)
+
+    class GuardedWS(WebSocketsSansIOProtocol):
+        def handle_parser_exception(self) -> None:
+            close = self.conn.close_sent
+            if close is not None and close.code == CloseCode.MESSAGE_TOO_BIG and not self.transport.is_closing():
+                body = error_body(
+                    "too_large",
+                    f"a message has at most {limits.message_bytes} bytes, and one over {most} is not read: "
+                    "the connection is closed (1009)",
+                )
+                text = json.dumps({"type": "error", "id": None, **body}, separators=(",", ":"))
+                self.transport.write(Frame(Opcode.TEXT, text.encode()).serialize(mask=False))
+            super().handle_parser_exception()
+
+    return GuardedWS
 
 
 def guarded_http(header_timeout: float) -> type[asyncio.Protocol]:
@@ -133,4 +172,4 @@ def guarded_http(header_timeout: float) -> type[asyncio.Protocol]:
     return GuardedHTTP
 
 
-__all__ = ["SECURITY_HEADERS", "Guard", "client_address", "guarded_http", "uvicorn_options"]
+__all__ = ["SECURITY_HEADERS", "Guard", "client_address", "guarded_http", "guarded_ws", "uvicorn_options", "ws_max_size"]

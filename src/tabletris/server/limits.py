@@ -221,11 +221,12 @@ _CONFUSABLE = str.maketrans(
 
 
 def clean_name(limits: Limits, name: Any) -> str:
-    """A player name: NFC, runs of spaces folded, 1..``name_chars`` printable characters, no
+    """A player name: at most ``name_chars`` characters as sent (the OpenAPI document's
+    ``maxLength``), then NFC, runs of spaces folded, 1..``name_chars`` printable characters, no
     format characters (zero-width joiners, bidi overrides) that would make two names look alike."""
     if not isinstance(name, str):
         raise ActionError("bad_name", "a name is a string")
-    if len(name) > 4 * limits.name_chars:
+    if len(name) > limits.name_chars:
         raise ActionError("bad_name", _("a name has at most {most} characters, got {got}").format(most=limits.name_chars, got=len(name)))
     name = " ".join(unicodedata.normalize("NFC", name).split())
     if not name:
@@ -281,6 +282,10 @@ class Bucket:
             return True
         return False
 
+    def wait(self) -> float:
+        """Seconds until ``take`` would succeed again (0 when it would now)."""
+        return max(0.0, (1 - self.tokens) / self.rate) if self.rate > 0 else float("inf")
+
 
 class ClientLedger:
     """Per-client (IP address) counters: HTTP rate, rooms created in the last minute, open
@@ -300,6 +305,11 @@ class ClientLedger:
             bucket = self.buckets[client] = Bucket(self.limits.http_rate, self.limits.http_burst)
         return bucket.take()
 
+    def http_wait(self, client: str) -> float:
+        """Seconds until ``client``'s next HTTP request is allowed (the 429's ``Retry-After``)."""
+        bucket = self.buckets.get(client)
+        return bucket.wait() if bucket is not None else 0.0
+
     def room_created(self, client: str) -> None:
         """Count a new room; ``rate_limited`` if the client made its allowance this minute."""
         now = time.monotonic()
@@ -308,7 +318,8 @@ class ClientLedger:
             stamps.popleft()
         if len(stamps) >= self.limits.rooms_per_minute:
             raise ActionError(
-                "rate_limited", _("at most {most} new rooms a minute from one address").format(most=self.limits.rooms_per_minute)
+                "rate_limited", _("at most {most} new rooms a minute from one address").format(most=self.limits.rooms_per_minute),
+                retry_after=stamps[0] + 60 - now,
             )
         stamps.append(now)
 

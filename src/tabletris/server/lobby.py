@@ -320,6 +320,7 @@ class Lobby:
         room_id = secrets.token_urlsafe(9)
         while room_id in self.rooms:
             room_id = secrets.token_urlsafe(9)
+        created = time.time()  # stored with the room, so every instance shows the same
         config: dict[str, Any] = {"rules": rules, "timer": timer, "rematch_of": rematch_of}
         if reserved:
             config["reserved_until"] = time.time() + limits.rematch_reserve
@@ -331,13 +332,13 @@ class Lobby:
                      "tower": s.tower}
                     for s in seats
                 ],
-                rematch_of=rematch_of,
+                rematch_of=rematch_of, created=created,
             )
         except Conflict:
             raise  # the rematch was made first elsewhere: ``rematch`` takes that one
         except Exception as e:  # the storage logged it
             raise ActionError("storage", _("the room could not be stored; nothing changed: try again")) from e
-        room = Room(self, room_id, game, config, seats, creator=creator)
+        room = Room(self, room_id, game, config, seats, created=created, creator=creator)
         room.refresh()
         self.rooms[room_id] = room
         await self.bus.watch(room_id)

@@ -38,8 +38,8 @@ GameName = Annotated[str, BeforeValidator(_served_game), Field(json_schema_extra
 
 class SeatIn(Strict):
     kind: str = Field("open", max_length=300, description="'open' for a person, or a bot name from /api/meta (ext: bots only when the operator allows them)")
-    name: str | None = Field(None, max_length=64, description="A bot's name (people name themselves on joining)")
-    strength: float | None = Field(None, ge=0, le=100, allow_inf_nan=False, description="Bot strength hint")
+    name: str | None = Field(None, description="A bot's name (people name themselves on joining); at most name_chars characters (bad_name)")
+    strength: float | None = Field(None, ge=0, le=1, allow_inf_nan=False, description="The bot's strength, 0 to 1 (left out: full strength)")
     tower: str | None = Field(None, max_length=16, description="Tower game: this seat's tower and bottom end, e.g. '2b' (left out: a free one at random)")
 
 
@@ -48,10 +48,10 @@ class CreateRoomIn(Strict):
     rules: dict[str, Any] = Field(default_factory=dict, description="{'preset': NAME} and/or options")
     seats: list[SeatIn] = Field(min_length=1, max_length=8)
     timer: float | None = Field(
-        None, ge=0, le=3600, allow_inf_nan=False,
+        None, allow_inf_nan=False,
         description="Seconds per turn (dice) or round (tower); then a bot plays for the seat. "
-        "Omitted or 0: the server's default for rooms with people, none for bot-only rooms "
-        "(range and default: docs/security.md)",
+        "Omitted or 0: the server's default for rooms with people, none for bot-only rooms; "
+        "out of the server's range: bad_timer (range and default: docs/security.md)",
     )
 
 
@@ -84,7 +84,7 @@ class RoomOut(BaseModel):
 
 
 class JoinIn(Strict):
-    name: str = Field(min_length=1, max_length=64)
+    name: str = Field(min_length=1, description="At most name_chars characters (bad_name)")
     seat: StrictInt | None = Field(None, ge=0, le=7, description="The seat to take; the first open one if omitted")
     tower: str | None = Field(None, max_length=16, description="Tower game: this seat's tower and bottom end, e.g. '2b' (left out: a free one at random)")
 
@@ -151,10 +151,23 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorOut, "description": "Not now: not your turn, a stale move, seat taken, game over ..."},
     413: {"model": ErrorOut, "description": "Body too large"},
     422: {"model": ErrorOut, "description": "Malformed request, bad rules or an illegal move"},
-    429: {"model": ErrorOut, "description": "Too many requests or rooms from this address"},
+    429: {"model": ErrorOut, "description": "Too many requests or rooms from this address (see RATE_LIMITED)"},
     503: {"model": ErrorOut, "description": "The move could not be stored, or the server is full; nothing changed"},
 }
 """The error answers of the OpenAPI document, by status."""
+
+RATE_LIMITED: dict[str, Any] = {
+    "description": "Too many requests from this address (rate_limited, with Retry-After), or too many rooms "
+    "(rate_limited with Retry-After: rooms a minute; too_many_rooms: waiting rooms open, without it)",
+    "headers": {
+        "Retry-After": {
+            "description": "Seconds until the same request may succeed (rate_limited answers)",
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    },
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
+}
+"""The 429 answer, which every operation may give (the request rate is checked before any route)."""
 
 
 class GameMeta(BaseModel):

@@ -150,6 +150,9 @@ class Room:
     ended_at: float | None = None
     by_timer: set[int] = field(default_factory=set)
     """The moves the timer played, as the adapter numbers them (``timer_mark``)."""
+    info_text: str = ""
+    """``info()`` as JSON text, rendered with the state at each change (a new object each
+    time): the lobby's list joins these texts, and builds no dict and encodes nothing per request."""
     _game_json: str = "null"
     _public: str = ""
     _dirty: bool = False
@@ -264,7 +267,8 @@ class Room:
                         if private is not None:
                             self._private[seat.index] = json.dumps(private, separators=(",", ":"))
             self._seq = len(self.events)
-        self._public = '{"room":' + json.dumps(self.info(), separators=(",", ":")) + ',"game":' + self._game_json + "}"
+        self.info_text = json.dumps(self.info(), separators=(",", ":"))
+        self._public = '{"room":' + self.info_text + ',"game":' + self._game_json + "}"
 
     def state_text(self, seat: int | None) -> str:
         """The state message for ``seat`` (None: a spectator): public state plus the seat's own."""

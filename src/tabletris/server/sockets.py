@@ -119,8 +119,10 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
             dead.cancel()
             room.detach(conn)
             log.info("websocket left (close code %s)", conn.close_code)
-            if conn.close_code in (4408, 1008):
+            if conn.close_code == 4408:
                 _abort(ws)
+            elif conn.close_code == 1008:
+                await _close_flood(ws, conn)
             else:
                 await conn.close()
 
@@ -150,7 +152,7 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
                 strikes += 1
                 fail(None, "rate_limited", _("more than {rate:g} messages a second: slow down").format(rate=limits.message_rate))
                 if strikes >= limits.message_strikes:
-                    conn.kill(1008, "flooding")
+                    conn.kill(1008, f"flooding: {strikes} messages refused for the rate")
                     return
                 continue
             try:
@@ -186,7 +188,11 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
         if kind == "ping":
             conn.send_json({"type": "pong", "id": msg_id})
         elif kind == "state":
-            conn.send_latest("state", room.state_text(seat))
+            text = room.state_text(seat)
+            if msg_id is None:
+                conn.send_latest("state", text)
+            else:  # the reply carries the id, as every reply does (and is not merged into a later state)
+                conn.send('{"id":' + json.dumps(msg_id) + "," + text[1:])
         elif kind == "hello":
             raise ActionError("bad_message", "hello comes once, as the first message")
         elif kind in ("move", "play", "submit"):
@@ -222,6 +228,24 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
             )
 
     return router
+
+
+async def _close_flood(ws: WebSocket, conn: Connection) -> None:
+    """Close a flooding connection with the documented 1008 frame, after one ``rate_limited``
+    error saying so. A flood need not read what it is sent: when the error and the close frame
+    have not gone out within a second or two, the connection is dropped instead."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(conn.task, 1.0)  # the outbox's own send ends (or is cancelled) first
+    text = json.dumps({"type": "error", "id": None, **error_body("rate_limited", conn.close_reason + ": the connection is closed (1008)")})
+    try:
+        await asyncio.wait_for(_send_and_close(ws, text, conn.close_reason), 2.0)
+    except Exception:
+        _abort(ws)
+
+
+async def _send_and_close(ws: WebSocket, text: str, reason: str) -> None:
+    await ws.send_text(text)
+    await ws.close(code=1008, reason=reason[:120])
 
 
 def _abort(ws: WebSocket) -> None:

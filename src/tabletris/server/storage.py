@@ -198,12 +198,14 @@ class Storage:
 
     async def create_room(
         self, room_id: str, game: str, config: dict[str, Any], seat_rows: Sequence[dict[str, Any]],
-        rematch_of: str | None = None,
+        rematch_of: str | None = None, created: float | None = None,
     ) -> None:
         """Store a new room. ``rematch_of``: the room it is the rematch of, whose ``rematch``
         is set to it in the same transaction, only if that room has none yet: ``Conflict``
-        otherwise (another instance made the rematch first) and nothing is stored."""
-        now = time.time()
+        otherwise (another instance made the rematch first) and nothing is stored.
+        ``created``: the room's creation time (the lobby's, so that its copy and the stored
+        row say the same); now if left out."""
+        now = time.time() if created is None else created
         room = insert(rooms).values(
             id=room_id, game=game, config=config, start=None, status="waiting",
             created=now, updated=now, rematch=None,

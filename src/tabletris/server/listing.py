@@ -1,0 +1,172 @@
+"""The lobby's list (``GET /api/rooms``) as JSON text, from a cache updated on change, in pages.
+
+Each live room renders its lobby entry (``Room.info_text``) once per change, with its state;
+an ended room's entry is rendered once, when it ends. A request joins the entries: the list
+for a status is rebuilt (sorted, joined) only when one of its entries changed, and a page
+already answered since then is answered again as it was. Nothing is decoded, validated or
+encoded per request.
+
+Pages: newest first (``created``, then ``id``); ``limit`` entries, and when more follow, a
+``next`` cursor (``after``) that names the last entry's place in the order, so a page does not
+shift when rooms are created meanwhile (they come before it). With several instances the
+database is the authority on which rooms exist: each request reads the newest ones from it,
+and the rooms this instance holds are described from memory.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import operator
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
+from urllib.parse import urlencode
+
+from tabletris.server.errors import ActionError
+from tabletris.server.leases import Leases
+from tabletris.server.rooms import ENDED, LIVE, Room
+from tabletris.server.storage import Storage, StoredRoom
+
+PAGES_KEPT = 64
+"""Answered pages kept per rebuilt list (different limits and cursors)."""
+
+DB_ROWS = 500
+"""With several instances, the newest rooms read from the database for a request (the
+largest page)."""
+
+
+class ListedLobby(Protocol):
+    """What the list reads from the lobby (``lobby.Lobby``): its rooms in memory, the newest
+    ended ones' entries, whether it is one of several instances, and the stored rooms."""
+
+    rooms: dict[str, Room]
+    ended: dict[str, dict[str, Any]]
+    leases: Leases
+    storage: Storage
+
+    def _listed(self, stored: StoredRoom) -> dict[str, Any]: ...
+
+
+class Entry:
+    """One room in the order: its sort key and its entry as JSON text."""
+
+    __slots__ = ("key", "status", "text")
+
+    def __init__(self, created: float, room_id: str, status: str, text: str) -> None:
+        self.key = (-created, room_id)
+        self.status = status
+        self.text = text
+
+
+class _Built:
+    """A list for one status (None: all), sorted, with the texts it was built from."""
+
+    __slots__ = ("keys", "pages", "sources", "texts")
+
+    def __init__(self, sources: list[str], entries: list[Entry]) -> None:
+        entries.sort(key=lambda e: e.key)
+        self.sources = sources
+        self.keys = [e.key for e in entries]
+        self.texts = [e.text for e in entries]
+        self.pages: dict[tuple[int, str | None], tuple[str, str | None]] = {}
+
+
+def cursor(key: tuple[float, str]) -> str:
+    """The ``after`` value that starts the next page after the entry with ``key``."""
+    return f"{-key[0]!r}_{key[1]}"
+
+
+def parse_cursor(value: str) -> tuple[float, str]:
+    created, sep, room_id = value.partition("_")
+    try:
+        if not sep or not room_id:
+            raise ValueError
+        return (-float(created), room_id)
+    except ValueError:
+        raise ActionError("bad_request", f"after: {value[:40]!r} is not a cursor from this list (its Link header's next page)") from None
+
+
+def page_of(keys: list[tuple[float, str]], texts: list[str], limit: int, after: str | None) -> tuple[str, str | None]:
+    """The page of ``limit`` entries after the cursor ``after`` (None: the first), as a JSON
+    array, and the cursor of the page after it (None: this is the last)."""
+    start = 0 if after is None else bisect.bisect_right(keys, parse_cursor(after))
+    end = min(len(keys), start + limit)
+    more = cursor(keys[end - 1]) if end < len(keys) and end > start else None
+    return "[" + ",".join(texts[start:end]) + "]", more
+
+
+class LobbyList:
+    """The lobby's list, answered from text rendered on change (see the module)."""
+
+    def __init__(self, lobby: ListedLobby) -> None:
+        self.lobby = lobby
+        self._built: dict[str | None, _Built] = {}
+        self._ended: dict[str, tuple[dict[str, Any], str]] = {}
+        """Each ended room's entry as text, beside the entry it was rendered from."""
+
+    def _ended_text(self, info: dict[str, Any]) -> str:
+        cached = self._ended.get(info["id"])
+        if cached is not None and cached[0] is info:
+            return cached[1]
+        text = json.dumps(info, separators=(",", ":"))
+        self._ended[info["id"]] = (info, text)
+        return text
+
+    async def page(self, status: str | None, limit: int, after: str | None = None) -> tuple[str, str | None]:
+        """A page of the list (JSON text) and the next page's cursor."""
+        if self.lobby.leases.distributed:
+            return await self._from_database(status, limit, after)
+        built = self._current(status)
+        key = (limit, after)
+        answer = built.pages.get(key)
+        if answer is None:
+            answer = page_of(built.keys, built.texts, limit, after)
+            if len(built.pages) >= PAGES_KEPT:
+                built.pages.clear()
+            built.pages[key] = answer
+        return answer
+
+    def _current(self, status: str | None) -> _Built:
+        """The list for ``status``, rebuilt only if an entry changed since it was built (each
+        room's text is a new object at each change, so comparing the texts by identity is one
+        pointer comparison per room)."""
+        rooms: Iterable[Room] = self.lobby.rooms.values()
+        live = [r for r in rooms if r.status in LIVE and (status is None or r.status == status) and r.info_text]
+        sources = [r.info_text for r in live]
+        ended: list[dict[str, Any]] = []
+        if status is None or status not in LIVE:
+            ended = [info for info in self.lobby.ended.values() if status is None or info["status"] == status]
+            sources += [self._ended_text(info) for info in ended]
+        built = self._built.get(status)
+        if built is not None and len(built.sources) == len(sources) and all(map(operator.is_, built.sources, sources)):
+            return built
+        entries = [Entry(r.created, r.id, r.status, r.info_text) for r in live]
+        entries += [Entry(info["created"], info["id"], info["status"], self._ended_text(info)) for info in ended]
+        built = self._built[status] = _Built(sources, entries)
+        if len(self._ended) > 2 * max(1, len(self.lobby.ended)):
+            self._ended = {k: v for k, v in self._ended.items() if k in self.lobby.ended}
+        return built
+
+    async def _from_database(self, status: str | None, limit: int, after: str | None) -> tuple[str, str | None]:
+        statuses = [status] if status is not None else [*LIVE, *ENDED, "broken"]
+        entries = []
+        rows = limit + 1 if after is None else DB_ROWS  # one more than the page: is there a next?
+        for stored in await self.lobby.storage.list_rooms(statuses, rows):
+            room = self.lobby.rooms.get(stored.id)
+            if room is not None and room.status == stored.status and room.info_text:
+                text = room.info_text
+            else:
+                text = json.dumps(self.lobby._listed(stored), separators=(",", ":"))
+            entries.append(Entry(stored.created, stored.id, stored.status, text))
+        entries.sort(key=lambda e: e.key)
+        return page_of([e.key for e in entries], [e.text for e in entries], limit, after)
+
+
+def next_link(path: str, query: Mapping[str, str], after: str) -> str:
+    """The ``Link`` header naming the next page (RFC 8288)."""
+    params = {k: v for k, v in query.items() if k != "after"}
+    params["after"] = after
+    return f'<{path}?{urlencode(params)}>; rel="next"'
+
+
+__all__ = ["DB_ROWS", "LobbyList", "ListedLobby", "cursor", "next_link", "page_of", "parse_cursor"]
