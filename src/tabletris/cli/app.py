@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -12,6 +13,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from tabletris.cli.examples import epilog
+from tabletris.cli.extras import extra_for
 from tabletris.i18n import (
     N_,
     LanguageError,
@@ -172,4 +174,18 @@ def main() -> None:
     from tabletris.engine.games import load_plugins
 
     load_plugins()  # TABLETRIS_GAMES and the ``tabletris.games`` entry points: plug-in games
-    app()
+    try:
+        app()
+    except ModuleNotFoundError as e:
+        command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
+        needed = extra_for(e.name, command)
+        if needed is None:
+            raise
+        package, extra = needed
+        typer.echo(
+            _("error: this needs the optional package {package}: pip install 'tabletris[{extra}]'").format(
+                package=package, extra=extra
+            ),
+            err=True,
+        )
+        raise SystemExit(1) from None

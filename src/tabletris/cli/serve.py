@@ -53,7 +53,7 @@ def normalise_db_url(raw: str, allow_memory: bool = False) -> str:
         try:
             import asyncpg  # noqa: F401
         except ImportError:
-            raise DatabaseURLError(f"--db {shown}: PostgreSQL needs the asyncpg package (pip install asyncpg)") from None
+            raise DatabaseURLError(f"--db {shown}: PostgreSQL needs the asyncpg package: pip install 'tabletris[scale]'") from None
     return url.render_as_string(hide_password=False)
 
 

@@ -222,6 +222,7 @@ def register(app: typer.Typer) -> None:
             except OSError as e:
                 _fail(f"--out: {e}")
                 return
+            import tabletris.lab.charts  # noqa: F401  (the charts' extra, before the games too)
         console = Console()
         start = time.perf_counter()
         try:
