@@ -94,3 +94,38 @@ def test_the_checker_sees_both_kinds_of_branch() -> None:
     assert len(python_branches(shared, text)) == 3
     assert not own_module(shared) and own_module(SRC / "tui" / "dice_screen.py") and own_module(SRC / "cli" / "line_tower.py")
     assert JS_COMPARE.search('if (g.game === "dice") {') and not JS_COMPARE.search('const name = "dice";')
+
+
+def test_every_front_end_lists_exactly_the_registered_games() -> None:
+    """One registry: the server's adapters, its meta (what the web client builds its game list
+    from: no JS file names a game), the records, the rules texts and the terminal's form all read
+    ``GAMES``, so a game registered later (the test's pile game) appears in each at once and
+    leaves each when it goes."""
+    from fastapi.testclient import TestClient
+
+    import pile_game
+    from tabletris.engine import records
+    from tabletris.engine.games import GAMES, spec
+    from tabletris.server.app import create_app
+    from tabletris.server.games import ADAPTERS
+    from tabletris.tui import setup
+
+    def served() -> list[str]:
+        return [name for name, s in GAMES.items() if s.has_front_end("server")]
+
+    pile_game.install()
+    try:
+        assert "pile" in GAMES and list(ADAPTERS) == served() == [*GAME_NAMES, "pile"]
+        with TestClient(create_app("sqlite+aiosqlite:///:memory:")) as client:
+            assert list(client.get("/api/meta").json()["games"]) == served()
+        game = spec("pile").new(["Ann", "Bob"], seed=1)
+        assert records.replay(records.record_of(game)).players == ["Ann", "Bob"]
+        assert "pile game" in spec("pile").rules_text().lower()
+    finally:
+        pile_game.uninstall()
+    assert list(ADAPTERS) == served() == list(GAME_NAMES)
+    assert tuple(n for n in GAME_NAMES if spec(n).has_front_end("tui")) == setup.GAMES
+    literal = re.compile(r"""["'`]({})["'`]""".format("|".join(GAME_NAMES)))
+    for path in sorted((SRC / "server" / "static").rglob("*.js")):
+        if not own_module(path):
+            assert not literal.search(path.read_text(encoding="utf-8")), f"{path.name} names a game"
