@@ -142,11 +142,11 @@ def test_replay_says_each_dice_move_in_words(server: LiveServer, browser: Any) -
     page = ctx.new_page()
     errors = errors_of(page)
     page.goto(f"{server.url}/replay/{room}?step=1")
-    page.wait_for_selector("#replay-move")
+    page.wait_for_selector("#info p.muted")
     seen = []
     for step in range(1, frames):
         page.wait_for_function(f"document.querySelector('#slider').value === '{step}'")
-        text = page.locator("#replay-move").inner_text()
+        text = page.locator("#info p.muted").inner_text()
         assert "[object" not in text and ", ," not in text, (step, text)
         assert re.search(r"columns? \d", text) or "no place" in text, (step, text)
         seen.append(text)
@@ -165,7 +165,7 @@ def test_tower_replay_round_numbers_agree_and_say_the_round(server: LiveServer, 
     page = ctx.new_page()
     errors = errors_of(page)
     page.goto(f"{server.url}/replay/{room}?step=4")
-    page.wait_for_selector("#replay-move")
+    page.wait_for_selector("#info h2")
     total = page.locator("#slider").get_attribute("max")
     assert page.locator("#step").inner_text() == f"round 4 / {total}"
     assert page.locator("#info h2").inner_text() == "After round 4"
@@ -422,8 +422,10 @@ def test_a_room_that_does_not_exist_says_only_that(server: LiveServer, browser: 
     ctx = browser.new_context(**DESKTOP)
     page = ctx.new_page()
     errors = errors_of(page)
-    page.goto(f"{server.url}/room/doesnotexist")
-    page.wait_for_selector("#missing")
+    with page.expect_websocket() as opened:
+        page.goto(f"{server.url}/room/doesnotexist")
+    opened.value.wait_for_event("close")  # the server said so and closed: the page has heard it all
+    page.wait_for_selector("text=No such room")
     text = page.locator("main").inner_text()
     assert "No such room" in text and "Back to the lobby" in text
     assert "Connection lost" not in page.locator("body").inner_text()
