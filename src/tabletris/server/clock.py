@@ -38,7 +38,7 @@ log = logging.getLogger("tabletris.server")
 RETRY_FIRST = 0.25
 """Seconds before a move (or a start) that could not be stored is tried again; doubled after
 each failure, up to ``RETRY_MAX``."""
-RETRY_MAX = 4.0
+RETRY_MAX = 2.0
 STORAGE = "storage"
 
 
