@@ -224,9 +224,11 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
                             classes="seat-strength",
                             compact=True,
                         )
-                        for option in self.seat_options:
-                            yield Select(option.choices(), value=self._seat_choice(option, i), allow_blank=False,
-                                         id=f"{option.widget}-{i}", classes=option.widget, compact=True)
+                    if self.seat_options:  # a line of their own: the seat's name keeps its width
+                        with Horizontal(classes="seat-options"):
+                            for option in self.seat_options:
+                                yield Select(option.choices(), value=self._seat_choice(option, i), allow_blank=False,
+                                             id=f"{option.widget}-{i}", classes=option.widget, compact=True)
                 yield Static(id="setup-error")
                 with Horizontal(id="setup-buttons"):
                     yield Button(_("Start"), variant="success", id="start")
@@ -443,7 +445,9 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
 
     @on(Input.Submitted)
     def submitted(self) -> None:
-        self.action_start()
+        """Enter in a field goes on to the next one, as in any form; the game starts from the
+        Start button, ctrl+s or F5 only (Enter in the seed field started it half filled in)."""
+        self.focus_next()
 
     def action_start(self) -> None:
         setup = self.validate()

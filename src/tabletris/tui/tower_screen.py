@@ -121,7 +121,7 @@ class TowerScreen(GameScreen[TowerGame]):
             text.append(_("Round {number}").format(number=self.game.round) + "\n\n", "bold")
             name = (self.game.players[seat], f"bold {palette.seat_colour(seat)}")
             text.append_text(styled(_("Pass the table to {name}."), name=name))
-            text.append("\n\n" + _("Press space when only they are looking."), "dim")
+            text.append("\n\n" + _("Press space or Enter, or click, when only they are looking."), "dim")
             self.app.push_screen(CurtainScreen(text), lambda _: self.begin_plan(seat))
         else:
             self.begin_plan(seat)

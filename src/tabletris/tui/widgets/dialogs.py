@@ -37,6 +37,10 @@ class CurtainScreen(TranslatedBindings, ModalScreen[None]):
             yield Static(self.text, id="curtain-text")
         yield Footer()
 
+    def on_click(self) -> None:
+        """A click anywhere lifts the curtain too (a mouse or a touch terminal has no space bar to hand)."""
+        self.action_go()
+
     def action_go(self) -> None:
         self.dismiss(None)
 
