@@ -28,7 +28,7 @@ from tabletris.server.errors import STATUS, ActionError, describe, error_body, r
 from tabletris.server.games import ADAPTERS
 from tabletris.server.guard import client_address
 from tabletris.server.limits import Limits
-from tabletris.server.listing import LobbyList, next_link
+from tabletris.server.listing import CURSOR_PATTERN, LobbyList, next_link
 from tabletris.server.lobby import Lobby
 from tabletris.server.models import (
     ERRORS,
@@ -207,7 +207,7 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
         request: Request,
         status: Annotated[str | None, Query(max_length=16, description="waiting, playing, over, ...")] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
-        after: Annotated[str | None, Query(max_length=80, description="The next page's cursor, from the Link header")] = None,
+        after: Annotated[str | None, Query(pattern=CURSOR_PATTERN, description="The next page's cursor, from the Link header")] = None,
     ) -> Response:
         """Rooms, newest first: open ones to join, running ones to watch, ended ones to replay
         (the newest 500 ended ones; an ended room leaves memory, and is served by id from the

@@ -115,7 +115,7 @@ LIMIT_TABLE: tuple[LimitRow, ...] = (
     LimitRow("timer_min", "shortest turn timer", "bad_timer", "s"),
     LimitRow("timer_max", "longest turn timer", "bad_timer", "s"),
     LimitRow("default_timer", "turn timer of a room with people when none is given", "-", "s"),
-    LimitRow("name_chars", "a name (after NFC and space folding)", "bad_name", "characters"),
+    LimitRow("name_chars", "a name, as sent and after NFC and space folding", "bad_name", "characters"),
     LimitRow("body_bytes", "the body of a record upload (POST /api/replay)", "too_large", "bytes"),
     LimitRow("request_bytes", "every other HTTP body (rooms, joins, moves: refused before it is read)", "too_large", "bytes"),
     LimitRow("record_moves", "moves (dice) or rounds (tower) of a record to replay", "bad_record"),

@@ -71,6 +71,10 @@ class _Built:
         self.pages: dict[tuple[int, str | None], tuple[str, str | None]] = {}
 
 
+CURSOR_PATTERN = r"^[0-9]{1,12}(\.[0-9]{1,20})?(e[+-]?[0-9]{1,3})?_[A-Za-z0-9_-]{1,32}$"
+"""What a cursor looks like (the OpenAPI document's pattern): a room's ``created``, ``_``, its id."""
+
+
 def cursor(key: tuple[float, str]) -> str:
     """The ``after`` value that starts the next page after the entry with ``key``."""
     return f"{-key[0]!r}_{key[1]}"
@@ -169,4 +173,4 @@ def next_link(path: str, query: Mapping[str, str], after: str) -> str:
     return f'<{path}?{urlencode(params)}>; rel="next"'
 
 
-__all__ = ["DB_ROWS", "LobbyList", "ListedLobby", "cursor", "next_link", "page_of", "parse_cursor"]
+__all__ = ["CURSOR_PATTERN", "DB_ROWS", "LobbyList", "ListedLobby", "cursor", "next_link", "page_of", "parse_cursor"]

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+)
 from pydantic_core import PydanticCustomError
 
 from tabletris.engine.games import GAME_NAMES
@@ -39,7 +47,7 @@ GameName = Annotated[str, BeforeValidator(_served_game), Field(json_schema_extra
 class SeatIn(Strict):
     kind: str = Field("open", max_length=300, description="'open' for a person, or a bot name from /api/meta (ext: bots only when the operator allows them)")
     name: str | None = Field(None, description="A bot's name (people name themselves on joining); at most name_chars characters (bad_name)")
-    strength: float | None = Field(None, ge=0, le=1, allow_inf_nan=False, description="The bot's strength, 0 to 1 (left out: full strength)")
+    strength: StrictFloat | None = Field(None, ge=0, le=1, allow_inf_nan=False, description="The bot's strength, 0 to 1 (left out: full strength)")
     tower: str | None = Field(None, max_length=16, description="Tower game: this seat's tower and bottom end, e.g. '2b' (left out: a free one at random)")
 
 
@@ -47,7 +55,7 @@ class CreateRoomIn(Strict):
     game: GameName = GAME_NAMES[0]
     rules: dict[str, Any] = Field(default_factory=dict, description="{'preset': NAME} and/or options")
     seats: list[SeatIn] = Field(min_length=1, max_length=8)
-    timer: float | None = Field(
+    timer: StrictFloat | None = Field(
         None, allow_inf_nan=False,
         description="Seconds per turn (dice) or round (tower); then a bot plays for the seat. "
         "Omitted or 0: the server's default for rooms with people, none for bot-only rooms; "

@@ -2,7 +2,7 @@
 // create-room form built from /api/meta (every game, every rule option with the engine's help
 // text, the bots each game offers). A game's own module (its view) gives its words and any
 // choice a seat makes on sitting down; nothing here names a game.
-import { _, api, choiceOptions, el, footer, gameName, gameView, gameWords, header, meta, myName, num, rememberName, seats, statusName, toast, tr } from "./common.js";
+import { _, api, choiceOptions, el, footer, gameName, gameView, gameWords, header, meta, myName, num, rememberName, seats, statusName, toast, tr, valueName } from "./common.js";
 
 // This server's turn timer: its bounds and the default a room with people gets when the field is
 // blank (the server writes them on the page: <html data-timer-min ...>).
@@ -24,7 +24,7 @@ function roomLine(room) {
   return el("li", { "data-room": room.id },
     el("span", { class: `badge ${room.status}` }, statusName(room.status)),
     el("b", {}, gameName(room.game)),
-    el("span", { class: "muted" }, tr(room.preset)),
+    el("span", { class: "muted" }, valueName(room.preset)),
     el("span", { class: "who" }, names),
     ...actions);
 }
@@ -117,7 +117,7 @@ function createForm() {
       el("button", { class: "primary", type: "submit", id: "create-btn" }, _("Create and sit down"))));
   const presetSel = box.querySelector("#preset");
   const fillPresets = () => {
-    presetSel.replaceChildren(...Object.keys(g().presets).map((p) => el("option", { value: p, title: g().preset_help && g().preset_help[p] ? tr(g().preset_help[p]) : null }, tr(p))));
+    presetSel.replaceChildren(...Object.keys(g().presets).map((p) => el("option", { value: p, title: g().preset_help && g().preset_help[p] ? tr(g().preset_help[p]) : null }, valueName(p))));
     box.querySelector("#count").min = g().min_seats;
     box.querySelector("#count").max = g().max_seats;
     const choice = seatChoice();

@@ -10,7 +10,7 @@
 //   timerMoves(before, now)  [{id, text}]: this seat's moves the turn timer's bot played
 //   Replay        new Replay(firstFrame, players): boards, step({step, total}), show(frame, info)
 //   seatChoice(game, room)   optional: a choice made on sitting down ({field, label, yours, options})
-import { _, announce, api, applyPrefs, el, choiceOptions, errorText, gameName, gameView, gameWords, header, markdown, meta, myName, ngettext, prefs, rememberName, ruleValue, seats, statusName, toast, tr, trBlocks } from "./common.js";
+import { _, announce, api, applyPrefs, el, choiceOptions, errorText, gameName, gameView, gameWords, header, markdown, meta, myName, ngettext, prefs, rememberName, ruleValue, seats, statusName, toast, tr, trBlocks, valueName } from "./common.js";
 import { app, dialog, legend, request, send, waiterFor, winnersText } from "./table.js";
 
 const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -234,7 +234,7 @@ function renderRules(room) {
   const value = ruleValue;
   const opts = [...g.options].sort((a, b) => Number(changed.has(b.name)) - Number(changed.has(a.name)));
   dom.rules.replaceChildren(
-    el("summary", {}, _("Rules in force: {preset} preset", { preset: tr(room.preset) }), changed.size ? ngettext(", {n} house rule changed", ", {n} house rules changed", changed.size) : ""),
+    el("summary", {}, _("Rules in force: {preset} preset", { preset: valueName(room.preset) }), changed.size ? ngettext(", {n} house rule changed", ", {n} house rules changed", changed.size) : ""),
     el("div", { class: "rules-body" },
       ...markdown(trBlocks(g.summary)),
       el("table", { class: "scores rules-table" },
@@ -249,7 +249,7 @@ function render() {
   const room = s.room;
   const changes = changedRules(room).length;
   const house = changes ? ngettext("{n} house rule", "{n} house rules", changes) : "";
-  const title = [app.words.title, tr(room.preset) + (house ? " + " + house : ""), room.id].join(" · ");
+  const title = [app.words.title, valueName(room.preset) + (house ? " + " + house : ""), room.id].join(" · ");
   document.querySelector("#title").textContent = title;
   const badge = document.querySelector("#status-badge");
   const watching = room.spectators ? ngettext("{n} watching", "{n} watching", room.spectators) : "";
