@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from babel.messages.pofile import read_po
@@ -19,6 +20,9 @@ from babel.messages.pofile import read_po
 from tabletris import i18n
 from tabletris.engine.achievements import ACHIEVEMENTS
 from tabletris.engine.games import GAMES
+from web_helpers import browser, server
+
+__all__ = ["browser", "server"]  # fixtures, used by name
 
 
 @dataclass(frozen=True)
@@ -179,3 +183,47 @@ def test_czech_help_texts_say_words_not_json_or_english_values(lang: str) -> Non
         if raw:
             found.append(f"{where}: {text!r} ({raw})")
     assert found == [], "\n".join(found)
+
+
+# --- Preset names and option values --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["cs", "zh_CN"])
+def test_presets_and_option_values_have_names_in_the_players_language(lang: str) -> None:
+    """The web showed 'standard', 'slide' and 'clear-rows' in English, and Chinese 'free' as the
+    hold's 可用 ("available"): the names come from the engine's VALUE_LABELS through the catalogs
+    (msgctxt "rules value"), the page gets them with its catalog, the values stay English."""
+    from tabletris.engine.options import VALUE_LABELS
+
+    catalog = i18n.catalog_json(lang)
+    names = catalog["values"]
+    values = [p for spec in GAMES.values() for p in spec.presets]
+    values += [v for spec in GAMES.values() for text in spec.rule_help.values() for v in re.findall(r"'([a-z][a-z-]*)'", text)]
+    missing = sorted({v for v in values if v not in VALUE_LABELS})
+    assert missing == [], f"values without a label in engine.options.VALUE_LABELS: {missing}"
+    english = sorted(v for v in values if names[v] in (v, VALUE_LABELS[v]))
+    assert english == [], f"{lang}: shown in English: {english}"
+    assert names["free"] != catalog["messages"].get("free"), "the free orientation reads as the free hold"
+    assert i18n.catalog_json("en")["values"]["clear-rows"] == "clear rows"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("lang", "locale", "free", "standard"), [("cs", "cs-CZ", "volně", "standardní"), ("zh_CN", "zh-CN", "自由", "标准")])
+def test_the_rules_page_and_the_lobby_name_values_in_the_pages_language(
+    server: Any, browser: Any, lang: str, locale: str, free: str, standard: str
+) -> None:
+    from web_helpers import DESKTOP
+
+    ctx = browser.new_context(**DESKTOP, locale=locale)
+    page = ctx.new_page()
+    page.goto(server.url + "/rules")
+    page.wait_for_selector("#dice [data-rule=orientation]")
+    row = page.locator("#dice [data-rule=orientation] td").all_inner_texts()
+    assert free in row and "free" not in row, row
+    headers = page.locator("#dice table tr").first.locator("th").all_inner_texts()
+    assert standard in headers and "standard" not in headers, headers
+    page.goto(server.url + "/")
+    page.wait_for_selector("#create")
+    presets = page.locator("#create #preset option").all_inner_texts()
+    assert standard in presets and "standard" not in presets, presets
+    ctx.close()

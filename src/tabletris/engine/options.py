@@ -14,9 +14,42 @@ from collections.abc import Mapping
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from tabletris.engine.errors import RulesError, error_text
-from tabletris.engine.texts import N_, Message
+from tabletris.engine.texts import N_, NP_, Message
 
 T = TypeVar("T")
+
+#: The context of :data:`VALUE_LABELS` in the catalogs (``pgettext(VALUE_CONTEXT, label)``).
+VALUE_CONTEXT = "rules value"
+#: Preset names and the values of options offered as lists, as a player reads them in a form's
+#: lists, the rules page and the rules in force (English labels; every front end shows them
+#: through the catalogs). The values themselves stay the engine's and the records'.
+VALUE_LABELS: dict[str, str] = {
+    # presets
+    "standard": NP_("rules value", "standard"),
+    "long": NP_("rules value", "long"),
+    "clear-rows": NP_("rules value", "clear rows"),
+    "clear-stones": NP_("rules value", "clear stones"),
+    "must-close": NP_("rules value", "must close"),
+    "penalty": NP_("rules value", "penalty"),
+    "choose": NP_("rules value", "choose"),
+    "garbage": NP_("rules value", "garbage"),
+    "classic": NP_("rules value", "classic"),
+    "advanced": NP_("rules value", "advanced"),
+    # option values
+    "free": NP_("rules value", "free"),
+    "rotate": NP_("rules value", "rotate"),
+    "slide": NP_("rules value", "slide"),
+    "drop": NP_("rules value", "drop"),
+    "point": NP_("rules value", "point"),
+    "lowest": NP_("rules value", "lowest"),
+    "any": NP_("rules value", "any"),
+    "cells": NP_("rules value", "cells"),
+    "stones": NP_("rules value", "stones"),
+    "one-wall": NP_("rules value", "one wall"),
+    "both-walls": NP_("rules value", "both walls"),
+    "matching": NP_("rules value", "matching"),
+    "pairs": NP_("rules value", "pairs"),
+}
 
 
 def _show(value: Any) -> str:

@@ -19,6 +19,13 @@ def N_(template: str) -> str:
     return template
 
 
+def NP_(context: str, template: str) -> str:
+    """Mark ``template`` for extraction with a ``msgctxt`` (the same English meaning something
+    else elsewhere: the rule value "free" is not the hold's "free"); a front end looks it up with
+    ``pgettext(context, template)``."""
+    return template
+
+
 class Message(str):
     """An English sentence that can be rebuilt in another language from its template.
 
@@ -51,4 +58,4 @@ def _rebuild(template: str, params: dict[str, Any]) -> Message:
     return Message(template, **params)
 
 
-__all__ = ["N_", "Message"]
+__all__ = ["NP_", "N_", "Message"]

@@ -34,6 +34,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 
+from tabletris.engine.options import VALUE_CONTEXT, VALUE_LABELS
 from tabletris.engine.texts import N_, Message
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -266,10 +267,18 @@ def plural_indexes(lang: str) -> dict[str, int]:
     return table
 
 
+def value_names(lang: str | None = None) -> dict[str, str]:
+    """Preset names and option values as a player reads them (``rules value`` in the catalogs),
+    by the engine's value: ``{"free": "volně", "clear-rows": "mazání řad", …}``."""
+    tr = translations(lang or _current.get(), _primary.get())
+    return {value: str(tr.pgettext(VALUE_CONTEXT, label)) for value, label in VALUE_LABELS.items()}
+
+
 def catalog_json(lang: str, domains: tuple[str, ...] = ("engine", "web")) -> dict[str, Any]:
     """A language's messages for the web client, from the same ``.po`` files (no second dictionary).
 
-    ``messages`` maps each msgid to its text, or to the list of plural forms keyed by the singular.
+    ``messages`` maps each msgid to its text, or to the list of plural forms keyed by the singular;
+    ``values`` each preset and option value to its name (:func:`value_names`).
     """
     lang = parse_language(lang)
     messages: dict[str, Any] = {}
@@ -281,8 +290,8 @@ def catalog_json(lang: str, domains: tuple[str, ...] = ("engine", "web")) -> dic
             with po.open("rb") as f:
                 catalog = read_po(f, locale=lang, domain=domain)
             for msg in catalog:
-                if not msg.id or not msg.string or msg.fuzzy:
-                    continue
+                if not msg.id or not msg.string or msg.fuzzy or msg.context:
+                    continue  # a message with a context is looked up by its context (``values``)
                 if isinstance(msg.id, (tuple, list)):
                     messages[str(msg.id[0])] = list(msg.string)
                 else:
@@ -293,6 +302,7 @@ def catalog_json(lang: str, domains: tuple[str, ...] = ("engine", "web")) -> dic
         "name": LANGUAGE_NAMES[lang],
         "plural": plural_indexes(lang),
         "messages": messages,
+        "values": value_names(lang),
         "languages": {code: LANGUAGE_NAMES[code] for code in LANGUAGES},
     }
 
@@ -302,5 +312,5 @@ __all__ = [
     "DEFAULT", "DOMAINS", "LANGUAGES", "LANGUAGE_NAMES", "LOCALE_DIR", "LanguageError", "Message", "N_", "_",
     "catalog_json", "current_language", "fields", "format_datetime", "format_number", "format_percent",
     "language", "language_from_env", "negotiate", "ngettext", "parse_language", "plural_indexes",
-    "translate", "translations", "use_domain", "use_language",
+    "translate", "translations", "use_domain", "use_language", "value_names",
 ]

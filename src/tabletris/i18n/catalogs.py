@@ -34,7 +34,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
 }
 #: ``_(msg)``, ``N_(msg)``, ``ngettext(singular, plural, n)``, in Python and in the web client alike
 #: (the client's ``_``/``ngettext`` take a second/fourth argument with the ``{name}`` values).
-KEYWORDS = DEFAULT_KEYWORDS
+KEYWORDS = {**DEFAULT_KEYWORDS, "NP_": ((1, "c"), 2)}  # NP_(context, msg): the engine's contextual marker
 METHODS = [("**.py", "python"), ("**/static/**.js", "javascript")]
 
 

@@ -1,9 +1,9 @@
 // Shared helpers: the API, seat tokens in localStorage, shapes drawn small, toasts, the board grid.
 // No game rule lives here: legality always comes from the server's state and error messages.
 // Every word a player reads goes through _()/ngettext() (js/i18n.js: the gettext catalogs).
-import { _, errorText, languageMenu, N_, tr } from "./i18n.js";
+import { _, errorText, languageMenu, N_, tr, valueName } from "./i18n.js";
 
-export { _, ngettext, num, tr, trMessage, errorText } from "./i18n.js";
+export { _, ngettext, num, tr, trMessage, errorText, valueName } from "./i18n.js";
 
 export const SHAPES = ["I", "O", "T", "S", "Z", "J", "L", "M"];
 
@@ -88,7 +88,7 @@ export const seats = {
 const STATUS_NAMES = { waiting: N_("waiting"), playing: N_("playing"), over: N_("over"), abandoned: N_("abandoned"), stopped: N_("stopped"), expired: N_("expired"), broken: N_("broken") };
 export const gameName = (g) => (games[g] ? tr(games[g].label) : g);
 export const statusName = (s) => (STATUS_NAMES[s] ? _(STATUS_NAMES[s]) : s);
-export const ruleValue = (v) => (v === null || v === undefined ? _("default") : typeof v === "boolean" ? (v ? _("on") : _("off")) : Array.isArray(v) ? v.map((x) => tr(String(x))).join(" ") : tr(String(v)));
+export const ruleValue = (v) => (v === null || v === undefined ? _("default") : typeof v === "boolean" ? (v ? _("on") : _("off")) : Array.isArray(v) ? v.map((x) => valueName(String(x))).join(" ") : valueName(String(v)));
 
 // An engine text of several paragraphs (a rules summary): translated whole when the catalog has
 // it so, else paragraph by paragraph.

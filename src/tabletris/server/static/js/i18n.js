@@ -116,6 +116,13 @@ export function tr(text) {
   return text;
 }
 
+// A preset name or an option's value ("free", "clear-rows") as a player reads it: the catalogs'
+// "rules value" names (the engine's VALUE_LABELS, as /api/i18n sends them), else tr().
+export function valueName(v) {
+  const t = catalog.values && catalog.values[v];
+  return typeof t === "string" && t ? t : tr(v);
+}
+
 // An engine Message sent as JSON ({template, params}): rebuilt from the translated template,
 // each string parameter translated too (a reason inside a placement error).
 export function trMessage(m) {

@@ -2,7 +2,7 @@
 // preset's value. All of it comes from /api/meta (the engine's texts, shown in the page's
 // language through the engine catalog) and each game's own words (its view's ``names``);
 // nothing is typed here.
-import { _, el, gameName, gameWords, header, markdown, meta, ngettext, ruleValue, tr, trBlocks } from "./common.js";
+import { _, el, gameName, gameWords, header, markdown, meta, ngettext, ruleValue, tr, trBlocks, valueName } from "./common.js";
 
 function gameSection(name, g, words) {
   const presets = Object.keys(g.presets);
@@ -10,10 +10,10 @@ function gameSection(name, g, words) {
   return el("section", { class: "panel", id: name, "aria-labelledby": `${name}-title` },
     el("h2", { id: `${name}-title` }, words.heading),
     ...markdown(trBlocks(g.summary)),
-    el("p", { class: "muted" }, _("{players}. Presets: {presets}. A room shows the rules in force under \"Rules in force\".", { players, presets: presets.map(tr).join(", ") })),
+    el("p", { class: "muted" }, _("{players}. Presets: {presets}. A room shows the rules in force under \"Rules in force\".", { players, presets: presets.map(valueName).join(", ") })),
     el("h3", {}, _("House rules and options")),
     el("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": _("{game} options", { game: gameName(name) }) }, el("table", { class: "scores rules-table" },
-      el("tr", {}, el("th", {}, _("Option")), ...presets.map((p) => el("th", {}, tr(p))), el("th", {}, _("What it does"))),
+      el("tr", {}, el("th", {}, _("Option")), ...presets.map((p) => el("th", {}, valueName(p))), el("th", {}, _("What it does"))),
       ...g.options.map((o) => el("tr", { "data-rule": o.name }, el("td", {}, el("b", { title: o.name }, tr(o.label || o.name))),
         ...presets.map((p) => el("td", {}, ruleValue(g.presets[p][o.name]))), el("td", {}, tr(o.help)))))));
 }
