@@ -167,8 +167,8 @@ def help_texts() -> list[tuple[str, str]]:
 RAW = re.compile(r"\bnull\b|\btrue\b|\bfalse\b|[{}\[\]]|'[a-z-]+'|\b[a-z]+_[a-z_]+\b")
 
 
-@pytest.mark.parametrize("lang", ["cs"])
-def test_czech_help_texts_say_words_not_json_or_english_values(lang: str) -> None:
+@pytest.mark.parametrize("lang", ["cs", "zh_CN"])
+def test_help_texts_say_words_not_json_or_english_values(lang: str) -> None:
     """The form's help under each option (the terminal app and the web's rules page): values by the
     names the form's lists show, no JSON, no option's record name."""
     found = []
