@@ -112,9 +112,10 @@ async def memory_ahead(storage: Storage, rooms: list[Room]) -> int:
     """Events a room's memory holds (and so showed as accepted) that the database does not."""
     ahead = 0
     for room in rooms:
+        memory = list(room.events)  # before the read: bots may commit more meanwhile
         stored = await storage.load_room(room.id)
         events = stored.events if stored is not None else []
-        ahead += sum(1 for i, e in enumerate(room.events) if i >= len(events) or events[i] != e)
+        ahead += sum(1 for i, e in enumerate(memory) if i >= len(events) or events[i] != e)
     return ahead
 
 

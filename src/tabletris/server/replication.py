@@ -98,7 +98,7 @@ class Replica:
                 s.kind not in ("open", "reserved") for s in room.seats
             )
             if begin:
-                await room.start_game()
+                await room.start_or_retry()  # not stored: the clock retries it (schedule below)
         room.schedule()
         room.broadcast(publish=begin)
 
