@@ -1,0 +1,119 @@
+"""The lobby list under wrk (issue 28 item 3): requests a second for ``GET /api/rooms``.
+
+Starts ``tabletris serve`` on 127.0.0.1 with a fresh SQLite database (from this checkout, or
+from ``--src`` another tree's ``src`` folder, to measure the code before a change), creates
+``--rooms`` dice rooms (two open seats each: waiting rooms, as the lobby lists them), then runs
+Debian's ``wrk`` (``apt-get install wrk``) at ``--connections`` connections against the full
+list, a page of 5 and ``/healthz`` (the floor: what the HTTP stack itself serves), and prints
+requests a second, latency, the answer's size and the server's CPU time per request (which a
+busy machine disturbs less than the rate) for each. A benchmark, not a test.
+
+    .venv/bin/python benchmarks/lobby_wrk.py                          # 100 rooms, 50 connections
+    .venv/bin/python benchmarks/lobby_wrk.py --src /tmp/old/src       # the code before
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wrk(url: str, connections: int, seconds: int, threads: int) -> dict[str, str]:
+    out = subprocess.run(
+        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", url],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    total = re.search(r"(\d+) requests in", out)
+    p50 = re.search(r"50%\s+(\S+)", out)
+    p99 = re.search(r"99%\s+(\S+)", out)
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {
+        "rate": rate.group(1) if rate else "?",
+        "p50": p50.group(1) if p50 else "?",
+        "p99": p99.group(1) if p99 else "?",
+        "non2xx": errors.group(1) if errors else "0",
+        "requests": total.group(1) if total else "0",
+    }
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's user + system CPU time (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rooms", type=int, default=100)
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--src", help="another tree's src folder (the code before a change)")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        sys.exit("wrk is not installed: apt-get install wrk")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if args.src:
+        env["PYTHONPATH"] = args.src
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "from tabletris.cli.app import main; main()", "serve", "--host", "127.0.0.1",
+             "--port", str(port), "--db", str(Path(tmp) / "lobby.sqlite3"), "--log-level", "warning",
+             "--no-client-limits"],
+            cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    sys.exit("tabletris serve did not start")
+                time.sleep(0.1)
+            with httpx.Client(base_url=base, timeout=10) as client:
+                for _ in range(args.rooms):
+                    r = client.post("/api/rooms", json={"game": "dice", "seats": [{"kind": "open"}, {"kind": "open"}]})
+                    r.raise_for_status()
+                sizes = {path: len(client.get(path).content) for path in ("/api/rooms", "/api/rooms?limit=5", "/healthz")}
+            with open("/proc/loadavg") as f:
+                print(f"load average before: {f.read().split()[:3]}; {args.rooms} rooms, {args.connections} connections, {args.seconds} s each")
+            print(f"{'path':<22} {'req/s':>9} {'p50':>9} {'p99':>9} {'non-2xx':>8} {'bytes':>7} {'server CPU/request':>19}")
+            for path in ("/api/rooms", "/api/rooms?limit=5", "/healthz"):
+                before = cpu_seconds(proc.pid)
+                got = wrk(base + path, args.connections, args.seconds, args.threads)
+                per = (cpu_seconds(proc.pid) - before) / max(1, int(got["requests"]))
+                print(f"{path:<22} {got['rate']:>9} {got['p50']:>9} {got['p99']:>9} {got['non2xx']:>8} {sizes[path]:>7} {per * 1e6:>15.0f} us")
+            with open("/proc/loadavg") as f:
+                print(f"load average after: {f.read().split()[:3]}")
+        finally:
+            proc.terminate()
+            proc.wait(15)
+
+
+if __name__ == "__main__":
+    main()
