@@ -227,3 +227,29 @@ def test_the_rules_page_and_the_lobby_name_values_in_the_pages_language(
     presets = page.locator("#create #preset option").all_inner_texts()
     assert standard in presets and "standard" not in presets, presets
     ctx.close()
+
+
+FITS = """() => {
+  const field = document.querySelector('#timer');
+  const style = getComputedStyle(field);
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = style.font;
+  const room = field.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return [field.placeholder, ctx.measureText(field.placeholder).width, room];
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("locale", ["cs-CZ", "zh-CN"])
+def test_the_timer_fields_placeholder_is_not_cut(server: Any, browser: Any, locale: str) -> None:
+    """The Czech lobby's timer field read "bez časov": its placeholder, with room for the number
+    field's spin buttons (16 px), fits inside the field."""
+    from web_helpers import DESKTOP
+
+    ctx = browser.new_context(**DESKTOP, locale=locale)
+    page = ctx.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("#create #timer")
+    text, width, room = page.evaluate(FITS)
+    assert text and width <= room - 16, f"placeholder {text!r} is {width:.0f} px in a field of {room:.0f} px"
+    ctx.close()
