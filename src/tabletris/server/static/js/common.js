@@ -99,6 +99,15 @@ export function trBlocks(text) {
   return text.split(/(\n\s*\n)/).map((part, i) => (i % 2 ? part : one(part))).join("");
 }
 
+// Scrolls a list to its end once the page has been laid out: reading its height while the page
+// is still being built would lay the whole page out once more (the longest task of a room's
+// first paint, issue 27).
+export function scrollToEnd(node) {
+  if (node.dataset.scrollPending) return;
+  node.dataset.scrollPending = "1";
+  requestAnimationFrame(() => { delete node.dataset.scrollPending; node.scrollTop = node.scrollHeight; });
+}
+
 // A touch screen (the primary pointer is a finger): key and wheel hints are not shown there.
 export function touchScreen() { return Boolean(window.matchMedia && window.matchMedia("(pointer: coarse)").matches); }
 

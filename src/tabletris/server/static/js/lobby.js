@@ -190,8 +190,10 @@ async function main() {
         el("div", { class: "row" }, el("h2", { style: "flex:1" }, _("Rooms")), el("button", { class: "small", onclick: () => refreshRooms(list) }, _("Refresh"))),
         list),
       createForm()));
-  document.body.append(mainEl, footer());
+  // The page shows once the room list is in: a list that filled in later pushed the form below
+  // it down on a phone (a layout shift, and a moving target for whoever was typing).
   await refreshRooms(list);
+  document.body.append(mainEl, footer());
   setInterval(() => refreshRooms(list), 5000);
 }
 

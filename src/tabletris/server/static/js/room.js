@@ -10,7 +10,7 @@
 //   timerMoves(before, now)  [{id, text}]: this seat's moves the turn timer's bot played
 //   Replay        new Replay(firstFrame, players): boards, step({step, total}), show(frame, info)
 //   seatChoice(game, room)   optional: a choice made on sitting down ({field, label, yours, options})
-import { _, announce, api, applyPrefs, el, choiceOptions, errorText, gameName, gameView, gameWords, header, markdown, meta, myName, ngettext, prefs, rememberName, ruleValue, seats, statusName, toast, tr, trBlocks, valueName } from "./common.js";
+import { _, announce, api, applyPrefs, el, choiceOptions, errorText, gameName, gameView, gameWords, header, markdown, meta, myName, ngettext, prefs, rememberName, ruleValue, scrollToEnd, seats, statusName, toast, tr, trBlocks, valueName } from "./common.js";
 import { app, dialog, legend, request, send, waiterFor, winnersText } from "./table.js";
 
 const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -126,7 +126,7 @@ function layout() {
   // The room's line: its name, status and clock, then the buttons. During a game on a narrow
   // screen the buttons and the rules in force go below the table (style.css), so the board and
   // its controls fit the screen during a turn.
-  dom.actions = el("div", { class: "room-actions row" },
+  dom.actions = el("div", { class: "room-actions row hidden" },
     el("button", { class: "small", id: "invite", onclick: copyInvite }, _("Copy invite link")),
     el("button", { class: "small hidden", id: "resign", onclick: () => confirmThen(_("Resign this game?"), _("Your pieces stay on the board and the game goes on without you."), _("Resign"), () => sendAction("resign")) }, _("Resign")),
     el("button", { class: "small", id: "leave", onclick: leave }, _("Leave")));
@@ -137,7 +137,8 @@ function layout() {
       el("span", { id: "status-badge", class: "badge" }, "…"),
       el("span", { id: "clock", class: "clock hidden", role: "timer", "aria-live": "off" })),
     dom.actions);
-  dom.rules = el("details", { class: "panel rules-in-force", id: "rules-in-force" }, el("summary", {}, _("Rules")));
+  // Shown with the room's first state (below the table: it would be pushed down as the table came).
+  dom.rules = el("details", { class: "panel rules-in-force hidden", id: "rules-in-force" }, el("summary", {}, _("Rules")));
   dom.join = el("div", { class: "panel hidden", id: "join" });
   dom.table = el("div", { class: "table" });
   dom.main.append(dom.offline, dom.top, dom.join, dom.table, dom.rules);
@@ -228,6 +229,7 @@ function changedRules(room) {
 function renderRules(room) {
   if (dom.rules.dataset.for === room.id) return;
   dom.rules.dataset.for = room.id;
+  dom.rules.classList.remove("hidden");
   const g = app.meta.games[room.game];
   const preset = g.presets[room.preset] || {};
   const changed = new Map(changedRules(room));
@@ -257,6 +259,7 @@ function render() {
   badge.className = `badge ${room.status}`;
   document.querySelector("#resign").classList.toggle("hidden", !(app.seat !== null && room.status === "playing" && !resigned(room)));
   dom.main.classList.toggle("in-game", Boolean(s.game));
+  dom.actions.classList.remove("hidden");  // with the first state, in its place (no layout shift)
   renderRules(room);
   renderJoin(room);
   if (!s.game) { renderWaiting(room); notifyTurn(false, title); return; }
@@ -392,7 +395,7 @@ function addChat(m) {
     m.seat !== null && m.seat !== undefined ? legend(m.seat) : "", el("b", {}, m.seat === null && m.name === "Spectator" ? _("Spectator") : m.name), ": ", el("span", { class: "chat-text" }, m.text));
   dom.chatLog.append(li);
   while (dom.chatLog.children.length > 100) dom.chatLog.firstChild.remove();
-  dom.chatLog.scrollTop = dom.chatLog.scrollHeight;
+  scrollToEnd(dom.chatLog);
 }
 
 function renderEnd(s) {

@@ -3,7 +3,7 @@
 // rules and the replay pages load this module by the URL /api/meta gives for the game; every
 // game's module exports the same interface (see js/room.js). The server sends the legal
 // placements: nothing here decides a rule.
-import { BoardView, _, announce, el, key, mini, ngettext, num, toast, touchScreen, where } from "../common.js";
+import { BoardView, _, announce, el, key, mini, ngettext, num, scrollToEnd, toast, touchScreen, where } from "../common.js";
 import { Placer } from "../placer.js";
 import { RESIGNED, app, boardKey, dialog, legend, logItem, nameOf, request, seatResigned, viewPanel } from "../table.js";
 
@@ -229,7 +229,7 @@ export class View {
       return logItem(n, what, `dice:${n}`, m);
     });
     this.log.replaceChildren(...items);
-    this.log.scrollTop = this.log.scrollHeight;
+    scrollToEnd(this.log);
   }
 
   draw() {

@@ -3,7 +3,7 @@
 // pages use for it (``names``). Loaded by the URL /api/meta gives for the game; every game's
 // module exports the same interface (see js/room.js). The server sends the legal drops and
 // answers where minos land: nothing here decides a rule.
-import { BoardView, _, announce, el, key, mini, ngettext, num, toast, tr, where } from "../common.js";
+import { BoardView, _, announce, el, key, mini, ngettext, num, scrollToEnd, toast, tr, where } from "../common.js";
 import { Placer } from "../placer.js";
 import { RESIGNED, app, boardKey, legend, logItem, nameOf, request, seatResigned, viewPanel, winnersText } from "../table.js";
 
@@ -275,7 +275,7 @@ export class View {
     });
     this.scores.replaceChildren(...rows);
     this.log.replaceChildren(...g.log.map((r) => logItem(r.round - 1, [el("b", {}, _("Round {round}", { round: r.round }), " "), mini(r.card), ": ", ...roundText(r, nameOf, g)], `tower:${r.round}`, r.actions[app.seat] || {})));
-    this.log.scrollTop = this.log.scrollHeight;
+    scrollToEnd(this.log);
     this.achievements.replaceChildren(...g.achievements.map((c) => el("div", { class: "card", "data-card": c.id },
       el("b", { title: c.id }, cardName(c)), el("div", { class: "muted" }, tr(c.text)),
       el("div", { class: "spaces" }, ...c.points.map((p, k) => {
