@@ -121,25 +121,6 @@ class Lobby:
                       stored.rematch, stored_events=stored.event_count)
         return listed.info()
 
-    async def listing(self, status: str | None, limit: int) -> list[dict[str, Any]]:
-        """The lobby's list, newest first: open rooms to join, running ones to watch, ended ones
-        to replay. One server lists its memory (every live room is there, and the newest ended
-        ones); with several instances the database lists them, since a room created on another
-        instance is in this one's memory only once someone here asked for it. A room this
-        instance holds is described from memory (presence, deadline)."""
-        if not self.leases.distributed:
-            rooms = [r.info() for r in self.rooms.values() if r.status in LIVE and (status is None or r.status == status)]
-            if status is None or status not in LIVE:
-                rooms += [info for info in self.ended.values() if status is None or info["status"] == status]
-        else:
-            statuses = [status] if status is not None else [*LIVE, *ENDED, "broken"]
-            rooms = []
-            for stored in await self.storage.list_rooms(statuses, limit):
-                room = self.rooms.get(stored.id)
-                rooms.append(room.info() if room is not None and room.status == stored.status else self._listed(stored))
-        rooms.sort(key=lambda r: r["created"], reverse=True)
-        return rooms[:limit]
-
     def _quarantine(self, room_id: str, why: str) -> None:
         log.error("room %s is damaged and was set aside (status broken): %s", room_id, why)
         self.quarantined.append(room_id)
