@@ -104,15 +104,18 @@ async def _refuse(
 def uvicorn_options(limits: Limits | None = None) -> dict[str, Any]:
     """uvicorn settings that belong to the server's limits (serve, tests and benchmarks)."""
     limits = limits or Limits()
-    return {
+    options: dict[str, Any] = {
         "http": guarded_http(limits.header_timeout),
         "timeout_keep_alive": limits.keep_alive,
         "ws_ping_interval": limits.ws_ping,
         "ws_ping_timeout": limits.ws_ping,
-        "ws": guarded_ws(limits),
         "ws_max_size": ws_max_size(limits),
         "ws_max_queue": 8,
     }
+    ws = guarded_ws(limits)
+    if ws is not None:
+        options["ws"] = ws
+    return options
 
 
 def ws_max_size(limits: Limits) -> int:
@@ -121,14 +124,18 @@ def ws_max_size(limits: Limits) -> int:
     return max(limits.message_bytes * 4, 64 * 1024)
 
 
-def guarded_ws(limits: Limits) -> type[asyncio.Protocol]:
+def guarded_ws(limits: Limits) -> type[asyncio.Protocol] | None:
     """uvicorn's websocket protocol (websockets' sans-I/O one) that answers a message over
     ``ws_max_size`` with the documented ``too_large`` error before its close (1009): the
     protocol refuses such a message before the application could see it, and a bare 1009
     close told the client nothing in the API's own words. Messages between ``message_bytes``
-    and ``ws_max_size`` reach the application, which answers ``too_large`` and stays open."""
-    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-    from websockets.frames import CloseCode, Frame, Opcode
+    and ``ws_max_size`` reach the application, which answers ``too_large`` and stays open.
+    None with a uvicorn before 0.35 (no sans-I/O protocol): its own, with the bare 1009."""
+    try:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+        from websockets.frames import CloseCode, Frame, Opcode
+    except ImportError:
+        return None
 
     most = ws_max_size(limits)
 
