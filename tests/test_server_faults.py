@@ -288,7 +288,7 @@ def redis_proc() -> Iterator[RedisProcess]:
 
 
 def test_a_move_made_while_redis_is_down_reaches_the_other_instance_when_it_is_back(
-    postgres_cluster: str, redis_proc: RedisProcess
+    postgres_cluster: str, redis_proc: RedisProcess, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Seat 0 plays on instance A, seat 1 on B. Redis stops; A's player moves (stored, so
     acknowledged), Redis starts again: B's copy gets the move and shows seat 1 its turn. The
@@ -346,7 +346,11 @@ def test_a_move_made_while_redis_is_down_reaches_the_other_instance_when_it_is_b
             await a.close()
             await b.close()
 
+    caplog.set_level(logging.INFO, logger="tabletris.server")
     asyncio.run(scenario())
+    lines = [r for r in caplog.records if r.name == "tabletris.server"]
+    assert not [r for r in lines if r.exc_info], "the outage logs no tracebacks"
+    assert len([r for r in lines if r.levelno >= logging.WARNING]) <= 12, [r.getMessage() for r in lines]
 
 
 # ---------------------------------------------------------------------- 5. readiness

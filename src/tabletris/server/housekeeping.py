@@ -17,6 +17,7 @@ from tabletris.server.leases import NOT_HELD, TAKEN_OVER, Leases
 from tabletris.server.limits import Limits
 from tabletris.server.rooms import LIVE, Room
 from tabletris.server.storage import Storage
+from tabletris.server.storage_errors import FaultLog
 
 log = logging.getLogger("tabletris.server")
 
@@ -50,6 +51,7 @@ class Housekeeping:
         self.lobby = lobby
         self.idle_evict = IDLE_EVICT
         self._evicted_since_gc = 0
+        self.faults = FaultLog(log)
         self._sweeper: asyncio.Task[None] | None = None
         self._lease_loop: asyncio.Task[None] | None = None
 
@@ -80,8 +82,8 @@ class Housekeeping:
                     # rarely run one: memory grew ~19 MB per 1000 games until one did.
                     self._evicted_since_gc = 0
                     gc.collect()
-            except Exception:
-                log.exception("sweeping rooms failed")
+            except Exception as e:
+                self.faults.failed("sweep", "sweeping rooms failed", e)
 
     async def sweep(self) -> list[str]:
         """Let ended rooms go from memory, and end rooms nobody uses; the rooms dropped."""
@@ -137,8 +139,10 @@ class Housekeeping:
                     for room in list(self.lobby.rooms.values()):
                         if room.conns and room.status in LIVE:
                             room.replica.publish_presence()
-            except Exception:
-                log.exception("tending the room leases failed")
+            except Exception as e:  # Redis down: one line per 10 s, not a traceback per tick
+                self.faults.failed("leases", "tending the room leases failed", e)
+            else:
+                self.faults.recovered("leases", "tending the room leases works again")
 
     async def tend_leases(self, scan: bool = True) -> None:
         """Renew the leases of the rooms this instance runs (a lost one stops its clock here),
