@@ -40,6 +40,7 @@ RETRY_FIRST = 0.25
 each failure, up to ``RETRY_MAX``."""
 RETRY_MAX = 2.0
 STORAGE = "storage"
+"""The error code of a move that could not be stored."""
 
 
 class TurnClock:
@@ -192,14 +193,20 @@ class TurnClock:
         by the timer bot, so the game goes on. A move that could not be stored is tried again
         with backoff while its turn is the room's (and this instance runs the room)."""
         delay = RETRY_FIRST
-        while await self._try_move(seat, key, by) == STORAGE:
+        kept: tuple[dict[str, Any], str] | None = None
+        while (kept := await self._try_move(seat, key, by, kept)) is not None:
             await asyncio.sleep(delay)
             delay = min(delay * 2, RETRY_MAX)
             if not self.room.runs_clock:
                 return
 
-    async def _try_move(self, seat: int, key: Any, by: str) -> str | None:
-        """One try at ``_play_for``'s move: ``STORAGE`` when it could not be stored."""
+    async def _try_move(
+        self, seat: int, key: Any, by: str, kept: tuple[dict[str, Any], str] | None = None
+    ) -> tuple[dict[str, Any], str] | None:
+        """One try at ``_play_for``'s move. ``kept``: the move (and who made it) that could
+        not be stored on the last try, sent again for the same turn instead of asking the bot
+        again (an outage under many bot rooms would keep every bot thinking). Returns the move
+        and its maker when it could not be stored (None: played, or nothing to play)."""
         room = self.room
         log_context(room=room.id, seat=seat)
         spec = room.seats[seat]
@@ -212,13 +219,16 @@ class TurnClock:
             view = room.adapter.bot_view(room.game, seat)
             external = self._bot(seat) if name.startswith("ext:") else None
             try:
-                move = await room.lobby.bots.move(room.game_name, view, seat, name, spec.strength, external)
-                move[room.adapter.turn_field] = key
+                if attempt == 0 and kept is not None:
+                    move, by = kept
+                else:
+                    move = await room.lobby.bots.move(room.game_name, view, seat, name, spec.strength, external)
+                    move[room.adapter.turn_field] = key
                 await room.act(seat, move, by=by)
                 return None
             except ActionError as e:
                 if e.code == STORAGE:  # the move was good; the storage logged why it failed
-                    return STORAGE
+                    return move, by
                 log.warning("room %s: bot move for seat %d rejected: %s", room.id, seat, e.message)
             except TimeoutError:
                 log.warning("room %s: the bot for seat %d ran out of time", room.id, seat)
