@@ -740,8 +740,8 @@ static PyObject *dk_row_int(const unsigned char *flags, int h) {
 }
 
 /* Whether the rules in ``g`` are ones the kernel can play: every field within this build's
- * limits (the arrays' sizes), every orientation a piece of 1..DK_MAX_CELLS cells in the entry
- * rows, every face a shape or '*'. One check for the rules from Python (dk_load_rules) and
+ * limits (the arrays' sizes), every orientation a piece of 1..DK_MAX_CELLS distinct cells in the
+ * entry rows, every face a shape or '*'. One check for the rules from Python (dk_load_rules) and
  * for the bytes of a copy (env_load), which trusts nothing it reads. */
 static int dk_check_rules(const dk_game *g) {
     if (check_size(g->w, g->h) < 0 || parse_access(g->access) < 0) return -1;
@@ -753,8 +753,11 @@ static int dk_check_rules(const dk_game *g) {
         for (int k = 0; k < g->nos[s]; k++) {
             const orient_t *o = &g->os[s][k];
             if (o->n < 1 || o->n > DK_MAX_CELLS || o->ow < 1 || o->ow > MAX_W || o->oh < 1 || o->oh > ENTRY_ROWS) goto bad;
-            for (int c = 0; c < o->n; c++)
+            for (int c = 0; c < o->n; c++) {
                 if (o->dx[c] < 0 || o->dx[c] >= o->ow || o->dy[c] < 0 || o->dy[c] >= o->oh) goto bad;
+                for (int d = 0; d < c; d++) /* distinct cells: a stone covers each cell once */
+                    if (o->dx[d] == o->dx[c] && o->dy[d] == o->dy[c]) goto bad;
+            }
         }
     }
     for (int i = 0; i < g->nfaces; i++)

@@ -13,6 +13,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -728,6 +729,7 @@ static PyMethodDef methods[] = {
     {"env_game", py_env_game, METH_VARARGS, "The moves and position of a fast-path dice env."},
     {"env_dump", py_env_dump, METH_VARARGS, "A fast-path dice env as bytes (copy and pickle)."},
     {"env_load", py_env_load, METH_VARARGS, "A fast-path dice env from env_dump's bytes."},
+    {"env_layout", py_env_layout, METH_NOARGS, "Where each field lies in env_dump's bytes (the fuzz test's map)."},
     {"expert_decide", py_expert_decide, METH_VARARGS, "The dice expert's decision for the roll showing."},
     {"mt_draw", py_mt_draw, METH_VARARGS, "randrange(n) draws of CPython's generator from a state."},
     {NULL, NULL, 0, NULL},

@@ -385,7 +385,7 @@ static int de_check_codec(const de_env *e) {
             const orient_t *o = &g->os[s][k];
             long rows = g->h - o->oh + 1, across = g->w - o->ow + 1, base = e->form_base[s][k], row = e->form_row[s][k];
             if (rows < 1 || across < 1) continue; /* no anchor: no id written */
-            ok = row >= across && base >= 0 && base + (rows - 1) * row + across <= e->n_actions;
+            ok = row == across && base >= 0 && base + rows * row <= e->n_actions; /* x < across: on the board */
         }
     if (ok) return 0;
     PyErr_SetString(PyExc_ValueError, "dice env: seat, generators or codec do not fit the rules");
@@ -650,7 +650,7 @@ static int de_check_copy(de_env *e, dk_group *groups, int ngroups, const uint64_
         if (ok && mv->shape >= 0) {
             ok = mv->orient >= 0 && mv->orient < g->nos[mv->shape];
             const orient_t *o = ok ? &g->os[mv->shape][mv->orient] : NULL;
-            ok = ok && mv->x >= 0 && mv->x + o->ow <= g->w && mv->y >= 0 && mv->y + o->oh <= g->h;
+            ok = ok && mv->x >= 0 && mv->x <= g->w - o->ow && mv->y >= 0 && mv->y <= g->h - o->oh; /* no sum: x may be INT_MAX */
         }
         for (int c = 0; ok && c < mv->take_n; c++)
             ok = mv->take_x[c] >= 0 && mv->take_x[c] < g->w && mv->take_y[c] >= 0 && mv->take_y[c] < g->h;
@@ -673,7 +673,7 @@ static int de_check_copy(de_env *e, dk_group *groups, int ngroups, const uint64_
                         e->n_tokens < 0 || e->n_tokens > DK_MAX_CELLS || e->ntok < 0 || e->ntok > e->n_tokens ||
                         e->ntakes < 0 || (e->phase == PH_TAKE && e->ntakes > g->ngroups)))
         why = "the decision out of range";
-    for (int i = 0; i < e->ntok && why == NULL; i++)
+    for (int i = 0; i < DK_MAX_CELLS && why == NULL; i++) /* all: dk_apply reads as many as the points */
         if (e->tok[i] < 0 || e->tok[i] >= g->nshapes) why = "a token of no shape";
     if (why == NULL && e->phase != PH_PLACE) {
         int ok = e->shape >= 0 && e->shape < g->nshapes && e->orient >= 0 && e->orient < g->nos[e->shape] &&
@@ -691,7 +691,7 @@ static int de_check_copy(de_env *e, dk_group *groups, int ngroups, const uint64_
                         e->first_player >= g->nplayers))
         why = "the batch's reset out of range";
     for (int s = 0; s < g->nshapes && why == NULL; s++)
-        if (e->fresh_supply[s] < 0) why = "the batch's reset out of range";
+        if (e->fresh_supply[s] < 0 || e->fresh_supply[s] > DK_MAX_COUNT) why = "the batch's reset out of range";
     if (why == NULL) return 0;
     PyErr_Format(PyExc_ValueError, "dice env: %s", why);
     return -1;
@@ -803,6 +803,87 @@ fail:
 bad:
     PyErr_SetString(PyExc_ValueError, "dice env: the copy's bytes are damaged (sizes do not add up)");
     return NULL;
+}
+
+/* env_layout() -> (head size, sections, fields): where each field lies in env_dump's bytes, for
+ * the fuzz test that damages them one field at a time (tests/test_fastdice_fuzz.py). sections:
+ * (name, item size) in the order they follow the header ("env" once, then as many items as
+ * the header counts); fields: (name, section, offset in its item, size, count, stride, inner):
+ * ``count`` elements ``stride`` bytes apart, each ``inner`` values of ``size`` bytes. The
+ * pointers and capacities are absent: env_load sets them itself. */
+#define DE_AT(sec, type, name, member, count, stride, inner) \
+    {name, sec, offsetof(type, member), sizeof(((type *)0)->member), count, stride, inner}
+#define DE_ENV(name, member, count, inner) DE_AT("env", de_env, name, member, count, sizeof(((de_env *)0)->member) * (inner), inner)
+#define DE_ONE(name, member) DE_ENV(name, member, 1, 1)
+#define DE_ARR(name, member, n) DE_ENV(name, member, n, 1)
+#define DE_SUB(sec, type, name, member, inner) DE_AT(sec, type, name, member, 1, sizeof(type), inner)
+
+typedef struct {
+    const char *name, *section;
+    size_t off, size, count, stride, inner;
+} de_field;
+
+static PyObject *py_env_layout(PyObject *self, PyObject *args) {
+    static const de_field fields[] = {
+        DE_ONE("w", g.w), DE_ONE("h", g.h), DE_ONE("access", g.access), DE_ONE("nshapes", g.nshapes),
+        DE_ONE("nfaces", g.nfaces), DE_ONE("nplayers", g.nplayers), DE_ONE("flags", g.flags),
+        DE_ONE("clear", g.clear), DE_ONE("target", g.target),
+        DE_AT("env", de_env, "os.n", g.os[0][0].n, DK_SHAPES * 8, sizeof(orient_t), 1),
+        DE_AT("env", de_env, "os.ow", g.os[0][0].ow, DK_SHAPES * 8, sizeof(orient_t), 1),
+        DE_AT("env", de_env, "os.oh", g.os[0][0].oh, DK_SHAPES * 8, sizeof(orient_t), 1),
+        DE_AT("env", de_env, "os.dx", g.os[0][0].dx[0], DK_SHAPES * 8, sizeof(orient_t), 8),
+        DE_AT("env", de_env, "os.dy", g.os[0][0].dy[0], DK_SHAPES * 8, sizeof(orient_t), 8),
+        DE_ARR("nos", g.nos[0], DK_SHAPES), DE_ARR("face_shape", g.face_shape[0], DK_FACES),
+        DE_ARR("wt", g.wt[0], 8), DE_ARR("rows", g.rows[0], MAX_H), DE_ARR("scored", g.scored[0], MAX_H),
+        DE_ONE("nstones", g.nstones), DE_ONE("next_number", g.next_number), DE_ARR("supply", g.supply[0], DK_SHAPES),
+        DE_ARR("scores", g.scores[0], DK_PLAYERS), DE_ARR("rows_completed", g.rows_completed[0], DK_PLAYERS),
+        DE_ONE("turn", g.turn), DE_ONE("to_move", g.to_move), DE_ONE("roll", g.roll), DE_ONE("over", g.over),
+        DE_ONE("stuck", g.stuck), DE_ARR("rng.mt", g.rng.mt[0], MT_N), DE_ONE("rng.index", g.rng.index),
+        DE_ONE("ngroups", g.ngroups), DE_ONE("pool_used", g.pool_used), DE_ONE("nmoves", g.nmoves),
+        DE_ONE("seat", seat), DE_AT("env", de_env, "bot.index", bot[0].index, DK_PLAYERS, sizeof(mt_t), 1),
+        DE_AT("env", de_env, "bot.mt", bot[0].mt[0], DK_PLAYERS, sizeof(mt_t), MT_N),
+        DE_ONE("n_actions", n_actions), DE_ONE("obs_size", obs_size), DE_ONE("full", full),
+        DE_ONE("lay_face", lay_face), DE_ONE("lay_to_move", lay_to_move), DE_ONE("lay_supply", lay_supply),
+        DE_ONE("lay_scores", lay_scores), DE_ONE("lay_phase", lay_phase), DE_ONE("lay_rows", lay_rows),
+        DE_ONE("lay_tokens", lay_tokens), DE_ONE("take_base", take_base), DE_ONE("token_base", token_base),
+        DE_ARR("form_base", form_base[0][0], DK_SHAPES * 8), DE_ARR("form_row", form_row[0][0], DK_SHAPES * 8),
+        DE_ONE("phase", phase), DE_ONE("shape", shape), DE_ONE("orient", orient), DE_ONE("x", x), DE_ONE("y", y),
+        DE_ONE("group", group), DE_ONE("ntakes", ntakes), DE_ONE("n_tokens", n_tokens), DE_ONE("ntok", ntok),
+        DE_ARR("tok", tok[0], DK_MAX_CELLS), DE_ONE("scheme", scheme),
+        DE_ARR("fresh_supply", fresh_supply[0], DK_SHAPES), DE_ONE("first_player", first_player),
+        DE_SUB("stones", dk_stone, "stone.shape", shape, 1), DE_SUB("stones", dk_stone, "stone.owner", owner, 1),
+        DE_SUB("stones", dk_stone, "stone.number", number, 1), DE_SUB("stones", dk_stone, "stone.n", n, 1),
+        DE_SUB("stones", dk_stone, "stone.x", x[0], DK_MAX_CELLS), DE_SUB("stones", dk_stone, "stone.y", y[0], DK_MAX_CELLS),
+        DE_SUB("groups", dk_group, "group.shape", shape, 1), DE_SUB("groups", dk_group, "group.take", take, 1),
+        DE_SUB("groups", dk_group, "group.off", off, 1), DE_SUB("groups", dk_group, "group.count", count, 1),
+        {"pool", "pool", 0, sizeof(uint64_t), 1, sizeof(uint64_t), 1},
+        DE_SUB("moves", dk_move, "move.player", player, 1), DE_SUB("moves", dk_move, "move.face", face, 1),
+        DE_SUB("moves", dk_move, "move.shape", shape, 1), DE_SUB("moves", dk_move, "move.orient", orient, 1),
+        DE_SUB("moves", dk_move, "move.x", x, 1), DE_SUB("moves", dk_move, "move.y", y, 1),
+        DE_SUB("moves", dk_move, "move.take_n", take_n, 1), DE_SUB("moves", dk_move, "move.take_x", take_x[0], DK_MAX_CELLS),
+        DE_SUB("moves", dk_move, "move.take_y", take_y[0], DK_MAX_CELLS),
+        DE_SUB("moves", dk_move, "move.ntokens", ntokens, 1), DE_SUB("moves", dk_move, "move.tokens", tokens[0], DK_MAX_CELLS),
+        {"takes", "takes", 0, sizeof(int), 1, sizeof(int), 1},
+    };
+    (void)self;
+    (void)args;
+    size_t n = sizeof fields / sizeof fields[0];
+    PyObject *out = PyTuple_New((Py_ssize_t)n);
+    if (out == NULL) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const de_field *f = &fields[i];
+        PyObject *item = Py_BuildValue("(ssnnnnn)", f->name, f->section, (Py_ssize_t)f->off, (Py_ssize_t)f->size,
+                                       (Py_ssize_t)f->count, (Py_ssize_t)f->stride, (Py_ssize_t)f->inner);
+        if (item == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, (Py_ssize_t)i, item);
+    }
+    return Py_BuildValue("(n((sn)(sn)(sn)(sn)(sn)(sn))N)", (Py_ssize_t)sizeof(de_dump_head), "env",
+                         (Py_ssize_t)sizeof(de_env), "stones", (Py_ssize_t)sizeof(dk_stone), "groups",
+                         (Py_ssize_t)sizeof(dk_group), "pool", (Py_ssize_t)sizeof(uint64_t), "moves",
+                         (Py_ssize_t)sizeof(dk_move), "takes", (Py_ssize_t)sizeof(int), out);
 }
 
 /* The reward schemes' codes (envs/dice_fast.py's SCHEMES) for the module's CONSTANTS. */
