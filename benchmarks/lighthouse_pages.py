@@ -76,15 +76,21 @@ def finished_room(client: httpx.Client) -> str:
     return rid
 
 
-def lighthouse(command: list[str], url: str, out: Path, chrome: str) -> dict[str, Any]:
-    subprocess.run(
-        [*command, url, "--output=json", f"--output-path={out}", "--quiet",
-         f"--only-categories={','.join(CATEGORIES)}",
-         "--chrome-flags=--headless=new --no-sandbox --disable-gpu"],
-        check=True, env={**os.environ, "CHROME_PATH": chrome}, timeout=300,
-    )
-    report: dict[str, Any] = json.loads(out.read_text())
-    return report
+def lighthouse(command: list[str], url: str, out: Path, chrome: str, tries: int = 3) -> dict[str, Any]:
+    """One page's report; a run that Lighthouse itself gives up on (NO_NAVSTART on a busy machine)
+    is run again, ``tries`` times in all."""
+    for attempt in range(1, tries + 1):
+        done = subprocess.run(
+            [*command, url, "--output=json", f"--output-path={out}", "--quiet",
+             f"--only-categories={','.join(CATEGORIES)}",
+             "--chrome-flags=--headless=new --no-sandbox --disable-gpu"],
+            env={**os.environ, "CHROME_PATH": chrome}, timeout=300, check=False,
+        )
+        if done.returncode == 0:
+            report: dict[str, Any] = json.loads(out.read_text())
+            return report
+        print(f"lighthouse failed on {url} (try {attempt} of {tries})", file=sys.stderr)
+    sys.exit(f"lighthouse failed {tries} times on {url}")
 
 
 def main() -> None:
