@@ -27,7 +27,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from tabletris.bots.registry import bot_names, bots_for
 from tabletris.engine.games import spec as spec_of_game
-from tabletris.engine.options import RulesError, options_to_dict
+from tabletris.engine.options import VALUE_CONTEXT, VALUE_LABELS, RulesError, options_to_dict
 from tabletris.i18n import DEFAULT, current_language
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.game_ui import SeatOption, game_label, ui_of
@@ -46,35 +46,10 @@ NO_SEAT = "-"
 
 
 def value_labels() -> dict[str, str]:
-    """Presets and option values as a player reads them in the form's lists (the values stay the
-    engine's and the records')."""
-    return {
-        # presets
-        "standard": pgettext("rules value", "standard"),
-        "long": pgettext("rules value", "long"),
-        "clear-rows": pgettext("rules value", "clear rows"),
-        "clear-stones": pgettext("rules value", "clear stones"),
-        "must-close": pgettext("rules value", "must close"),
-        "penalty": pgettext("rules value", "penalty"),
-        "choose": pgettext("rules value", "choose"),
-        "garbage": pgettext("rules value", "garbage"),
-        "classic": pgettext("rules value", "classic"),
-        "advanced": pgettext("rules value", "advanced"),
-        # the values of the options offered as lists (read from the engine's help texts)
-        "free": pgettext("rules value", "free"),
-        "rotate": pgettext("rules value", "rotate"),
-        "slide": pgettext("rules value", "slide"),
-        "drop": pgettext("rules value", "drop"),
-        "point": pgettext("rules value", "point"),
-        "lowest": pgettext("rules value", "lowest"),
-        "any": pgettext("rules value", "any"),
-        "cells": pgettext("rules value", "cells"),
-        "stones": pgettext("rules value", "stones"),
-        "one-wall": pgettext("rules value", "one wall"),
-        "both-walls": pgettext("rules value", "both walls"),
-        "matching": pgettext("rules value", "matching"),
-        "pairs": pgettext("rules value", "pairs"),
-    }
+    """Presets and option values as a player reads them in the form's lists: the engine's
+    ``VALUE_LABELS`` through the catalogs, as the web shows them (the values stay the engine's
+    and the records')."""
+    return {value: pgettext(VALUE_CONTEXT, label) for value, label in VALUE_LABELS.items()}
 
 
 def value_label(value: str) -> str:
