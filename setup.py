@@ -35,30 +35,35 @@ CFLAGS are repeated after the project's default ``-O2``: ``CFLAGS="-O1 -fsanitiz
 really builds at -O1 (the CI's sanitizer step). Last, what the code's correctness needs, which
 no CFLAGS may change: C99, and no fused multiply-add (the floats are the Python engine's)."""
 
+EXTENSIONS = [
+    Extension(
+        "tabletris.engine._native",
+        ["src/tabletris/engine/_native.c"],
+        depends=[  # included by _native.c
+            "src/tabletris/engine/_dice_kernel.c",
+            "src/tabletris/bots/_dice_expert.c",
+            "src/tabletris/envs/_dice_env.c",
+        ],
+        optional=True,
+        extra_compile_args=COMPILE_ARGS,
+    ),
+    Extension(
+        "tabletris.engine._tower",
+        ["src/tabletris/engine/_tower_core.c"],
+        depends=[  # included by _tower_core.c
+            "src/tabletris/engine/_cpython_random.h",
+            "src/tabletris/bots/_tower_bots.c",
+            "src/tabletris/envs/_tower_env.c",
+        ],
+        optional=True,
+        extra_compile_args=COMPILE_ARGS,
+    ),
+]
+ONLY = os.environ.get("TABLETRIS_BUILD_ONLY", "")
+"""Comma-separated extension names to build, all when unset: the sanitizer step
+(scripts/sanitize.sh) builds only the one core whose tests it runs."""
+
 setup(
     cmdclass={"build_py": BuildWithCatalogs},
-    ext_modules=[
-        Extension(
-            "tabletris.engine._native",
-            ["src/tabletris/engine/_native.c"],
-            depends=[  # included by _native.c
-                "src/tabletris/engine/_dice_kernel.c",
-                "src/tabletris/bots/_dice_expert.c",
-                "src/tabletris/envs/_dice_env.c",
-            ],
-            optional=True,
-            extra_compile_args=COMPILE_ARGS,
-        ),
-        Extension(
-            "tabletris.engine._tower",
-            ["src/tabletris/engine/_tower_core.c"],
-            depends=[  # included by _tower_core.c
-                "src/tabletris/engine/_cpython_random.h",
-                "src/tabletris/bots/_tower_bots.c",
-                "src/tabletris/envs/_tower_env.c",
-            ],
-            optional=True,
-            extra_compile_args=COMPILE_ARGS,
-        ),
-    ],
+    ext_modules=[e for e in EXTENSIONS if not ONLY or e.name in ONLY.split(",")],
 )
