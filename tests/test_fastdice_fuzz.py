@@ -307,12 +307,14 @@ def horizontal_piece(data: bytes) -> int:
 
 
 @pytest.mark.parametrize("case", ["a cell twice", "a row of ids wider than the board", "an unread token of no shape",
-                                  "a reset's supply past the counts", "a move at x = INT_MAX"])
+                                  "a reset's supply past the counts", "a move at x = INT_MAX",
+                                  "token ids from INT_MAX"])
 def test_what_the_fuzz_found_is_refused(case: str) -> None:
     """The defects the fuzz found, one example each; every one loaded on the code before the fix
     (and then faulted under the sanitizers: a shift past 64 bits decoding an id of the wider row,
     an int overflow adding the supply; the copy with a cell twice played, and its own copy then
-    failed to load: "two stones on one cell"; the move's check itself overflowed, x + width)."""
+    failed to load: "two stones on one cell"; the checks themselves overflowed, a move's x + width
+    and the token ids' base + shapes)."""
     data = next(d for d, *_ in dumps() if field_value(d, "nmoves") > 0)
     assert field_value(data, "ntok") < 4
     how = {
@@ -321,6 +323,7 @@ def test_what_the_fuzz_found_is_refused(case: str) -> None:
         "an unread token of no shape": ("field", "tok", 3, 0, False, "set", 64),
         "a reset's supply past the counts": ("field", "fresh_supply", 0, 0, True, "set", 2**31 - 1),
         "a move at x = INT_MAX": ("field", "move.x", 0, 0, False, "set", 2**31 - 1),
+        "token ids from INT_MAX": ("field", "token_base", 0, 0, False, "set", 2**31 - 1),
     }[case]
     damaged = damage(data, ("fields", [how]))
     assert damaged != data

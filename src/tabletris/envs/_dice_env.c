@@ -379,7 +379,7 @@ static int de_check_codec(const de_env *e) {
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
         ok = ok && blocks[i][0] >= 0 && blocks[i][0] + blocks[i][1] <= e->obs_size;
     ok = ok && e->take_base >= 0 && e->take_base + hw <= e->n_actions && e->token_base >= 0 &&
-         e->token_base + g->nshapes <= e->n_actions;
+         (long)e->token_base + g->nshapes <= e->n_actions; /* in long: a base may be INT_MAX */
     for (int s = 0; s < g->nshapes && ok; s++)
         for (int k = 0; k < g->nos[s] && ok; k++) {
             const orient_t *o = &g->os[s][k];
