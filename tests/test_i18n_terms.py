@@ -226,7 +226,22 @@ def test_the_rules_page_and_the_lobby_name_values_in_the_pages_language(
     page.wait_for_selector("#create")
     presets = page.locator("#create #preset option").all_inner_texts()
     assert standard in presets and "standard" not in presets, presets
+    # A house rule that takes one of a few values is a list of their names (it was a text field
+    # holding the JSON '"free"'); the values sent stay the engine's.
+    page.wait_for_selector("#rule-orientation option", state="attached")
+    names = page.eval_on_selector_all("#rule-orientation option", "os => os.map((o) => o.textContent)")
+    values = page.eval_on_selector_all("#rule-orientation option", "os => os.map((o) => o.value)")
+    assert free in names and "free" not in names and values == ['"free"', '"rotate"'], (names, values)
     ctx.close()
+
+
+def test_string_options_list_their_values_for_the_forms() -> None:
+    dice = {o["name"]: o for o in GAMES["dice"].rules_meta()["options"]}
+    tower = {o["name"]: o for o in GAMES["tower"].rules_meta()["options"]}
+    assert dice["orientation"]["choices"] == ["free", "rotate"]
+    assert dice["access"]["choices"] == ["slide", "drop", "free"]
+    assert tower["four_pairs"]["choices"] == ["matching", "pairs"]
+    assert "choices" not in dice["width"] and "choices" not in tower["towers"]
 
 
 FITS = """() => {

@@ -24,7 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from tabletris.engine import dice, dice_records, dice_rules, tower, tower_records
 from tabletris.engine.errors import RulesError
-from tabletris.engine.options import options_to_dict
+from tabletris.engine.options import options_to_dict, value_choices
 from tabletris.engine.texts import N_, Message
 
 Event = dict[str, Any]
@@ -157,15 +157,22 @@ class GameSpec:
         return self.game_cls(list(players), rules, seed=seed, **setup)
 
     def rules_meta(self) -> dict[str, Any]:
-        """Every option with its default and help, and each preset's values (forms use this)."""
+        """Every option with its default and help, and each preset's values (forms use this); a
+        string option that takes one of a few values lists them as ``choices`` (its help names
+        them: ``value_choices``), for a form's list."""
         defaults = options_to_dict(self.rules_cls())
+        options = []
+        for k, v in defaults.items():
+            if k == "preset":
+                continue
+            option: dict[str, Any] = {"name": k, "default": v, "help": self.rule_help.get(k, "")}
+            choices = value_choices(self.rules_cls, k, option["help"]) if isinstance(v, str) else []
+            if choices:
+                option["choices"] = choices
+            options.append(option)
         return {
             "presets": {name: options_to_dict(self.rules({"preset": name})) for name in self.presets},
-            "options": [
-                {"name": k, "default": v, "help": self.rule_help.get(k, "")}
-                for k, v in defaults.items()
-                if k != "preset"
-            ],
+            "options": options,
         }
 
     def next_rules(self, last: Any, rules: Any) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import types
 from collections.abc import Mapping
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
@@ -97,6 +98,21 @@ def _check(name: str, value: Any, hint: Any) -> Any:
             return value
         raise RulesError(Message(N_("rules.{option}: expected an object, got {value}"), option=name, value=_show(value)))
     return value  # Any and value types validated by the game itself
+
+
+def value_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
+    """The values a string option takes, read from its help text (``'free': ...; 'rotate': ...``)
+    and kept where the rules class accepts them: what a form offers as a list."""
+    choices: list[str] = []
+    for value in re.findall(r"'([a-z][a-z-]*)'", help_text):
+        if value in choices:
+            continue
+        try:
+            cls.from_dict({name: value})
+        except (RulesError, ValueError, TypeError):
+            continue
+        choices.append(value)
+    return choices
 
 
 def build_options(cls: type[T], presets: Mapping[str, Mapping[str, Any]], raw: Mapping[str, Any] | None) -> T:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import re
 from collections.abc import Callable
 from typing import Any, get_type_hints
 
@@ -27,7 +26,13 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from tabletris.bots.registry import bot_names, bots_for
 from tabletris.engine.games import spec as spec_of_game
-from tabletris.engine.options import VALUE_CONTEXT, VALUE_LABELS, RulesError, options_to_dict
+from tabletris.engine.options import (
+    VALUE_CONTEXT,
+    VALUE_LABELS,
+    RulesError,
+    options_to_dict,
+    value_choices,
+)
 from tabletris.i18n import DEFAULT, current_language
 from tabletris.table.seats import SeatSpec
 from tabletris.tui.game_ui import SeatOption, game_label, ui_of
@@ -57,18 +62,8 @@ def value_label(value: str) -> str:
 
 
 def option_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
-    """The values a string option takes, read from its help text and kept if the engine accepts them."""
-    found = re.findall(r"'([a-z][a-z-]*)'", help_text)
-    choices: list[str] = []
-    for value in found:
-        if value in choices:
-            continue
-        try:
-            cls.from_dict({name: value})
-        except (RulesError, ValueError, TypeError):
-            continue
-        choices.append(value)
-    return choices
+    """The values a string option takes (the engine reads them from its help text)."""
+    return value_choices(cls, name, help_text)
 
 
 def seat_bots(game: str) -> list[str]:

@@ -46,6 +46,11 @@ function ruleInput(opt, preset) {
     input = el("select", { id, "data-rule": opt.name, "data-kind": "json" },
       el("option", { value: "null" }, _("default")), el("option", { value: "true" }, _("on")), el("option", { value: "false" }, _("off")));
     input.value = value === null || value === undefined ? "null" : String(value);
+  } else if (opt.choices && opt.choices.length) {
+    // The engine's values stay the record's; the list shows each by its name in the page's language.
+    input = el("select", { id, "data-rule": opt.name, "data-kind": "json" },
+      ...opt.choices.map((c) => el("option", { value: JSON.stringify(c) }, valueName(c))));
+    input.value = JSON.stringify(value ?? opt.default);
   } else if (typeof opt.default === "number") {
     input = el("input", { id, type: "number", "data-rule": opt.name, "data-kind": "json", value: value ?? "" });
   } else {
