@@ -130,6 +130,26 @@ def test_the_czech_web_shows_no_ty_forms_engine_texts_included() -> None:
     assert found == [], "\n".join(found)
 
 
+#: Second person plural ("vy"), the web's form of address.
+VY_FORMS = re.compile(
+    r"\b(zvolte|umístěte|vezměte|hoďte|položte|vyberte|zadejte|napište|stiskněte|použijte|klikněte|máte|jste|"
+    r"můžete|musíte|smíte|vaše|váš|vašeho|vaši|vašich|vám|vás|zkuste|počkejte|pusťte|odložte|otočte)\b",
+    re.I,
+)
+
+
+@pytest.mark.parametrize("domain", ["engine", "cli", "tui"])
+def test_czech_engine_and_terminal_texts_do_not_say_vy(domain: str) -> None:
+    """The terminal front ends say "ty"; the engine's texts, shown by every front end, say neither."""
+    found = [
+        f"{e.ids[0]!r} -> {text!r}"
+        for e in entries("cs", (domain,))
+        for text in e.strings
+        if VY_FORMS.search(text) or (domain == "engine" and TY_FORMS.search(text))
+    ]
+    assert found == [], "\n".join(found)
+
+
 def test_czech_mino_counts_do_not_read_as_minutes() -> None:
     """'Máte 5 min.' is "you have 5 minutes": a count of minos is said in the nominative after a colon."""
     found = []
