@@ -85,7 +85,8 @@ async function show(data) {
     slider, el("span", { id: "step", class: "muted" }), download);
   dom.boards = el("div", { class: "towers-row", id: "boards" });
   dom.info = el("div", { class: "panel", id: "info" });
-  view.replay = new game.Replay(first, data.players);
+  const { Replay } = await game.table();
+  view.replay = new Replay(first, data.players);
   dom.boards.replaceChildren(...view.replay.boards.map((b, i) => el("figure", { style: "margin:0;text-align:center" }, b.node, el("figcaption", { "data-caption": i }))));
   dom.stage.replaceChildren(dom.controls, el("div", { class: "table", style: "margin-top:12px" }, dom.boards, dom.info));
   dom.stage.classList.remove("hidden");

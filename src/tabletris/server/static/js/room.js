@@ -5,11 +5,13 @@
 // Everything one game's table needs is in that game's module, loaded by the URL /api/meta gives
 // (``gameView``: js/views/<game>.js); this page names no game. A game's module exports:
 //   names         {title, menu, heading, rulesLink}: the game's words on the shared pages
-//   View          the table: nodes(), update(state), myTurn(state), turnText(), clockText(time),
-//                 endReason(state), breakdown(state), destroy()
 //   timerMoves(before, now)  [{id, text}]: this seat's moves the turn timer's bot played
-//   Replay        new Replay(firstFrame, players): boards, step({step, total}), show(frame, info)
 //   seatChoice(game, room)   optional: a choice made on sitting down ({field, label, yours, options})
+//   table()       a promise of the module with the game's table and replay (loaded only by the
+//                 pages that draw them; the lobby and the rules page need only the words):
+//     View        the table: nodes(), update(state), myTurn(state), turnText(), clockText(time),
+//                 endReason(state), breakdown(state), destroy()
+//     Replay      new Replay(firstFrame, players): boards, step({step, total}), show(frame, info)
 import { _, announce, api, applyPrefs, el, choiceOptions, errorText, gameName, gameView, gameWords, header, markdown, meta, myName, ngettext, prefs, rememberName, ruleValue, scrollToEnd, seats, statusName, toast, tr, trBlocks, valueName } from "./common.js";
 import { app, dialog, legend, request, send, waiterFor, winnersText } from "./table.js";
 
@@ -91,8 +93,9 @@ function setConn(on) {
 // them waits, and the states are drawn in the order they came (all wait on the one promise).
 let loading = null;
 async function showState(before, msg) {
-  loading = loading || Promise.all([gameView(msg.room.game), gameWords(msg.room.game)]);
-  [app.game, app.words] = await loading;
+  loading = loading || Promise.all([gameView(msg.room.game), gameWords(msg.room.game)])
+    .then(async ([game, words]) => [game, words, game ? await game.table() : null]);
+  [app.game, app.words, app.table] = await loading;
   noticeTimer(before, msg);
   render();
 }
@@ -264,7 +267,7 @@ function render() {
   renderJoin(room);
   if (!s.game) { renderWaiting(room); notifyTurn(false, title); return; }
   if (!app.game) { renderNoView(room); notifyTurn(false, title); return; }
-  const View = app.game.View;
+  const View = app.table.View;
   if (!(app.view instanceof View) || app.view.seat !== app.seat) {
     if (app.view) app.view.destroy();
     app.view = new View();

@@ -10,7 +10,7 @@ import { _, el, prefs, toast } from "./common.js";
 // those the turn timer's bot played for this seat.
 export const app = {
   roomId: null, ws: null, state: null, seat: null, token: null, nextId: 1, game: undefined, view: null, retry: 0, closed: false,
-  meta: null, hello: null, wasMyTurn: false, mine: new Set(), timerPlayed: new Set(),
+  meta: null, hello: null, wasMyTurn: false, mine: new Set(), timerPlayed: new Set(), table: null,
 };
 
 export function send(message) {
