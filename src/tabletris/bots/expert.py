@@ -15,10 +15,11 @@ weigh in), not simply the most plentiful one.
 Tower game: every action (each drop, each drop after a mino, the hold) is played on a copy of
 the seat's tower through the engine; the best few are extended by the NEXT card (known to all),
 and the best of those by a third card weighed by card counting (the shapes not seen yet, each as
-likely as its count). Values are points won on the way (rows, bonus icons, achievement cards in
-play, discounted when other seats still race for them) plus the worth of the tower (holes,
-bumpiness, wells, height near the skyline, minos in hand, an unused hold, progress towards the
-cards in play).
+likely as its count); NEXT's replies include the drops after a mino too.
+Values are points won on the way (rows, bonus icons, achievement cards in play, discounted when
+other seats still race for them) plus the worth of the tower (holes, bumpiness, wells, height
+near the skyline, minos in hand, an unused hold, progress towards the cards in play), with the
+expert's own weights (``tower_eval.EXPERT_TOWER_WEIGHTS``, tuned on whole games).
 
 ``strength`` (0-1, default 1): the chance of playing the bot's own choice (otherwise a uniformly
 random legal option), and the lookahead width: dice, 4 + 28*strength options looked at in
@@ -192,6 +193,16 @@ class ExpertBot(Bot):
                     best_value, tokens[k] = value, shape
         return replace(decision, tokens=tuple(tokens))
 
+    tower_weights: te.TowerWeights = te.EXPERT_TOWER_WEIGHTS
+    """The worth of a tower's features to the expert (``tower_eval.EXPERT_TOWER_WEIGHTS``: tuned
+    for it; greedy keeps ``DEFAULT_TOWER_WEIGHTS``)."""
+    next_minos = True
+    """Whether NEXT's replies include the drops after one mino (the minos in hand after the first
+    action), as the first action's do."""
+    third_minos = False
+    """Whether the third card's replies include them too: off, for speed (on, the solo mean score
+    rises by about 0.1 for twice the decision time; docs/strength.md)."""
+
     def tower_widths(self) -> tuple[int, int]:
         """Actions extended by NEXT, and of those by a third card (module docstring)."""
         s = strength_of(self)
@@ -199,7 +210,7 @@ class ExpertBot(Bot):
 
     def tower_core_params(self) -> tuple[Any, ...]:
         """This bot's tower weights and lookahead as the compiled tower core reads them."""
-        return te.core_params(te.DEFAULT_TOWER_WEIGHTS, *self.tower_widths())
+        return te.core_params(self.tower_weights, *self.tower_widths(), self.next_minos, self.third_minos)
 
     def choose_tower(self, view: TowerGame) -> TowerAction:
         seat = seat_of(view)
@@ -220,12 +231,13 @@ class ExpertBot(Bot):
             return self.rng.choice(options)
         start = time.perf_counter()
         width1, width2 = self.tower_widths()
+        w = self.tower_weights
         after1 = view.deck_left
         base = te.root(tower)
         first = []
         for i, action in enumerate(options):
-            node = te.advance(base, shape, action, ctx, 0)
-            first.append((te.value(node, ctx, after1), i, action, node))
+            node = te.advance(base, shape, action, ctx, 0, w)
+            first.append((te.value(node, ctx, after1, w), i, action, node))
         first.sort(key=lambda t: (-t[0], t[1]))
         nxt = view.next_card
         if nxt is None:
@@ -233,9 +245,9 @@ class ExpertBot(Bot):
         second = []
         for v1, i, action, node in first[:width1]:
             best_v, best_node = v1 - 100.0, None  # no legal drop for NEXT: nearly out
-            for a2 in te.actions(node.tower, nxt, minos=False):
-                n2 = te.advance(node, nxt, a2, ctx, 1)
-                v2 = te.value(n2, ctx, after1 - 1)
+            for a2 in te.actions(node.tower, nxt, minos=self.next_minos):
+                n2 = te.advance(node, nxt, a2, ctx, 1, w)
+                v2 = te.value(n2, ctx, after1 - 1, w)
                 if v2 > best_v:
                     best_v, best_node = v2, n2
             second.append((best_v, i, action, best_node))
@@ -261,10 +273,11 @@ class ExpertBot(Bot):
     ) -> float:
         """The value of ``node`` once a card drawn by card counting is played as well as possible."""
         total = 0.0
+        w = self.tower_weights
         for shape, p in odds:
-            best = te.value(node, ctx, cards_after) - 100.0
-            for a3 in te.actions(node.tower, shape, minos=False):
-                v = te.value(te.advance(node, shape, a3, ctx, 2), ctx, cards_after)
+            best = te.value(node, ctx, cards_after, w) - 100.0
+            for a3 in te.actions(node.tower, shape, minos=self.third_minos):
+                v = te.value(te.advance(node, shape, a3, ctx, 2, w), ctx, cards_after, w)
                 if v > best:
                     best = v
             total += p * best

@@ -42,17 +42,31 @@ class TowerWeights:
 
 
 DEFAULT_TOWER_WEIGHTS = TowerWeights()
+"""Greedy's weights (and the oracle's), the first expert's."""
+
+EXPERT_TOWER_WEIGHTS = TowerWeights(
+    hole_rows=4.49, holes=4.16, bumpiness=0.057, column_transitions=0.126, wells=0.036, height_margin=1,
+    height=1.2, mino=1.11, hold=1.01, progress=0.15, race_discount=0.71,
+)
+"""The expert's weights (issue 29): tuned for it by a random search (a few weights scaled at a
+time, kept when the mean score rose) over 200-400 whole solo games in the tower core, on the decks
+of seed 7, not the strength measure's (seed 2026; docs/strength.md)."""
 
 
 @cache
 def core_params(
-    weights: TowerWeights = DEFAULT_TOWER_WEIGHTS, width1: int = 0, width2: int = 0, minos2: bool = False, keep3: int = 0
+    weights: TowerWeights = DEFAULT_TOWER_WEIGHTS,
+    width1: int = 0,
+    width2: int = 0,
+    minos2: bool = False,
+    minos3: bool = False,
 ) -> tuple[Any, ...]:
-    """The weights and a lookahead's widths as the compiled tower core reads them
-    (``tw_load_params``: the weights in field order, then the widths). Greedy reads only the
-    weights; the expert's widths are ``ExpertBot``'s."""
+    """The weights and a lookahead's shape as the compiled tower core reads them
+    (``tw_load_params``: the weights in field order, then the widths and whether NEXT's and the
+    third card's replies include the drops after a mino). Greedy and the oracle read only the
+    weights; the rest is ``ExpertBot``'s."""
     values = tuple(getattr(weights, f.name) for f in fields(weights))
-    return (*values, int(width1), int(width2), int(minos2), int(keep3))
+    return (*values, int(width1), int(width2), int(minos2), int(minos3))
 
 
 @dataclass
