@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 
 import tabletris.envs  # noqa: F401 - registers the environments
 from kernel_reference import copy_obs, same
+from tabletris.engine import board as board_mod
 from tabletris.engine import fasttower
 from tabletris.engine.tower import TowerGame
 from tabletris.envs.gym import TowerEnv
@@ -272,3 +274,41 @@ def test_the_codecs_legal_actions_from_the_core_are_the_engines(
                 break
             assert isinstance(fast, LegalActions)
             turn.minos.append(data.draw(st.sampled_from(minos)))
+
+
+def test_the_openspiel_tower_game_asks_the_core_for_its_legal_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OpenSpiel's tower game (issue 29) takes each seat's legal ids from the tower core, and
+    they are the ids the Python codec gives with the core off, state for state."""
+    pyspiel = pytest.importorskip("pyspiel")
+    import tabletris.envs.openspiel_games  # noqa: F401  (registers the games)
+
+    nat = fasttower.core_module()
+    if nat is None:
+        pytest.skip("the tower core is not in use")
+    calls: list[int] = []
+    real = nat.legal_ids
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(nat, "legal_ids", counted)
+    game = pyspiel.load_game("python_tabletris_tower", {"players": 2, "rules": "start_minos:2;minos_in_box:12"})
+    rng = random.Random(4)
+    state = game.new_initial_state()
+    checked = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(rng.choices(outcomes, probs)[0])
+            continue
+        before = len(calls)
+        legal = [state.legal_actions(p) for p in range(2)]
+        assert len(calls) > before
+        with board_mod.engine(False):
+            assert fasttower.core_module() is None
+            python = [state.clone().legal_actions(p) for p in range(2)]
+        assert legal == python
+        checked += 1
+        state.apply_actions([rng.choice(actions) for actions in legal])
+    assert checked > 20
