@@ -359,9 +359,42 @@ def positions() -> list[tuple[tuple[Any, ...], tuple[Any, ...], int]]:
 values = st.one_of(st.sampled_from(EXTREMES), st.integers(-(2**40), 2**40), st.sampled_from([2**31, 2**32 + 1, 2**63]))
 
 
+def near(current: Any) -> Any:
+    """Another value for ``current``: any of ``values``, or (an int) a step or three away."""
+    if isinstance(current, int):
+        return st.one_of(values, st.sampled_from([-3, -2, -1, 1, 2, 3]).map(lambda d: current + d))
+    return values
+
+
+def damaged_spec(draw: st.DrawFn, spec: bytes) -> bytes:
+    """A piece's orientations (n, width, height, then x y per cell, for each) with a byte changed:
+    a small number (a count, a size, a coordinate), 255, or another byte of the spec (a cell
+    given another's coordinate: a cell twice)."""
+    out = bytearray(spec)
+    at = draw(st.integers(0, len(out) - 1))
+    out[at] = draw(st.one_of(st.integers(0, 9), st.just(255), st.sampled_from(sorted(set(spec)))))
+    if draw(st.booleans()):  # or cut short / grown by a byte
+        out = out[:-1] if draw(st.booleans()) else out + bytes([draw(st.integers(0, 9))])
+    return bytes(out)
+
+
 @st.composite
-def damaged_states(draw: st.DrawFn) -> tuple[tuple[Any, ...], tuple[Any, ...], int]:
+def damaged_states(draw: st.DrawFn) -> tuple[tuple[Any, ...], tuple[Any, ...], int, str]:
+    """(rules, state, players, what was damaged) of a real position, one thing in it damaged."""
     rules, state, players = draw(st.sampled_from(positions()))
+    if draw(st.integers(0, 3)) == 0:  # the rules: a piece's cells, or a number of them
+        rules = list(rules)
+        field = draw(st.sampled_from([0, 1, 2, 3, 3, 3, 4, 5, 6, 7, 8]))
+        if field == 3:
+            specs = list(rules[3])
+            k = draw(st.integers(0, len(specs) - 1))
+            specs[k] = damaged_spec(draw, specs[k])
+            rules[3] = tuple(specs)
+        elif field == 4:
+            rules[4] = damaged_spec(draw, rules[4])  # the die's faces (shape indices, 255: '*')
+        else:
+            rules[field] = draw(near(rules[field]))
+        return tuple(rules), state, players, "rules"
     state = list(state)
     field = draw(st.integers(0, len(state) - 1))
     if field == 0 and state[0]:
@@ -370,35 +403,41 @@ def damaged_states(draw: st.DrawFn) -> tuple[tuple[Any, ...], tuple[Any, ...], i
         stone = list(stones[i])
         part = draw(st.integers(0, 4))
         if part < 3:
-            stone[part] = draw(values)
+            stone[part] = draw(near(stone[part]))
         elif part == 3:
-            stone[3] = draw(st.binary(min_size=0, max_size=12))
+            stone[3] = damaged_spec(draw, stone[3]) if draw(st.booleans()) else draw(st.binary(max_size=12))
         else:
             stones.append(tuple(stone))  # a stone twice
         stones[i] = tuple(stone) if part < 4 else stones[i]
         state[0] = stones
     elif field in (2, 3, 4):
         counts = list(state[field])
-        counts[draw(st.integers(0, len(counts) - 1))] = draw(values)
+        k = draw(st.integers(0, len(counts) - 1))
+        counts[k] = draw(near(counts[k]))
         state[field] = tuple(counts)
     elif field == 11:
         words = list(state[11])
-        words[draw(st.sampled_from([0, 100, 623, 624]))] = draw(values)
+        k = draw(st.sampled_from([0, 100, 623, 624]))
+        words[k] = draw(near(words[k]))
         state[11] = tuple(words)
     else:
-        state[field] = draw(values)
-    return rules, tuple(state), players
+        state[field] = draw(near(state[field]))
+    return rules, tuple(state), players, "state"
 
 
 @settings(max_examples=examples(2000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=damaged_states(), policy=st.integers(0, 2))
 def test_a_damaged_position_is_refused_or_played_without_fault(case: tuple[Any, ...], policy: int) -> None:
-    rules, state, players = case
+    """Refused, or played; and what the kernel then holds it loads again, as it stored it."""
+    rules, state, players, what = case
     params = fastdice._params(ExpertBot().kernel_params())
+    seats, rngs = bytes([policy]) * players, (0,) * players
     try:
-        nat().dice_playout(rules, state, bytes([policy]) * players, (0,) * players, 30, params)
-        event("played")
+        _, after, _ = nat().dice_playout(rules, state, seats, rngs, 30, params)
     except (ValueError, OverflowError, TypeError) as e:
-        event(f"refused: {type(e).__name__}")
+        event(f"{what}: refused ({type(e).__name__})")
+    else:
+        event(f"{what}: played")
+        assert nat().dice_playout(rules, after, seats, rngs, 0, params)[1] == after
     with contextlib.suppress(ValueError, OverflowError, TypeError):
         nat().expert_decide(rules, state, params)
