@@ -13,14 +13,17 @@
 #
 # TABLETRIS_EXAMPLES_SHARE (default 0.25 here) scales the hypothesis examples of the kernel tests:
 # the sanitized build is several times slower, and the step should stay within about 2 minutes.
+# A deeper hunt: TABLETRIS_EXAMPLES_SHARE=4 scripts/sanitize.sh -k fuzz (12,000 damaged copies and
+# 8,000 damaged positions). SANITIZE_KEEP=1 keeps the build and its logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
 CC=${CC:-cc}
 SAN_FLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-TESTS=(
+TESTS=(  # the kernel against the Python engine (turns, expert, env, batch, copies, lab playouts), its limits, its fuzz
   tests/test_fastdice.py tests/test_fastexpert.py tests/test_fastdice_env.py tests/test_fastvector.py
-  tests/test_fastdice_copy.py tests/test_fastdice_limits.py tests/test_fastdice_fuzz.py
+  tests/test_fastdice_copy.py tests/test_fastdice_lab.py tests/test_fastexpert_lab.py
+  tests/test_fastdice_limits.py tests/test_fastdice_fuzz.py
 )
 start=$(date +%s)
 
