@@ -26,7 +26,7 @@ def _script(repeats: int = 40) -> str:
     lines: list[str] = []
     for _ in range(repeats):
         lines += ["I", "T", "1", "point"]
-        lines += [f"{o} {c}" for o in range(8) for c in range(10)]
+        lines += [f"{o} {c}" for o in range(1, 9) for c in range(1, 11)]
     return "\n".join(lines) + "\n"
 
 
@@ -52,14 +52,15 @@ def test_invalid_input_is_answered_with_the_reason_and_asked_again(tmp_path: Pat
     result = runner.invoke(
         app,
         ["play", "dice", "--plain", "--no-color", "--seats", "human,random", "--seed", "3"],
-        input="banana\n99 0\n0 42\n[[0,5],[1,5],[0,6],[1,6]]\nquit\n",
+        input="banana\n99 1\n1 43\n[[0,5],[1,5],[0,6],[1,6]]\n1,6 2,6 1,7 2,7\nquit\n",
     )
     assert result.exit_code == 0
     out = result.output
     assert "cannot read 'banana'" in out
     assert "orientation 99 does not exist" in out
-    assert "has no legal place in column 42" in out
-    assert "does not rest" in out
+    assert "has no legal place in column 43" in out
+    assert "✗ O does not rest at [[0,5],[1,5],[0,6],[1,6]]" in out  # a record's cells: as records write them
+    assert "✗ O does not rest at 1,6 2,6 1,7 2,7" in out  # a person's: counted from 1, as typed
     assert "Stopped (quit)" in out
     assert "Traceback" not in out
 
@@ -77,7 +78,7 @@ def test_undo_takes_back_the_persons_move_and_the_bots_moves_after_it(tmp_path: 
     result = runner.invoke(
         app,
         ["play", "dice", "--plain", "--no-color", "--seats", "human=Ann,random", "--seed", "3", "--save", str(save)],
-        input="0 0\nundo\n0 8\nquit\n",
+        input="1 1\nundo\n1 9\nquit\n",
     )
     assert result.exit_code == 0, result.output
     assert "Undone: Ann plays the O again." in result.output
@@ -93,7 +94,7 @@ def test_in_hot_seat_a_person_cannot_undo_the_other_persons_move(tmp_path: Path)
     result = runner.invoke(
         app,
         ["play", "dice", "--plain", "--no-color", "--seats", "human=Ann,human=Bob", "--seed", "3", "--save", str(save)],
-        input="0 0\nundo\n0 4\nundo\nquit\n",
+        input="1 1\nundo\n1 5\nundo\nquit\n",
     )
     assert result.exit_code == 0, result.output
     assert "✗ Bob has no move to undo" in result.output
@@ -137,7 +138,7 @@ def test_a_bad_save_path_is_refused_before_the_game_starts(tmp_path: Path) -> No
     blocker.write_text("x")
     for bad, why in ((blocker / "game.json", "is not a folder"), (tmp_path, "is a folder, not a file")):
         result = runner.invoke(
-            app, ["play", "dice", "--plain", "--seats", "human,random", "--save", str(bad)], input="0 0\n"
+            app, ["play", "dice", "--plain", "--seats", "human,random", "--save", str(bad)], input="1 1\n"
         )
         assert result.exit_code == 2
         assert result.output.startswith("error: --save: ") and why in result.output
@@ -151,7 +152,7 @@ def test_end_of_input_mid_game_exits_1_and_still_saves(tmp_path: Path) -> None:
     result = runner.invoke(
         app,
         ["play", "dice", "--plain", "--no-color", "--seats", "human=Ann,random", "--seed", "3", "--save", str(save)],
-        input="0 0\n",
+        input="1 1\n",
     )
     assert result.exit_code == 1
     assert "Stopped (input ended)." in result.output
@@ -161,7 +162,7 @@ def test_end_of_input_mid_game_exits_1_and_still_saves(tmp_path: Path) -> None:
 def test_ctrl_c_exits_130_and_still_saves(tmp_path: Path) -> None:
     """Issue 15.10: Ctrl-C exited 0; 130 is what shells report for an interrupted program."""
     save = tmp_path / "int.json"
-    answers = iter(["0 0"])
+    answers = iter(["1 1"])
 
     def ask(prompt: str) -> str:
         try:
@@ -180,10 +181,10 @@ def test_ctrl_c_exits_130_and_still_saves(tmp_path: Path) -> None:
 def test_a_height_that_does_not_fit_is_named_not_the_column() -> None:
     """Issue 15.10: `O C Y` with a good column and a bad height blamed the column."""
     result = runner.invoke(
-        app, ["play", "dice", "--plain", "--no-color", "--seats", "human", "--seed", "3"], input="0 0 5\nquit\n"
+        app, ["play", "dice", "--plain", "--no-color", "--seats", "human", "--seed", "3"], input="1 1 6\nquit\n"
     )
-    assert "✗ orientation 0 in column 0 has no legal place at height 5 (heights: 0)" in result.output
-    assert "no legal place in column 0" not in result.output
+    assert "✗ orientation 1 in column 1 has no legal place at height 6 (heights: 1)" in result.output
+    assert "no legal place in column 1" not in result.output
 
 
 def test_the_star_prompt_and_its_error_list_the_same_shapes() -> None:
@@ -238,3 +239,23 @@ def test_a_record_that_cannot_be_written_after_the_game_is_printed_not_lost(
     assert record == records.dumps(json.loads(record)) + "\n"  # whole lines, unwrapped
     doc = json.loads(record)
     assert records.replay(doc).over
+
+
+def test_positions_count_from_1_as_the_web_counts_them(tmp_path: Path) -> None:
+    """Issue 27 item 7: line mode counted columns, rows and orientations from 0 where the web
+    counts from 1. A person's cells and numbers count from 1 (row 1 at the bottom); the record
+    keeps the board's indices from 0."""
+    save = tmp_path / "one.json"
+    # seed 3: Ann rolls O; she types its four cells at the bottom left, as she counts them.
+    result = runner.invoke(
+        app, ["play", "dice", "--plain", "--no-color", "--seats", "human=Ann,random", "--seed", "3", "--save", str(save)],
+        input="1,1 2,1 1,2 2,2\nquit\n",
+    )
+    out = result.output
+    lines = [line.rstrip() for line in out.splitlines()]
+    assert " 1 . . . . . . . . . ." in lines and "   1 2 3 4 5 6 7 8 9 0" in lines  # the board's labels
+    assert "  orientation 1: columns 1 2 3 4 5 6 7 8 9" in lines
+    moves = json.loads(save.read_text())["moves"]
+    assert sorted(moves[0]["place"]) == [[0, 0], [0, 1], [1, 0], [1, 1]]  # Ann's typed cells, as the record keeps them
+    bot = moves[1]  # the bot's move as line mode says it: each cell one more than the record's
+    assert f"Random 2 places {bot.get('shape') or bot['roll']} at " + " ".join(f"{x + 1},{y + 1}" for x, y in bot["place"]) in out

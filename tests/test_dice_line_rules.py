@@ -42,8 +42,8 @@ def test_line_mode_removes_a_stone_above_a_cleared_row(tmp_path: Path) -> None:
     fall' — the line mode offers the stones as they stand and the engine accepts them. (Defect:
     this removal was refused, since the engine wanted the cells after the fall.)"""
     rules = {"width": 4, "height": 6, "die": ["O"], "row_reward": "choose", "clear_rows": True}
-    out, game = _play(tmp_path, rules, ["0 0", "0 0", "0 2", "1"])
-    assert "Ann removes the stone at [[0,2],[0,3],[1,2],[1,3]]" in out
+    out, game = _play(tmp_path, rules, ["1 1", "1 1", "1 3", "1"])
+    assert "Ann removes the stone at 1,3 1,4 2,3 2,4" in out  # counted from 1, as people count
     assert game.moves[2].rewards is not None and game.moves[2].rewards[0] != "point"
     assert game.board.stones == {} and game.scores == [1, 0]
 
@@ -52,12 +52,12 @@ def test_line_mode_lets_the_scorer_pick_the_token(tmp_path: Path) -> None:
     """rules.md 2.4: 'The scorer names the token's shape' — default shown, Enter accepts it."""
     rules = {"width": 4, "height": 6, "die": ["I", "O"], "supply": 1}
     seed = _seed_rolling(rules, "I")
-    out, game = _play(tmp_path, rules, ["0,0 1,0 2,0 3,0", "I"], seed=seed)
+    out, game = _play(tmp_path, rules, ["1,1 2,1 3,1 4,1", "I"], seed=seed)
     assert "1 point token out of the supply (I O) [Enter: O]" in out
     assert "Ann takes I out of the supply as point token" in out
     assert "point tokens (out of the supply): Ann I" in out
     assert game.tokens[0] == [Shape.I] and game.supply == {Shape.I: 0, Shape.O: 2}
-    out, game = _play(tmp_path, rules, ["0,0 1,0 2,0 3,0", ""], seed=seed)
+    out, game = _play(tmp_path, rules, ["1,1 2,1 3,1 4,1", ""], seed=seed)
     assert game.tokens[0] == [Shape.O]  # Enter: the default
 
 
@@ -65,7 +65,7 @@ def test_line_mode_offers_only_closing_placements_with_must_close(tmp_path: Path
     """`must_close`: 'If possible, he places the piece so that it closes the entire row' as a duty:
     the line mode offers only the closing places and refuses the others."""
     rules = {"width": 4, "height": 6, "die": ["O"], "must_close": True}
-    out, game = _play(tmp_path, rules, ["0 0", "0 0", "0 2", ""])
+    out, game = _play(tmp_path, rules, ["1 1", "1 1", "1 3", ""])
     assert "must_close: a placement completes a row, so only those are offered." in out
-    assert "orientation 0 has no legal place in column 0 (columns: 2)" in out
+    assert "orientation 1 has no legal place in column 1 (columns: 3)" in out
     assert game.scores == [0, 2]

@@ -15,7 +15,7 @@ def test_readme_examples_run() -> None:
 
 
 def test_the_line_mode_example_is_what_line_mode_prints() -> None:
-    """The README's line-mode session (seed 7: Ann rolls T, types ``1 9``) is the program's own
+    """The README's line-mode session (seed 7: Ann rolls T, types ``2 10``) is the program's own
     output, pictures of the orientations and the error included (it showed orientations 0 and 2
     swapped)."""
     import subprocess
@@ -25,7 +25,7 @@ def test_the_line_mode_example_is_what_line_mode_prints() -> None:
     block = text[text.index("Ann rolls T\n"):]
     block = block[: block.index("```")]
     lines = [line.rstrip() for line in block.splitlines() if line.strip()]
-    typed = "1 9"
+    typed = "2 10"
     prompt = next(line for line in lines if line.endswith(": " + typed))
     asked = prompt[: -len(typed)]  # the prompt as printed, before what the person typed
     tabletris = str(Path(sys.executable).parent / "tabletris")

@@ -39,18 +39,18 @@ def test_human_against_random_bots_plays_to_the_end_and_saves_a_replayable_recor
 def test_invalid_input_is_answered_with_the_reason_and_asked_again() -> None:
     """Line mode: bad input gets the reason, never a traceback; minos and hold are checked by the engine."""
     script = "\n".join(
-        ["banana", "9 0", "0 42", "999", "m 42", "m x", "m 0", "m 0", "clear", "help", "hold", "hold", "quit"]
+        ["banana", "9 1", "1 43", "999", "m 43", "m x", "m 1", "m 1", "clear", "help", "hold", "hold", "quit"]
     ) + "\n"
     code, out = _play("human=Ann,random", 3, script)
     assert code == 0
     assert "cannot read 'banana'" in out
     assert "orientation 9 does not exist" in out
-    assert "in column 42 is not a legal drop" in out
+    assert "in column 43 is not a legal drop" in out
     assert "there is no drop number 999" in out
-    assert "column 42 is outside the tower" in out
+    assert "column 43 is outside the tower (1-8)" in out
     assert "type m and a column number" in out
     assert "Ann has 1 mino, not 2" in out
-    assert "queued: columns 0" in out
+    assert "queued: columns 1" in out
     assert "m C        first drop one of your minos" in out  # help
     assert "Ann: has used the hold already" in out
     assert "Stopped (quit)" in out
@@ -58,9 +58,9 @@ def test_invalid_input_is_answered_with_the_reason_and_asked_again() -> None:
 
 
 def test_queued_minos_fall_before_the_piece_and_are_recorded(tmp_path: Path) -> None:
-    """Line mode: `m C` drops a mino before the piece; the record lists it."""
+    """Line mode: `m C` drops a mino before the piece (column 8 as people count: index 7); the record lists it."""
     save = tmp_path / "minos.json"
-    code, out = _play("human=Ann", 5, "m 7\n1\nquit\n", "--save", str(save))
+    code, out = _play("human=Ann", 5, "m 8\n1\nquit\n", "--save", str(save))
     assert code == 0, out
     doc = json.loads(save.read_text())
     assert doc["rounds"][0][0]["minos"] == [7]
@@ -106,7 +106,7 @@ def test_end_of_input_mid_game_exits_1_and_still_saves(tmp_path: Path) -> None:
 
 def test_one_mino_is_singular() -> None:
     """Issue 15.10: "Ann has 1 minos" (the engine's message, as line mode shows it)."""
-    code, out = _play("human=Ann", 5, "m 0\nm 1\nquit\n")
+    code, out = _play("human=Ann", 5, "m 1\nm 2\nquit\n")
     assert code == 0
     assert "✗ Ann has 1 mino, not 2" in out
     assert "1 minos" not in out
@@ -115,7 +115,7 @@ def test_one_mino_is_singular() -> None:
 def test_a_drop_that_breaks_a_rule_is_explained_in_the_engines_words() -> None:
     """Issue 10: line mode worded the skyline rule itself ("would not fit below the skyline or
     leave the tower", whichever it was); now the engine's drop_error says which."""
-    code, out = _play("human=Ann,random", 3, "0 42\nquit\n")
+    code, out = _play("human=Ann,random", 3, "1 43\nquit\n")
     assert code == 0
-    assert "✗ orientation 0 in column 42 is not a legal drop: S this way up is 3 wide: its left edge goes in column 0-5, not 42" in " ".join(out.split())
+    assert "✗ orientation 1 in column 43 is not a legal drop: S this way up is 3 wide: its left edge goes in column 1-6, not 43" in " ".join(out.split())
     assert "or leave the tower" not in out

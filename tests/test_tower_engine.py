@@ -215,7 +215,7 @@ def test_illegal_actions_raise_with_the_rule_and_change_nothing() -> None:
         (drop([(0, 5), (1, 5), (1, 6), (2, 6)]), "not where a straight drop lands"),
         (drop([(0, 1), (1, 1), (1, 0), (2, 0)]), "mirrored"),  # a Z: S may not be flipped
         (drop([(0, 0), (1, 0), (1, 1), (2, 1)], minos=[3, 4]), "drops 2 minos but has 1"),
-        (drop([(0, 0), (1, 0), (1, 1), (2, 1)], minos=[9]), "column 9 is outside the tower"),
+        (drop([(0, 0), (1, 0), (1, 1), (2, 1)], minos=[9]), r"column 10 is outside the tower \(1-8\)"),
         (drop([(0, 14), (1, 14), (1, 15), (2, 15)]), "above the skyline"),
         (TowerAction(minos=(1,), hold=True), "no minos"),
         ({"place": "x"}, "place: expected a list"),
@@ -257,7 +257,7 @@ def test_a_mino_may_not_go_into_a_full_column() -> None:
     """Minos: none may end above the skyline."""
     game = game_with("O")
     fill(game, 0, ["#......."] * 15)
-    with pytest.raises(IllegalMove, match="mino 1: column 0 is full"):
+    with pytest.raises(IllegalMove, match="mino 1: column 1 is full"):
         game.submit(0, drop([(4, 0), (5, 0), (4, 1), (5, 1)], minos=[0]))
 
 

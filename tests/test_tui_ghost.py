@@ -6,8 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tabletris.engine.dice import DiceGame
+from tabletris.engine.errors import format_cells
 from tabletris.engine.shapes import Orientation, Shape
 from tabletris.engine.tower import TowerAction, TowerGame
+from tabletris.table.positions import cells_text, for_people
 from tabletris.tui.ghost import DiceGhost, TowerGhost
 
 FORMS = [o for shape in Shape for o in shape.orientations("free")]
@@ -42,7 +44,9 @@ def test_dice_ghost_starts_legal_and_the_reason_is_the_engines() -> None:
     ghost = started()
     assert ghost.reason() is None and ghost.placement in ghost.legal()
     ghost.move(0, 5)  # up in the air: does not rest
-    assert ghost.reason() == ghost.game.placement_error(ghost.shape, ghost.cells, ghost.take)  # type: ignore[arg-type]
+    engine_words = ghost.game.placement_error(ghost.shape, ghost.cells, ghost.take)  # type: ignore[arg-type]
+    assert engine_words is not None and format_cells(ghost.cells) in engine_words  # the engine quotes record cells
+    assert ghost.reason() == engine_words.replace(format_cells(ghost.cells), cells_text(ghost.cells))  # shown from 1
     assert ghost.reason() is not None and "does not rest" in ghost.reason()  # type: ignore[operator]
     assert ghost.drop() is None and ghost.reason() is None  # space lets it fall back to a legal spot
 
@@ -67,7 +71,7 @@ def test_flip_refused_under_rotate_rules_and_cycle_walks_every_legal_spot() -> N
     ghost.choose_shape(Shape.S)  # a chiral shape: its mirror image is a Z, not an S turned
     assert ghost.orient is not None
     mirrored = ghost.orient.flipped().at(ghost.gx, ghost.gy)
-    assert ghost.flip() == ghost.game.placement_error(Shape.S, mirrored, ghost.take)
+    assert ghost.flip() == for_people(ghost.game.placement_error(Shape.S, mirrored, ghost.take), mirrored)
     assert "mirrored (orientation rotate)" in ghost.flip()  # type: ignore[operator]
     ghost.start()
     seen = set()

@@ -18,18 +18,20 @@ from rich.text import Text
 
 from tabletris.cli.line_game import LineGame, orientation_picture, play_line_game
 from tabletris.cli.render import board_text, scoreboard, shape_style
-from tabletris.engine.board import Placement, Stone, format_cells
+from tabletris.engine.board import Placement, Stone
 from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
 from tabletris.i18n import N_, _, ngettext, translate
+from tabletris.table.positions import cells_text, for_people, numbers, shown, typed
 from tabletris.table.seats import SeatSpec
 
 HELP = N_("""\
 Place the rolled piece:
   O C        orientation number O (see the pictures) with its left edge in column C
   O C Y      the same, with its bottom row at Y (when the piece fits at several heights)
-  x,y x,y x,y x,y   the four cells themselves (also JSON: [[0,0],[1,0],[2,0],[1,1]])
+  x,y x,y x,y x,y   the four cells themselves, column then row (columns and rows count from 1,
+             row 1 at the bottom; a record's cells as JSON count from 0: [[0,0],[1,0],[2,0],[1,1]])
 Other commands:
   list       show the board and the legal places again
   undo       take back your last move (and the bots' moves after it)
@@ -75,7 +77,7 @@ class LineDiceGame(LineGame[DiceGame]):
                 self.table.play_bot(player)
                 move = g.moves[-1]
                 self.say(
-                    _("{name} places {shape} at {cells}").format(name=name, shape=move.shape or face, cells=format_cells(move.place or ()))
+                    _("{name} places {shape} at {cells}").format(name=name, shape=move.shape or face, cells=cells_text(move.place or ()))
                 )
                 self._report_move(player, score_before)
                 self.show()
@@ -92,7 +94,7 @@ class LineDiceGame(LineGame[DiceGame]):
             self.say(ngettext("{name} scores {count} point!", "{name} scores {count} points!", gained).format(name=name, count=gained), style="bold green")
         for reward in move.rewards or ():
             if not isinstance(reward, str):
-                self.say(_("{name} removes the stone at {cells}").format(name=name, cells=format_cells(reward)))
+                self.say(_("{name} removes the stone at {cells}").format(name=name, cells=cells_text(reward)))
         if move.tokens:
             shown = " ".join(t.value for t in move.tokens)
             self.say(
@@ -196,10 +198,10 @@ class LineDiceGame(LineGame[DiceGame]):
             return False
         self.say(_("The supply has no {shape} left: take one from the lowest rows.").format(shape=shape.value))
         if len(options) == 1:
-            self.say(_("Taking the {shape} at {cells}.").format(shape=shape.value, cells=format_cells(options[0].cells)))
+            self.say(_("Taking the {shape} at {cells}.").format(shape=shape.value, cells=cells_text(options[0].cells)))
             return options[0]
         for i, stone in enumerate(options, 1):
-            self.say(f"  {i}: {format_cells(stone.cells)}")
+            self.say(f"  {i}: {cells_text(stone.cells)}")
         while True:
             line = self.ask(_("Which {shape} do you take (1-{last})? ").format(shape=shape.value, last=len(options)))
             if line.isdigit() and 1 <= int(line) <= len(options):
@@ -223,7 +225,7 @@ class LineDiceGame(LineGame[DiceGame]):
             self.say(_("Row {row} is complete: take the point, or remove another player's stone:").format(row=row))
             for i, stone in enumerate(stones, 1):
                 self.say(f"  {i}: " + _("{name}'s {shape} at {cells}").format(
-                    name=g.players[stone.owner or 0], shape=stone.shape.value, cells=format_cells(stone.cells)
+                    name=g.players[stone.owner or 0], shape=stone.shape.value, cells=cells_text(stone.cells)
                 ))
             while True:
                 line = self.ask(_("point or a stone number: ")).lower()
@@ -282,7 +284,7 @@ class LineDiceGame(LineGame[DiceGame]):
         height = max(len(p) for p in pictures)
         text = Text()
         for i in range(len(orientations)):
-            text.append(f"{i:<7}", style="bold")
+            text.append(f"{shown(i):<7}", style="bold")
         text.append("\n")
         for line in range(height):
             for pic in pictures:
@@ -294,8 +296,8 @@ class LineDiceGame(LineGame[DiceGame]):
         self.console.print(text)
         for i in range(len(orientations)):
             cols = sorted(columns.get(i, ()))
-            where = " ".join(str(c) for c in cols) if cols else _("none")
-            self.say("  " + _("orientation {number}: columns {columns}").format(number=i, columns=where))
+            where = numbers(cols) if cols else _("none")
+            self.say("  " + _("orientation {number}: columns {columns}").format(number=shown(i), columns=where))
 
     def parse_placement(
         self, line: str, shape: Shape, placements: Sequence[Placement], take: Stone | None = None
@@ -304,19 +306,18 @@ class LineDiceGame(LineGame[DiceGame]):
         orientations = list(shape.orientations(self.game.rules.orientation_mode))
         parts = line.split()
         if all(p.lstrip("-").isdigit() for p in parts) and len(parts) in (2, 3):
-            o_index, x = int(parts[0]), int(parts[1])
+            o_index, x = typed(int(parts[0])), typed(int(parts[1]))
             if not 0 <= o_index < len(orientations):
-                raise ValueError(_("orientation {number} does not exist: 0 to {last}").format(number=o_index, last=len(orientations) - 1))
+                raise ValueError(_("orientation {number} does not exist: 1 to {last}").format(number=shown(o_index), last=len(orientations)))
             o = orientations[o_index]
             fits = [p for p in placements if p.orientation is o and p.x == x]
             if len(parts) == 3:
-                y = int(parts[2])
+                y = typed(int(parts[2]))
                 at_height = [p for p in fits if p.y == y]
                 if fits and not at_height:  # the column is right: the height is what is wrong
-                    heights = " ".join(str(p.y) for p in fits)
                     raise ValueError(
                         _("orientation {number} in column {column} has no legal place at height {height} (heights: {heights})").format(
-                            number=o_index, column=x, height=y, heights=heights
+                            number=shown(o_index), column=shown(x), height=shown(y), heights=numbers(p.y for p in fits)
                         )
                     )
                 fits = at_height
@@ -324,23 +325,26 @@ class LineDiceGame(LineGame[DiceGame]):
                 legal = sorted({p.x for p in placements if p.orientation is o})
                 if legal:
                     raise ValueError(_("orientation {number} has no legal place in column {column} (columns: {columns})").format(
-                        number=o_index, column=x, columns=" ".join(map(str, legal))
+                        number=shown(o_index), column=shown(x), columns=numbers(legal)
                     ))
-                raise ValueError(_("orientation {number} has no legal place in column {column}").format(number=o_index, column=x))
+                raise ValueError(_("orientation {number} has no legal place in column {column}").format(number=shown(o_index), column=shown(x)))
             if len(fits) > 1:
-                heights = " ".join(str(p.y) for p in fits)
-                raise ValueError(_("it fits at several heights in column {column}: add one of {heights}").format(column=x, heights=heights))
+                raise ValueError(_("it fits at several heights in column {column}: add one of {heights}").format(
+                    column=shown(x), heights=numbers(p.y for p in fits)))
             return fits[0]
-        cells = _parse_cells(line)
-        if cells is None:
+        parsed = _parse_cells(line)
+        if parsed is None:
             raise ValueError(_("cannot read {text!r}: type help for the syntax").format(text=line))
+        cells, as_record = parsed
         wanted = {(x, y) for x, y in cells}
         for p in placements:
             if set(p.cells) == wanted:
                 return p
         reason = self.game.placement_error(shape, cells, take)  # the engine words the rule
+        if not as_record:  # the engine quotes the cells as records write them: say them as typed
+            reason = for_people(reason, cells)
         if reason is None:  # pragma: no cover - legal cells are one of the legal placements
-            reason = _("{shape} at {cells} is not among this turn's places").format(shape=shape.value, cells=format_cells(cells))
+            reason = _("{shape} at {cells} is not among this turn's places").format(shape=shape.value, cells=cells_text(cells))
         raise ValueError(reason)
 
     def undo(self, player: int) -> bool:
@@ -373,7 +377,9 @@ class LineDiceGame(LineGame[DiceGame]):
         return True
 
 
-def _parse_cells(line: str) -> list[list[int]] | None:
+def _parse_cells(line: str) -> tuple[list[list[int]], bool] | None:
+    """Typed cells as the engine's, and whether they were a record's (JSON, from 0) rather than
+    a person's pairs (from 1); None when the line is neither."""
     text = line.strip()
     if text.startswith("["):
         try:
@@ -383,12 +389,12 @@ def _parse_cells(line: str) -> list[list[int]] | None:
         if isinstance(value, list) and all(
             isinstance(c, list) and len(c) == 2 and all(isinstance(n, int) for n in c) for c in value
         ):
-            return value
+            return value, True
         return None
     pairs = re.findall(r"(-?\d+)\s*,\s*(-?\d+)", text)
     if not pairs:
         return None
-    return [[int(a), int(b)] for a, b in pairs]
+    return [[typed(int(a)), typed(int(b))] for a, b in pairs], False
 
 
 def play_dice(

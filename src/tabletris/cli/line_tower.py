@@ -20,11 +20,12 @@ from rich.text import Text
 from tabletris.bots.base import Bot
 from tabletris.cli.line_game import LineGame, QuitGame, orientation_picture, play_line_game
 from tabletris.cli.render import board_text, shape_style
-from tabletris.engine.board import Placement, format_cells
+from tabletris.engine.board import Placement
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
 from tabletris.i18n import N_, _, ngettext, translate
+from tabletris.table.positions import cells_text, numbers, shown, typed
 from tabletris.table.seats import SeatSpec
 
 HELP = N_("""\
@@ -32,6 +33,7 @@ Your move this round (everybody moves at the same time, in private):
   N          drop the PLAY piece as legal drop number N from the list
   O C        drop it in orientation O (see the pictures) with its left edge in column C
   m C        first drop one of your minos in column C (repeat for more; they fall before the piece)
+             (columns, rows and orientations count from 1, row 1 at the bottom)
   clear      take back the minos you queued this round
   hold       skip this piece (once per game, no minos that round)
   list       show your tower and the legal drops again
@@ -65,7 +67,7 @@ def compact_tower(tower: Tower, color: bool = True) -> Text:
     text = Text()
     for i, row in enumerate(rows):
         y = height - 1 - i
-        text.append(f"{y:>2} ", style="dim")
+        text.append(f"{shown(y):>2} ", style="dim")
         for x, ch in enumerate(row):
             mark = marks.get((x, y))
             if mark is not None:
@@ -75,7 +77,7 @@ def compact_tower(tower: Tower, color: bool = True) -> Text:
             else:
                 text.append(ch, style=shape_style(ch) if color else "")
         text.append("\n")
-    text.append("   " + "".join(str(x % 10) for x in range(tower.board.width)), style="dim")
+    text.append("   " + "".join(str(shown(x) % 10) for x in range(tower.board.width)), style="dim")
     return text
 
 
@@ -161,7 +163,7 @@ class LineTowerGame(LineGame[TowerGame]):
         held = _("used ({shape})").format(shape=tower.held.value) if tower.held else _("unused")
         if minos:
             self.say(_("minos {minos}, queued: columns {columns}   hold {hold}").format(
-                minos=tower.minos, columns=" ".join(map(str, minos)), hold=held
+                minos=tower.minos, columns=numbers(minos), hold=held
             ))
         else:
             self.say(_("minos {minos}   hold {hold}").format(minos=tower.minos, hold=held))
@@ -177,7 +179,7 @@ class LineTowerGame(LineGame[TowerGame]):
         height = max(len(p) for p in pictures)
         text = Text()
         for i in range(len(orientations)):
-            text.append(f"{i:<7}", style="bold")
+            text.append(f"{shown(i):<7}", style="bold")
         text.append("\n")
         for line in range(height):
             for pic in pictures:
@@ -191,8 +193,8 @@ class LineTowerGame(LineGame[TowerGame]):
             self.say(_("No legal drop with these minos: type clear, or hold."), style="yellow")
             return
         for i, o in enumerate(orientations):
-            items = [f"{n}:c{p.x}" for n, p in enumerate(drops, 1) if p.orientation is o]
-            self.say("  " + _("orientation {number}: {drops}").format(number=i, drops="  ".join(items) if items else _("none")))
+            items = [f"{n}:c{shown(p.x)}" for n, p in enumerate(drops, 1) if p.orientation is o]
+            self.say("  " + _("orientation {number}: {drops}").format(number=shown(i), drops="  ".join(items) if items else _("none")))
 
     # ------------------------------------------------------------------ loop
 
@@ -263,12 +265,13 @@ class LineTowerGame(LineGame[TowerGame]):
                 if len(parts) != 2 or not parts[1].lstrip("-").isdigit():
                     self.say("✗ " + _("type m and a column number, e.g. m 3"), style="red")
                     continue
+                column = typed(int(parts[1]))
                 try:
-                    new_drops = self.drops(seat, [*minos, int(parts[1])])
+                    new_drops = self.drops(seat, [*minos, column])
                 except IllegalMove as e:
                     self.say(f"✗ {translate(e)}", style="red")
                     continue
-                minos.append(int(parts[1]))
+                minos.append(column)
                 drops = new_drops
                 self.show_own(seat, minos, drops)
                 continue
@@ -306,9 +309,9 @@ class LineTowerGame(LineGame[TowerGame]):
                 raise ValueError(_("there is no legal drop: hold or clear your minos"))
             return drops[n - 1]
         orientations = list(g.play_card.orientations("rotate"))
-        o_index, column = int(parts[0]), int(parts[1])
+        o_index, column = typed(int(parts[0])), typed(int(parts[1]))
         if not 0 <= o_index < len(orientations):
-            raise ValueError(_("orientation {number} does not exist: 0 to {last}").format(number=o_index, last=len(orientations) - 1))
+            raise ValueError(_("orientation {number} does not exist: 1 to {last}").format(number=shown(o_index), last=len(orientations)))
         o = orientations[o_index]
         for p in drops:
             if p.orientation is o and p.x == column:
@@ -319,11 +322,12 @@ class LineTowerGame(LineGame[TowerGame]):
         if legal:
             raise ValueError(
                 _("orientation {number} in column {column} is not a legal drop: {reason} (columns: {columns})").format(
-                    number=o_index, column=column, reason=reason, columns=" ".join(map(str, legal))
+                    number=shown(o_index), column=shown(column), reason=reason, columns=numbers(legal)
                 )
             )
         raise ValueError(
-            _("orientation {number} in column {column} is not a legal drop: {reason}").format(number=o_index, column=column, reason=reason)
+            _("orientation {number} in column {column} is not a legal drop: {reason}").format(
+                number=shown(o_index), column=shown(column), reason=reason)
         )
 
     def reveal(self, played_before: int) -> None:
@@ -339,10 +343,10 @@ class LineTowerGame(LineGame[TowerGame]):
                     self.say("  " + _("{name} holds.").format(name=name))
                 elif action.minos:
                     self.say("  " + _("{name} drops at {cells} after minos in columns {columns}").format(
-                        name=name, cells=format_cells(action.place or ()), columns=" ".join(map(str, action.minos))
+                        name=name, cells=cells_text(action.place or ()), columns=numbers(action.minos)
                     ))
                 else:
-                    self.say("  " + _("{name} drops at {cells}").format(name=name, cells=format_cells(action.place or ())))
+                    self.say("  " + _("{name} drops at {cells}").format(name=name, cells=cells_text(action.place or ())))
         for card in g.achievements:
             for seat, met_round in card.met_round.items():
                 if played_before < met_round <= len(g.rounds):

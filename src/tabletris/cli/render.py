@@ -12,6 +12,7 @@ from rich.text import Text
 
 from tabletris.engine.shapes import COLOURS, Shape
 from tabletris.i18n import _, locale_of
+from tabletris.table.positions import shown
 
 # Rich colour names for the guideline colours (purple and orange are not ANSI basics).
 RICH_COLOURS: dict[str, str] = {
@@ -65,7 +66,8 @@ def board_text(
     marks: dict[tuple[int, int], str] | None = None,
     numbered: bool = True,
 ) -> Text:
-    """A board from its row strings (top row first) with row and column numbers.
+    """A board from its row strings (top row first) with row and column numbers, counted from 1
+    as people count them (``table.positions``).
 
     ``marks`` overlays characters at cells (x, y), e.g. a ghost piece or icons.
     """
@@ -75,7 +77,7 @@ def board_text(
     for i, row in enumerate(rows):
         y = height - 1 - i
         if numbered:
-            text.append(f"{y:>2} ", style="dim")
+            text.append(f"{shown(y):>2} ", style="dim")
         for x, ch in enumerate(row):
             mark = (marks or {}).get((x, y))
             if mark is not None:
@@ -86,7 +88,7 @@ def board_text(
                 text.append(ch + " ", style=shape_style(ch) if color else "")
         text.append("\n")
     if numbered:
-        text.append("   " + "".join(f"{x % 10} " for x in range(width)), style="dim")
+        text.append("   " + "".join(f"{shown(x) % 10} " for x in range(width)), style="dim")
         text.append("\n")
     return text
 

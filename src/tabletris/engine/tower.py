@@ -382,10 +382,11 @@ class Tower:
     def mino_placement(self, column: int) -> Placement:
         """Where a mino dropped in ``column`` lands; IllegalMove if it cannot be dropped there."""
         if not 0 <= column < self.board.width:
-            raise IllegalMove(Message(N_("column {column} is outside the tower (0-{last})"), column=column, last=self.board.width - 1))
+            # Texts count columns from 1, as people do (record-format.md: indices stay from 0).
+            raise IllegalMove(Message(N_("column {column} is outside the tower (1-{last})"), column=column + 1, last=self.board.width))
         y = self.column_height(column)
         if y >= self.board.height:
-            raise IllegalMove(Message(N_("column {column} is full: a mino there would end above the skyline"), column=column))
+            raise IllegalMove(Message(N_("column {column} is full: a mino there would end above the skyline"), column=column + 1))
         return Placement(MINO, _MINO_FORM, column, y)
 
     def prepare(self, shape: Shape, action: TowerAction) -> _Prepared:
@@ -1001,8 +1002,8 @@ class TowerGame:
         width = t.board.width
         if not 0 <= column <= width - orientation.width:
             return Message(
-                N_("{shape} this way up is {width} wide: its left edge goes in column 0-{last}, not {column}"),
-                shape=self.play_card.value, width=orientation.width, last=width - orientation.width, column=column,
+                N_("{shape} this way up is {width} wide: its left edge goes in column 1-{last}, not {column}"),
+                shape=self.play_card.value, width=orientation.width, last=width - orientation.width + 1, column=column + 1,
             )
         try:
             drops = self.legal_drops(seat, minos)
@@ -1012,7 +1013,7 @@ class TowerGame:
             return None
         return Message(
             N_("{shape} cannot be dropped in column {column} this way up: it would end above the skyline"),
-            shape=self.play_card.value, column=column,
+            shape=self.play_card.value, column=column + 1,
         )
 
     def __repr__(self) -> str:

@@ -16,6 +16,7 @@ from tabletris.engine.dice import CHOICE, DiceAction, DiceGame
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.shapes import Cell, Orientation, Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
+from tabletris.table.positions import for_people
 from tabletris.tui.texts import _
 
 
@@ -83,7 +84,7 @@ class DiceGhost:
         """Why the ghost's cells are not a legal placement (the engine's words), or None."""
         if self.shape is None or self.orient is None:
             return _("no piece to place")
-        return self.game.placement_error(self.shape, self.cells, self.take)
+        return for_people(self.game.placement_error(self.shape, self.cells, self.take), self.cells)
 
     def scoring_rows(self) -> list[int]:
         return self.game.scoring_rows_after(self.placement, self.take)
@@ -118,7 +119,8 @@ class DiceGhost:
         assert self.orient is not None and self.shape is not None
         found = self.orient.flipped()
         if found not in self.shape.orientations(self.game.rules.orientation_mode):
-            return self.game.placement_error(self.shape, found.at(self.gx, self.gy), self.take)
+            cells = found.at(self.gx, self.gy)
+            return for_people(self.game.placement_error(self.shape, cells, self.take), cells)
         return self._turn_to(found)
 
     def drop(self) -> str | None:

@@ -19,6 +19,7 @@ from textual.widgets import Footer, Static
 from tabletris.engine.errors import IllegalMove
 from tabletris.engine.tower import TowerAction, TowerGame
 from tabletris.table.driver import Table
+from tabletris.table.positions import shown
 from tabletris.tui import palette
 from tabletris.tui.game_screen import GameScreen
 from tabletris.tui.game_ui import GameUI, board_and_panel
@@ -198,7 +199,7 @@ class TowerScreen(GameScreen[TowerGame]):
         if self.phase == "plan" and self.plan is not None:
             column = self.plan.unmino()
             if column is not None:
-                self.say(_("Took back the mino planned in column {column}.").format(column=column))
+                self.say(_("Took back the mino planned in column {column}.").format(column=shown(column)))
                 self.refresh_all()
 
     def action_hold(self) -> None:

@@ -6,6 +6,7 @@ from rich.style import Style
 from rich.text import Text
 
 from tabletris.engine.shapes import Cell, Shape, normalise
+from tabletris.table.positions import cells_text
 from tabletris.tui import palette
 
 
@@ -30,10 +31,8 @@ def piece_picture(shape: Shape, cells: tuple[Cell, ...] | None = None, width: in
 
 
 def format_cells_short(cells: tuple[Cell, ...] | list[list[int]] | None) -> str:
-    """Cells compactly for logs: ``4,7 5,7 6,7 5,8``."""
-    if not cells:
-        return ""
-    return " ".join(f"{c[0]},{c[1]}" for c in cells)
+    """Cells compactly for logs, counted from 1 as people count them: ``5,8 6,8 7,8 6,9``."""
+    return cells_text(cells)
 
 
 def shape_letter(shape: Shape | str) -> Text:

@@ -20,6 +20,7 @@ from tabletris.engine.achievements import ACHIEVEMENTS
 from tabletris.engine.shapes import Shape
 from tabletris.engine.tower import Tower, TowerAction, TowerGame
 from tabletris.i18n import DEFAULT, current_language
+from tabletris.table.positions import numbers
 from tabletris.tui import palette
 from tabletris.tui.texts import _, engine_text, ngettext, pgettext, styled
 from tabletris.tui.widgets.board import BoardView, Overlay
@@ -229,7 +230,7 @@ class TowerInfo(Static):
             s = game.score(seat)
             text.append(_("minos {n}").format(n=t.minos - len(planned)), "bold")
             if planned:
-                text.append(" " + _("(planned: columns {columns})").format(columns=" ".join(map(str, planned))), palette.HIGHLIGHT)
+                text.append(" " + _("(planned: columns {columns})").format(columns=numbers(planned)), palette.HIGHLIGHT)
             text.append("   " + pgettext("tower panel", "hold") + " ")
             if t.held is None:
                 text.append(_("free") if not t.out else "—", palette.GOOD)
