@@ -33,7 +33,9 @@ def test_every_achievement_card_has_a_translated_name_and_condition(lang: str) -
     # The wiki's own card names (seed 001) for the cards it lists.
     if lang == "zh_CN":
         assert i18n.translate(ACHIEVEMENTS["six-lines"].name, lang) == "完成6行"
-        assert i18n.translate(ACHIEVEMENTS["tetris"].name, lang) == "消四"
+        # Tower rows never clear (issue 27 item 11): the cards say rows are completed (完成), not 消.
+        assert "完成" in i18n.translate(ACHIEVEMENTS["tetris"].name, lang)
+        assert not any("消" in i18n.translate(card.name, lang) for card in ACHIEVEMENTS.values())
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -59,8 +61,9 @@ def test_rule_help_presets_option_labels_and_titles_are_translated(lang: str) ->
         assert set(spec.rule_help) == option_names - {"preset"}
         for text in [*spec.rule_help.values(), *spec.preset_help.values(), *spec.option_labels.values()]:
             _translated(text, lang)
-    # Quoted option values are what a player types: they stay as they are in every language.
-    assert "'slide'" in i18n.translate(GAMES["dice"].rule_help["access"], lang)
+    # A help text names each value as the form's lists show it (issue 27 item 11: 'slide' stayed English).
+    access = i18n.translate(GAMES["dice"].rule_help["access"], lang)
+    assert i18n.value_names(lang)["slide"] in access and "'slide'" not in access
 
 
 # ----------------------------------------------------------------------------- rule violations
@@ -124,7 +127,7 @@ def _errors_from_play() -> list[tuple[TabletrisError, str]]:
     tower = TowerGame(["Ann", "Bob"], seed=3)
     card = tower.play_card.value
     found.append((_error(lambda: tower.submit(0, {"minos": [99], "place": [[0, 0], [1, 0], [2, 0], [3, 0]]})),
-                  "Ann: mino 1: column 99 is outside the tower (0-7)"))
+                  "Ann: mino 1: column 100 is outside the tower (1-8)"))
     found.append((_error(lambda: tower.submit(0, {"minos": [0, 1], "place": [[0, 0], [1, 0], [2, 0], [3, 0]]})),
                   "Ann: drops 2 minos but has 1"))
     found.append((_error(lambda: tower.submit(0, {"place": [[0, 13], [0, 14], [0, 15], [0, 16]]})),
