@@ -121,7 +121,7 @@ def _errors_from_play() -> list[tuple[TabletrisError, str]]:
     found.append((_error(lambda: dice.play([[0, 0], [1, 0], [0, 1], [1, 1]])), "O overlaps stone 1 (T) at [[0,0],[1,0],[0,1],[1,1]]"))
     table = Table(dice)
     action = dice.turn_options()[0]
-    found.append((_error(lambda: table.act(0, action)), "it is Bob's turn (seat 1), not seat 0's"))
+    found.append((_error(lambda: table.act(0, action)), "it is Bob's turn (seat 2), not seat 1's"))
     found.append((_error(lambda: DiceGame(["Ann"], {"width": 3})), "rules.width: 3 is out of range (4-40)"))
 
     tower = TowerGame(["Ann", "Bob"], seed=3)

@@ -368,14 +368,14 @@ def test_refusals_a_player_meets_read_in_the_pages_language(server: LiveServer, 
     assert bodies["taken"]["message"] == f"someone in room {room} is already called 'Věra'"
     assert bodies["lookalike"]["message"] == f"someone in room {room} is called 'Věra', which looks the same as 'VĚRA'"
     # the table's own sentence, with its template (the server checked the turn with a copy of it)
-    assert bodies["turn"]["error"] == "not_your_turn" and bodies["turn"]["message"] == "it is Věra's turn (seat 0), not seat 1's"
+    assert bodies["turn"]["error"] == "not_your_turn" and bodies["turn"]["message"] == "it is Věra's turn (seat 1), not seat 2's"
     assert bodies["turn"]["text"]["template"] == "it is {player}'s turn (seat {seat}), not seat {other}'s"
     expected = {
         "cs": {"taken": "už někdo má jméno 'Věra'", "lookalike": "'Věra', které vypadá stejně jako 'VĚRA'",
                "width": "je nad limitem tohoto serveru (20)", "garbage": "kamenů by zakrylo přes 25 % desky 10×20",
-               "turn": "na tahu je Věra (místo 0)"},
+               "turn": "na tahu je Věra (místo 1)"},
         "zh_CN": {"taken": "里已经有人叫 'Věra'", "lookalike": "看起来与 'VĚRA' 相同",
-                  "width": "超过本服务器的上限（20）", "garbage": "棋盘的 25% 以上", "turn": "现在轮到 Věra（座位 0）"},
+                  "width": "超过本服务器的上限（20）", "garbage": "场地的 25% 以上", "turn": "现在轮到 Věra（座位 1）"},
     }
     for lang, words in expected.items():
         ctx = lang_context(browser, lang)

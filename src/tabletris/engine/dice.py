@@ -1196,7 +1196,9 @@ def not_your_turn(game: DiceGame, seat: int) -> Message:
     """Why ``seat`` may not move now: one sentence for every front end that asks (the table,
     the server), with its template so each player reads it in their language."""
     return Message(
-        N_("it is {player}'s turn (seat {seat}), not seat {other}'s"), player=game.players[game.to_move], seat=game.to_move, other=seat
+        # Seats count from 1, as every front end numbers them.
+        N_("it is {player}'s turn (seat {seat}), not seat {other}'s"), player=game.players[game.to_move], seat=game.to_move + 1,
+        other=seat + 1,
     )
 
 

@@ -168,7 +168,7 @@ class DiceAdapter(SpecAdapter):
         by default (the engine plays it on a view) and the shapes a token may be now, so the
         player can accept the default with one click or name others."""
         if game.over or seat != game.to_move:
-            raise ActionError("not_your_turn", _("it is not seat {seat}'s turn").format(seat=seat))
+            raise ActionError("not_your_turn", _("it is not seat {seat}'s turn").format(seat=seat + 1))
         if message.get("place") is None:
             raise ActionError("bad_message", "a dice query needs 'place': the four cells of the piece")
         try:
