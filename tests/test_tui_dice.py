@@ -11,6 +11,7 @@ from helpers import play_dice_turn
 from tabletris.engine import records
 from tabletris.engine.board import IllegalPlacement
 from tabletris.engine.records import record_of
+from tabletris.table.positions import for_people
 from tabletris.tui.dice_screen import DiceScreen
 from tabletris.tui.end_screen import EndScreen
 from tabletris.tui.widgets.dialogs import RewardScreen
@@ -76,7 +77,7 @@ async def test_illegal_placement_shows_reason_and_changes_nothing() -> None:
         with pytest.raises(IllegalPlacement) as expected:
             game.board.validate(screen.ghost.shape, cells, game.rules.orientation_mode, game.rules.access_mode)
         await pilot.press("enter")
-        assert str(screen.message) == str(expected.value)
+        assert str(screen.message) == for_people(str(expected.value), cells)  # the engine's words, cells counted from 1
         assert "does not rest" in str(screen.message)
         assert game.board.rows() == rows_before and game.moves == moves_before
         assert screen.phase == "place"
