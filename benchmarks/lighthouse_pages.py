@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,28 +29,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from serving import free_port, wait_ready
 
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 METRICS = ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time", "cumulative-layout-shift", "speed-index")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_ready(base: str, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline or proc.poll() is not None:
-            sys.exit("tabletris serve did not start")
-        time.sleep(0.1)
 
 
 def playing_room(client: httpx.Client, game: str) -> str:

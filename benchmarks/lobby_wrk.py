@@ -18,22 +18,15 @@ import argparse
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import httpx
+from serving import free_port, wait_ready
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wrk(url: str, connections: int, seconds: int, threads: int) -> dict[str, str]:
@@ -85,16 +78,7 @@ def main() -> None:
             cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    sys.exit("tabletris serve did not start")
-                time.sleep(0.1)
+            wait_ready(base, proc)
             with httpx.Client(base_url=base, timeout=10) as client:
                 for _ in range(args.rooms):
                     r = client.post("/api/rooms", json={"game": "dice", "seats": [{"kind": "open"}, {"kind": "open"}]})
