@@ -103,6 +103,7 @@ def test_serving_on_sqlite_needs_no_extra(tmp_path: Path) -> None:
     ("args", "package", "extra"),
     [
         (("kit", "--size", "mini", "--out", "{tmp}/kit"), "numpy", "kit"),
+        (("--lang", "en", "kit", "--out", "{tmp}/kit"), "numpy", "kit"),  # the command found past an option's value
         (("simulate", "dice", "--games", "2", "--out", "{tmp}/sim"), "matplotlib", "charts"),
     ],
 )

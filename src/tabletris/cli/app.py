@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from tabletris.cli.examples import epilog
-from tabletris.cli.extras import extra_for
+from tabletris.cli.extras import NUMPY_EXTRA_OF_COMMAND, extra_for
 from tabletris.i18n import (
     N_,
     LanguageError,
@@ -177,7 +177,7 @@ def main() -> None:
     try:
         app()
     except ModuleNotFoundError as e:
-        command = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
+        command = next((a for a in sys.argv[1:] if a in NUMPY_EXTRA_OF_COMMAND), None)  # past --lang cs and the like
         needed = extra_for(e.name, command)
         if needed is None:
             raise
