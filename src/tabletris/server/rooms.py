@@ -35,6 +35,7 @@ from tabletris.server.chat import Chat
 from tabletris.server.connection import Connection
 from tabletris.server.errors import ActionError, engine_text
 from tabletris.server.games import adapter_for
+from tabletris.server.jsontext import dumps
 from tabletris.server.limits import Limits, check_name_free, clean_name
 from tabletris.server.logs import log_context
 from tabletris.server.metrics import Metrics
@@ -256,7 +257,7 @@ class Room:
             if self.game_text is not None:
                 self._game_json = self.game_text
             elif self.game is not None:
-                self._game_json = json.dumps(self.public_game(), separators=(",", ":"))
+                self._game_json = dumps(self.public_game())
             else:
                 self._game_json = "null"
             self._private = {}
@@ -265,9 +266,9 @@ class Room:
                     if seat.kind == "human":
                         private = self.adapter.private(self.game, seat.index)
                         if private is not None:
-                            self._private[seat.index] = json.dumps(private, separators=(",", ":"))
+                            self._private[seat.index] = dumps(private)
             self._seq = len(self.events)
-        self.info_text = json.dumps(self.info(), separators=(",", ":"))
+        self.info_text = dumps(self.info())
         self._public = '{"room":' + self.info_text + ',"game":' + self._game_json + "}"
 
     def state_text(self, seat: int | None) -> str:
@@ -276,7 +277,7 @@ class Room:
             self.refresh()
         private = self._private.get(seat, "null") if seat is not None else "null"
         return (
-            '{"type":"state","you":' + json.dumps(seat) + ',"seq":' + str(self._seq)
+            '{"type":"state","you":' + ("null" if seat is None else str(seat)) + ',"seq":' + str(self._seq)
             + ',"private":' + private + "," + self._public[1:]
         )
 
@@ -572,7 +573,7 @@ class Room:
             not over and not self.has_people and len(self.events) + len(new_events) >= self.limits.bot_only_moves
         )
         status = "over" if over else "stopped" if capped else None
-        texts = [json.dumps(e, separators=(",", ":")) for e in new_events]
+        texts = [dumps(e) for e in new_events]
         try:
             new_turn = self.game is not None and self.adapter.turn_key(self.game) != turn_before
             stored_at = await self.lobby.storage.append(self.id, len(self.events), texts, status, new_turn=new_turn)

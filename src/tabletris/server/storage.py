@@ -34,6 +34,8 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    Update,
+    bindparam,
     event,
     func,
     insert,
@@ -89,6 +91,25 @@ events = Table(
 )
 
 
+INSERT_EVENTS = insert(events)
+"""The event rows' insert, built once: a statement object made anew per move cost SQLAlchemy a
+new cache key (a walk of the whole statement) on every execution."""
+
+
+def _append_guard(new_turn: bool, status: bool) -> Update:
+    """The guarded update of a move (``Storage.append``), with bound parameters: one statement
+    object per shape, built once (see ``INSERT_EVENTS``)."""
+    values: dict[str, Any] = {"version": bindparam("g_version"), "updated": bindparam("g_now")}
+    if new_turn:
+        values["turn_started"] = bindparam("g_now")
+    if status:
+        values["status"] = bindparam("g_status")
+    return update(rooms).where(rooms.c.id == bindparam("g_room"), rooms.c.version == bindparam("g_first")).values(**values)
+
+
+APPEND_GUARDS = {(turn, status): _append_guard(turn, status) for turn in (False, True) for status in (False, True)}
+
+
 @dataclass
 class StoredRoom:
     """A room as read back at start-up: enough to rebuild its game by replaying its events."""
@@ -127,6 +148,7 @@ class _Write:
     statements: list[tuple[Executable, Any]]
     done: asyncio.Future[None]
     guard: Executable | None = None
+    guard_params: dict[str, Any] | None = None
 
 
 WAL_AUTOCHECKPOINT_PAGES = 256
@@ -279,23 +301,24 @@ class Storage:
             return None
         now = time.time()
         rows = [{"room_id": room_id, "seq": first_seq + i, "data": d, "created": now} for i, d in enumerate(data)]
-        values: dict[str, Any] = {"version": first_seq + len(data), "updated": now}
-        if new_turn and data:
-            values["turn_started"] = now
+        params: dict[str, Any] = {
+            "g_room": room_id, "g_first": first_seq, "g_version": first_seq + len(data), "g_now": now,
+        }
         if status is not None:
-            values["status"] = status
-        guard = update(rooms).where(rooms.c.id == room_id, rooms.c.version == first_seq).values(**values)
-        await self._submit(rows, [], guard=guard)
+            params["g_status"] = status
+        guard = APPEND_GUARDS[bool(new_turn and data), status is not None]
+        await self._submit(rows, [], guard=guard, guard_params=params)
         return now
 
     async def _submit(
-        self, events: list[dict[str, Any]], statements: list[tuple[Executable, Any]], guard: Executable | None = None
+        self, events: list[dict[str, Any]], statements: list[tuple[Executable, Any]], guard: Executable | None = None,
+        guard_params: dict[str, Any] | None = None,
     ) -> None:
         """Queue writes for the writer task and wait until they are committed (or failed)."""
         if self._queue is None:
             raise RuntimeError("storage is not open")
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Write(events, statements, done, guard))
+        await self._queue.put(_Write(events, statements, done, guard, guard_params))
         await done
 
     async def _write_loop(self) -> None:
@@ -396,17 +419,17 @@ class Storage:
                 if w.guard is not None:
                     # Serializes per room: on PostgreSQL a second transaction updating the row
                     # waits for the first, then finds the version moved on (no row matches).
-                    result = await conn.execute(w.guard)
+                    result = await conn.execute(w.guard, w.guard_params)
                     if result.rowcount != 1:
                         raise Conflict("the room changed in the database before this write")
                 rows.extend(w.events)
                 if w.statements and rows:
-                    await conn.execute(insert(events), rows)
+                    await conn.execute(INSERT_EVENTS, rows)
                     rows = []
                 for statement, params in w.statements:
                     await conn.execute(statement, params)
             if rows:
-                await conn.execute(insert(events), rows)
+                await conn.execute(INSERT_EVENTS, rows)
         self.commits += 1
         self.events_written += sum(len(w.events) for w in batch)
 
