@@ -23,9 +23,10 @@ from tabletris.i18n import LANGUAGE_NAMES, LANGUAGES, current_language, language
 from tabletris.table.saving import save_record
 from tabletris.tui import palette
 from tabletris.tui.game_screen import GameScreen
-from tabletris.tui.game_ui import ui_of, ui_of_game
+from tabletris.tui.game_ui import game_label, ui_of, ui_of_game
 from tabletris.tui.setup import (
     DEFAULT_GAME,
+    GAMES,
     Setup,
     default_seat_name,
     load_last_setup,
@@ -34,6 +35,7 @@ from tabletris.tui.setup import (
     save_last_setup,
 )
 from tabletris.tui.texts import N_, _, engine_text
+from tabletris.tui.tutorial import tutorial_of
 
 KEY_WORDS = (N_("space"), N_("backspace"), N_("enter"))
 """Keys the footer names by a word (Textual's names), translated like the descriptions."""
@@ -173,6 +175,21 @@ class TabletrisApp(App[None]):
         self.game = table.game
         save_last_setup(setup)
         self._show(ui_of(setup.game).screen(setup, table))
+        self.call_after_refresh(self.check_size)
+        return True
+
+    def start_tutorial(self, game: str) -> bool:
+        """Start ``game``'s guided first game (its ``GameUI.tutorial``); False (and a notice) when
+        it has none. It is not remembered as the last setup: the next new game starts from yours."""
+        tutorial = tutorial_of(ui_of(game))
+        if tutorial is None:
+            self.notify(_("This game has no guided first game yet."), severity="warning")
+            return False
+        setup = tutorial.setup()
+        table = new_table(setup)
+        self.setup = setup
+        self.game = table.game
+        self._show(tutorial.screen(setup, table, tutorial))
         self.call_after_refresh(self.check_size)
         return True
 
@@ -318,6 +335,14 @@ class TabletrisApp(App[None]):
         yield SystemCommand(_("New game"), _("Set up and start a new game"), lambda: self.action_leave_game("new"))
         if self.game is not None:
             yield SystemCommand(_("Save record"), _("Write this game's record (never over another file)"), self.action_save)
+        if not self.in_progress:
+            for name in GAMES:
+                if ui_of(name).tutorial:
+                    yield SystemCommand(
+                        _("Tutorial: {game}").format(game=game_label(name)),
+                        _("A guided first game: each step says what to do"),
+                        lambda name=name: self.start_tutorial(name),
+                    )
         yield SystemCommand(_("Rules and keys"), _("The rules of this game, its options and the keys"), self.action_help)
         yield SystemCommand(_("Replay a record"), _("Open the last record saved in the replay viewer"), self.action_replay_last)
         if not self.in_progress:  # the app starts again in the language: never over a game in play

@@ -163,9 +163,13 @@ class DiceScreen(GameScreen[DiceGame]):
         self.table.act(seat, action)
         self.points = self.points[: len(game.moves) - 1] + [game.scores[seat] - before]
         self.message.clear()
+        self.moved()
         self.phase = "idle"
         self.next_turn()
         self.refresh_all()
+
+    def moved(self) -> None:
+        """A move went in, before the next turn starts (the tutorial checks its step here)."""
 
     def action_place(self) -> None:
         if self.phase != "place" or self.ghost.orient is None:
@@ -294,5 +298,6 @@ UI = GameUI(
     replay_step=N_("move {k}/{n}"),
     keys=DICE_KEYS,
     keys_note=DICE_NOTE,
+    tutorial="tabletris.tui.dice_tutorial",
 )
 """The dice game as the app's shared screens show it (``GameSpec.front_end("tui")``)."""

@@ -88,6 +88,10 @@ class GameUI:
     """A line under the keys (a catalog message), or none."""
     seat_options: tuple[SeatOption, ...] = ()
     """Rules options the new-game form asks seat by seat instead of among the rules."""
+    tutorial: str = ""
+    """The module of the game's guided first game (its ``TUTORIAL``, a ``tui.tutorial.Tutorial``,
+    read by ``tutorial.tutorial_of``: the module builds on the game's screen, so it is imported
+    when asked, never by the game's module); empty where it has none."""
 
 
 def ui_of(game: str) -> GameUI:

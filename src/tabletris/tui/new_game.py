@@ -110,6 +110,7 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
     BINDINGS = [
         Binding("ctrl+s", "start", N_("Start")),
         Binding("f5", "start", N_("Start"), show=False),
+        Binding("ctrl+t", "tutorial", N_("Tutorial")),
         Binding("escape", "back", N_("Back")),
         Binding("f1", "app.help", N_("Help")),
         Binding("ctrl+q", "app.quit", N_("Quit")),
@@ -202,6 +203,8 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
                 yield Static(id="setup-error")
                 with Horizontal(id="setup-buttons"):
                     yield Button(_("Start"), variant="success", id="start")
+                    if ui_of(self.setup.game).tutorial:
+                        yield Button(_("Tutorial"), id="tutorial")
             with VerticalScroll(id="setup-rules"):
                 if cls is None:
                     yield Static(self.model_error, id="model-error")
@@ -412,6 +415,16 @@ class NewGameScreen(TranslatedBindings, Screen[None]):
     @on(Button.Pressed, "#start")
     def start_pressed(self) -> None:
         self.action_start()
+
+    @on(Button.Pressed, "#tutorial")
+    def tutorial_pressed(self) -> None:
+        self.action_tutorial()
+
+    def action_tutorial(self) -> None:
+        """The chosen game's guided first game (the app says so when it has none)."""
+        start = getattr(self.app, "start_tutorial", None)
+        if start is not None:
+            start(self.setup.game)
 
     @on(Input.Submitted)
     def submitted(self) -> None:
