@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import json
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from tabletris.server.jsontext import dumps
 
 
 class _Slot:
@@ -72,7 +73,7 @@ class Connection:
         self.wake.set()
 
     def send_json(self, message: Mapping[str, Any]) -> None:
-        self.send(json.dumps(message, separators=(",", ":")))
+        self.send(dumps(message))
 
     def kill(self, code: int, reason: str) -> None:
         if self.alive:
@@ -96,7 +97,10 @@ class Connection:
                 else:
                     text = item
                 try:
-                    await asyncio.wait_for(self.send_text(text), self.send_timeout)
+                    # A timeout scope, not ``wait_for``: on Python 3.11 that wraps every send in a
+                    # task of its own, which cost more than the send.
+                    async with asyncio.timeout(self.send_timeout):
+                        await self.send_text(text)
                 except TimeoutError:
                     self.kill(4408, f"nothing was read for {self.send_timeout:g} s")
                     return

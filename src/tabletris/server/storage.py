@@ -415,19 +415,36 @@ class Storage:
         """One transaction for the batch, in queue order; consecutive event rows share one insert."""
         async with self.engine.begin() as conn:
             rows: list[dict[str, Any]] = []
-            for w in batch:
+            grouped = conn.dialect.supports_sane_multi_rowcount
+            i = 0
+            while i < len(batch):
+                group = [batch[i]]
+                w = group[0]
                 if w.guard is not None:
+                    if grouped and w.guard_params is not None and not w.statements:
+                        # Consecutive moves with the same guarded update (other rooms: a room
+                        # has one write in flight) go as one executemany, checked by its
+                        # total row count; a conflict fails the batch, and each write is then
+                        # tried alone, which finds the one that conflicted.
+                        while i + len(group) < len(batch):
+                            nxt = batch[i + len(group)]
+                            if nxt.guard is not w.guard or nxt.guard_params is None or nxt.statements:
+                                break
+                            group.append(nxt)
                     # Serializes per room: on PostgreSQL a second transaction updating the row
                     # waits for the first, then finds the version moved on (no row matches).
-                    result = await conn.execute(w.guard, w.guard_params)
-                    if result.rowcount != 1:
+                    params = w.guard_params if len(group) == 1 else [g.guard_params for g in group if g.guard_params]
+                    result = await conn.execute(w.guard, params)
+                    if result.rowcount != len(group):
                         raise Conflict("the room changed in the database before this write")
-                rows.extend(w.events)
-                if w.statements and rows:
-                    await conn.execute(INSERT_EVENTS, rows)
-                    rows = []
-                for statement, params in w.statements:
-                    await conn.execute(statement, params)
+                for g in group:
+                    rows.extend(g.events)
+                    if g.statements and rows:
+                        await conn.execute(INSERT_EVENTS, rows)
+                        rows = []
+                    for statement, params in g.statements:
+                        await conn.execute(statement, params)
+                i += len(group)
             if rows:
                 await conn.execute(INSERT_EVENTS, rows)
         self.commits += 1
