@@ -199,10 +199,12 @@ SHORT_ROOM: dict[str, Any] = {"game": "dice", "rules": {"width": 6, "height": 6}
 async def run_level(
     bases: Sequence[str], db_url: str, rooms: int, duration: float, think: float, seed: int, rematch: bool,
     room_body: dict[str, Any] = DICE_ROOM, games_wanted: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, pids: Sequence[int] = (), split: bool = False,
 ) -> dict[str, Any]:
     """One level: ``rooms`` rooms, created round-robin on the instances at ``bases``; a room's
-    two people connect to consecutive instances (with two, one each)."""
+    two people connect to consecutive instances (with two, one each). ``pids``: the servers'
+    processes, whose CPU time is counted over the play only (not the rooms' creation);
+    ``split``: sample them with py-spy over the play to split that time into its parts."""
     rng = random.Random(seed)
     stats = Stats(games_wanted=games_wanted)
     seats: list[tuple[str, int, str, str]] = []  # room, seat, token, websocket base
@@ -245,6 +247,8 @@ async def run_level(
 
     watcher = asyncio.create_task(watch_games())
     until = time.monotonic() + duration
+    samplers = [Sampler(pid, duration) for pid in pids] if split else []
+    cpu_start = [cpu_seconds(pid) for pid in pids]
     start, wall_start = time.perf_counter(), time.time()
     results = await asyncio.gather(
         *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch)
@@ -252,6 +256,7 @@ async def run_level(
         return_exceptions=True,
     )
     elapsed, wall_end = time.perf_counter() - start, time.time()
+    server_cpu = sum(cpu_seconds(pid) - c for pid, c in zip(pids, cpu_start, strict=True))
     monitor.cancel()
     watcher.cancel()
     gc.set_threshold(*thresholds)
@@ -262,6 +267,7 @@ async def run_level(
             stats.errors.append(f"client: {type(r).__name__}: {r}")
     all_moves = await events_between(db_url, wall_start, wall_end)
     rtts = sorted(stats.rtts)
+    parts = split_parts(samplers, server_cpu, max(1, all_moves)) if samplers else None
     return {
         "rooms": rooms,
         "connections": len(seats),
@@ -278,6 +284,9 @@ async def run_level(
         "client_lag_max_ms": round(1000 * lags[-1], 1) if lags else None,
         "errors": len(stats.errors),
         "error_samples": stats.errors[:5],
+        "server_cpu_s": round(server_cpu, 2),
+        "server_cpu_ms_per_move": round(1000 * server_cpu / max(1, all_moves), 3),
+        **({"cpu_ms_per_move_by_part": parts} if parts is not None else {}),
         "acked": stats.acked,
     }
 
@@ -323,6 +332,89 @@ async def check_store(db_url: str, acked: list[tuple[str, int, int, str]]) -> di
         if event is None or event.get("player") != seat or event.get("place") != json.loads(place):
             lost += 1
     return {"stored_events": len(rows), "lost": lost, "duplicated": duplicated, "gaps": gaps}
+
+
+PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # (part, the functions that mark it): a sample's part is that of its innermost marked frame.
+    ("broadcast", ("Room.broadcast", "Room.refresh", "Room.state_text", "Connection._pump", "Connection.send",
+                   "Replica.broadcast", "WebSocketsSansIOProtocol.send")),
+    # SQLAlchemy's async layer runs its work in greenlets, whose frames show without their caller.
+    ("store", ("Room._commit", "Storage.", "_connection_worker_thread", "sqlalchemy/", "aiosqlite/", "asyncpg/")),
+    ("bots", ("TurnClock.", "BotPool.")),
+    ("engine", ("Room._act_locked", "Room.act")),
+    ("decode", ("serve_socket", "socket_router.<locals>.handle", "WebSocketsSansIOProtocol.data_received")),
+)
+"""How ``--split`` names the parts of a move: decode (the websocket frame, the JSON, the move's
+validation), engine (the room's checks and the game applying the move), store (the events'
+text, the guarded update and the insert, the database driver's thread), broadcast (rendering
+the state once and sending it to each socket, acks included), bots (the bots' and the timer's
+turns: deciding and submitting); anything else (HTTP requests, rematches, the garbage
+collector) is ``other``."""
+SAMPLE_RATE = 100
+"""py-spy samples a second (``--split``)."""
+
+
+class Sampler:
+    """``py-spy record --gil`` on one server process over the play: samples of the thread holding
+    the GIL, so idle threads are not counted (py-spy cannot always tell an idle thread here)."""
+
+    def __init__(self, pid: int, duration: float) -> None:
+        exe = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+        if exe is None:
+            sys.exit("load.py: --split needs py-spy (pip install py-spy)")
+        fd, name = tempfile.mkstemp(suffix=".txt", prefix="tabletris-load-spy-")
+        os.close(fd)
+        self.out = Path(name)
+        self.proc = subprocess.Popen(
+            [exe, "record", "-p", str(pid), "--gil", "-r", str(SAMPLE_RATE), "-d", str(max(1, int(duration))),
+             "--nonblocking", "-f", "raw", "-o", str(self.out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+
+    def stacks(self) -> Iterator[tuple[list[str], int]]:
+        """Each sampled stack (outermost frame first) and how many times it was seen."""
+        try:
+            self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGINT)
+            self.proc.wait(10)
+        try:
+            lines = self.out.read_text().splitlines()
+        finally:
+            self.out.unlink(missing_ok=True)
+        for line in lines:
+            stack, _, count = line.rpartition(" ")
+            if stack and count.isdigit():
+                yield stack.split(";"), int(count)
+
+
+def part_of(frames: Sequence[str]) -> str:
+    for frame in reversed(frames):
+        for part, markers in PARTS:
+            if any(m in frame for m in markers):
+                return part
+    return "other"
+
+
+def split_parts(samplers: Sequence[Sampler], server_cpu: float, moves: int) -> dict[str, Any]:
+    """Milliseconds per move of each part: its samples (GIL held, in seconds) over the moves.
+    ``outside_gil`` is the rest of the servers' CPU time: C code that let the GIL go (SQLite's
+    own work, the kernel's sends) and py-spy's missed samples. ``other_top``: where the samples
+    of ``other`` were (the innermost frame of this project, else the innermost frame)."""
+    seconds: dict[str, float] = {part: 0.0 for part, _ in PARTS} | {"other": 0.0}
+    other: dict[str, int] = {}
+    for sampler in samplers:
+        for frames, count in sampler.stacks():
+            part = part_of(frames)
+            seconds[part] += count / SAMPLE_RATE
+            if part == "other":
+                ours = [f for f in frames if "tabletris/" in f]
+                where = (ours or frames or ["?"])[-1].split(" (", 1)[0]
+                other[where] = other.get(where, 0) + count
+    parts: dict[str, Any] = {part: round(1000 * s / moves, 3) for part, s in seconds.items()}
+    parts["outside_gil"] = round(1000 * max(0.0, server_cpu - sum(seconds.values())) / moves, 3)
+    parts["other_top"] = {k: round(1000 * v / SAMPLE_RATE / moves, 3)
+                          for k, v in sorted(other.items(), key=lambda kv: -kv[1])[:6]}
+    return parts
 
 
 def rss_mb(pid: int) -> float:
@@ -447,14 +539,16 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                                                       SHORT_ROOM, args.rss_games, progress))
                     else:
                         result = runner.run(run_level(bases, db_url, n, args.duration, args.think, args.seed + n,
-                                                      not args.no_rematch))
+                                                      not args.no_rematch, pids=[i.proc.pid for i in instances],
+                                                      split=args.split))
                     acked_all.extend(result.pop("acked"))
                 moves = max(1, result["all_moves_stored"])
                 result["setup"] = setup
-                result["server_cpu_s"] = round(
-                    sum(cpu_seconds(i.proc.pid) - c for i, c in zip(instances, server_cpu, strict=True)), 1)
+                if args.rss:  # the whole run (the memory run's games include the rooms' creation)
+                    result["server_cpu_s"] = round(
+                        sum(cpu_seconds(i.proc.pid) - c for i, c in zip(instances, server_cpu, strict=True)), 1)
+                    result["server_cpu_ms_per_move"] = round(1000 * result["server_cpu_s"] / moves, 2)
                 result["client_cpu_s"] = round(time.process_time() - client_cpu, 1)
-                result["server_cpu_ms_per_move"] = round(1000 * result["server_cpu_s"] / moves, 2)
                 result["load_average"] = load_average()
                 result["rss_mb_before_after"] = [[b, rss_mb(i.proc.pid)] for b, i in zip(before_rss, instances, strict=True)]
                 if args.rss:
@@ -488,6 +582,8 @@ def main() -> None:
     parser.add_argument("--rss", action="store_true", help="memory run: --rss-games short games over --rooms rooms")
     parser.add_argument("--rss-games", type=int, default=10_000)
     parser.add_argument("--rss-every", type=int, default=1000, help="print the RSS after every this many games")
+    parser.add_argument("--split", action="store_true",
+                        help="sample the servers with py-spy during play and split their CPU per move into parts")
     args = parser.parse_args()
     for setup in args.setup:
         run_setup(setup, args)
