@@ -188,3 +188,23 @@ def test_every_path_through_the_script_takes_from_the_lowest_rows_and_ends() -> 
     walk([])
     assert ends and all(n <= 8 for n, _ in ends), max(ends)
     assert all(took for _, took in ends)
+
+
+async def test_the_app_can_open_on_the_tutorial() -> None:
+    """``tabletris play dice --tutorial`` runs the app with ``tutorial="dice"``."""
+    app = TabletrisApp(tutorial="dice", roll_frames=0, bot_pause=0.0)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await settle(pilot, lambda: placing(app))
+        assert app.screen.guide.index == 0  # type: ignore[attr-defined]
+
+
+def test_play_tutorial_asks_for_the_full_screen_app_and_a_game_that_has_one(capsys: pytest.CaptureFixture[str]) -> None:
+    from typer.testing import CliRunner
+
+    from tabletris.cli.app import app
+    from tabletris.tui.launch import launch_tutorial
+
+    result = CliRunner().invoke(app, ["play", "dice", "--tutorial"])  # not a terminal: no app
+    assert result.exit_code == 2 and "--tutorial" in result.output and "full-screen" in result.output
+    assert launch_tutorial("tower") == 2  # no guided tower game yet: said, and no app is started
+    assert "tower" in capsys.readouterr().err

@@ -46,11 +46,14 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(help=N_("Tower game: each seat's tower and bottom end, e.g. 2b,1a,- (- or nothing: a free one at random).")),
         ] = None,
+        tutorial: Annotated[
+            bool, typer.Option("--tutorial", help=N_("The game's guided first game, in the full-screen app."))
+        ] = False,
     ) -> None:
         """Play a game at this terminal against people (hot-seat) and bots."""
         color = color_wanted(color)
         interactive = sys.stdin.isatty() and sys.stdout.isatty()
-        if game is None and not plain and interactive and _tui_available():
+        if game is None and not tutorial and not plain and interactive and _tui_available():
             from tabletris.tui.launch import launch_setup
 
             raise typer.Exit(launch_setup(color=color))
@@ -58,6 +61,12 @@ def register(app: typer.Typer) -> None:
         if game not in GAMES:
             names = list(GAMES)
             _fail(_("unknown game {name!r}: expected {games} or {last}").format(name=game, games=", ".join(names[:-1]), last=names[-1]))
+        if tutorial:
+            if plain or not interactive or not _tui_available():
+                _fail(_("--tutorial is played in the full-screen app: run it at a terminal, without --plain"))
+            from tabletris.tui.launch import launch_tutorial
+
+            raise typer.Exit(launch_tutorial(game, color=color))
         try:
             seat_specs = parse_seats(seats, max_seats=GAMES[game].max_players, person=_("Player {number}"))
             check_game([s.kind for s in seat_specs], game)

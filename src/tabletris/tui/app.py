@@ -72,6 +72,7 @@ class TabletrisApp(App[None]):
         bot_pause: float = 0.5,
         no_color: bool = False,
         lang: str | None = None,
+        tutorial: str | None = None,
     ) -> None:
         super().__init__()
         self.language = parse_language(lang) if lang else current_language()
@@ -82,7 +83,9 @@ class TabletrisApp(App[None]):
             self._filters.append(Monochrome())
         self.initial_setup = setup
         self.replay_path = replay
-        self.show_setup = show_setup or (setup is None and replay is None)
+        self.tutorial = tutorial
+        """A game whose guided first game the app opens on (``tabletris play GAME --tutorial``)."""
+        self.show_setup = show_setup or (setup is None and replay is None and tutorial is None)
         self.roll_frames = roll_frames
         self.bot_pause = bot_pause
         self.game: Any = None
@@ -131,6 +134,8 @@ class TabletrisApp(App[None]):
                 self.exit(message=_("error: {error}").format(error=engine_text(e)))
                 return
             self.push_screen(screen)
+            return
+        if self.tutorial is not None and self.start_tutorial(self.tutorial):
             return
         if self.show_setup or self.initial_setup is None:
             self.action_new_game()

@@ -61,6 +61,19 @@ def launch_setup(*, color: bool = True) -> int:
     return run_app(TabletrisApp(show_setup=True, no_color=not color))
 
 
+def launch_tutorial(game: str, *, color: bool = True) -> int:
+    """Run the app on ``game``'s guided first game (``tabletris play GAME --tutorial``); 2 with
+    ``error:`` when the game has none."""
+    from tabletris.tui.app import TabletrisApp
+    from tabletris.tui.game_ui import game_label, ui_of
+    from tabletris.tui.tutorial import tutorial_of
+
+    if tutorial_of(ui_of(game)) is None:
+        print(_("error: the {game} game has no guided first game yet").format(game=game_label(game)), file=sys.stderr)
+        return 2
+    return run_app(TabletrisApp(tutorial=game, no_color=not color))
+
+
 def launch_replay(path: Path | str, *, color: bool = True) -> int:
     """Open a record in the replay viewer; returns the exit status (1 with ``error:`` if unreadable)."""
     from tabletris.engine.errors import RecordError
