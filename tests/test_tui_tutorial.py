@@ -90,6 +90,9 @@ async def test_the_dice_tutorial_is_completed_by_keys() -> None:
         assert not isinstance(app.screen, EndScreen)  # the last word stays until Enter
         await pilot.press("enter")
         await settle(pilot, lambda: isinstance(app.screen, EndScreen))
+        await pilot.press("r")  # the rematch of a tutorial is the tutorial again, from its first step
+        await settle(pilot, lambda: placing(app) and app.screen is not screen)
+        assert app.screen.guide.index == 0 and app.game.seed == SEED and not app.game.moves  # type: ignore[attr-defined]
 
 
 async def test_an_illegal_move_is_refused_in_the_engines_words_and_the_step_stays() -> None:
@@ -208,3 +211,21 @@ def test_play_tutorial_asks_for_the_full_screen_app_and_a_game_that_has_one(caps
     assert result.exit_code == 2 and "--tutorial" in result.output and "full-screen" in result.output
     assert launch_tutorial("tower") == 2  # no guided tower game yet: said, and no app is started
     assert "tower" in capsys.readouterr().err
+
+
+async def test_undo_takes_the_step_back_and_a_new_game_starts_from_the_players_own_setup() -> None:
+    app = TabletrisApp(None, roll_frames=0, bot_pause=0.0)
+    async with app.run_test(size=(110, 40)) as pilot:
+        screen = await open_tutorial(pilot, app)
+        game = screen.game
+        await steer_dice(pilot, screen, choose(screen))
+        await pilot.press("enter")
+        await settle(pilot, lambda: placing(app) and screen.guide.index == 1)
+        await pilot.press("u")
+        await settle(pilot, lambda: placing(app) and not game.moves)
+        assert screen.guide.index == 0 and "step 1 of 4" in str(screen.query_one(TutorialPanel).render())
+        app.action_new_game()
+        await settle(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        form = app.screen
+        assert isinstance(form, NewGameScreen)
+        assert form.setup.rules.get("width") != RULES["width"] and form.setup.seed != SEED

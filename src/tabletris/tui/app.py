@@ -92,6 +92,9 @@ class TabletrisApp(App[None]):
         self.setup: Setup | None = setup
         self.too_small: str | None = None
         """The warning shown while the terminal is smaller than the game's board needs."""
+        self.in_tutorial = False
+        """Whether the game in play (or just ended) is a guided first game: the next new game
+        starts from the player's own last setup, not from the tutorial's."""
         self.switch_to: str | None = None
         """A language the player chose in the palette: the app ends and ``relaunch`` starts it again in it."""
         self.saved: dict[int, tuple[dict[str, Any], Path]] = {}
@@ -177,6 +180,7 @@ class TabletrisApp(App[None]):
                 self.action_new_game(setup)
             return False
         self.setup = setup
+        self.in_tutorial = False
         self.game = table.game
         save_last_setup(setup)
         self._show(ui_of(setup.game).screen(setup, table))
@@ -193,6 +197,7 @@ class TabletrisApp(App[None]):
         setup = tutorial.setup()
         table = new_table(setup)
         self.setup = setup
+        self.in_tutorial = True
         self.game = table.game
         self._show(tutorial.screen(setup, table, tutorial))
         self.call_after_refresh(self.check_size)
@@ -212,6 +217,8 @@ class TabletrisApp(App[None]):
     def rematch(self, setup: Setup) -> None:
         """The same table again by the game's rematch rule (dice: the loser starts); a seeded
         game's rematch takes the next seed, so it differs."""
+        if self.in_tutorial and self.start_tutorial(setup.game):  # the guided game again, as it was
+            return
         seed = None if setup.seed is None else setup.seed + 1
         rules = dict(setup.rules)
         game = self.game
@@ -309,7 +316,7 @@ class TabletrisApp(App[None]):
 
         if isinstance(self.screen, NewGameScreen):
             return
-        base = setup or self.setup or load_last_setup() or Setup()
+        base = setup or (None if self.in_tutorial else self.setup) or load_last_setup() or Setup()
         if self.in_progress:
             self.push_screen(NewGameScreen(base, start=self.start_game))  # escape goes back to the game in progress
         else:

@@ -101,11 +101,16 @@ class DiceTutorialScreen(DiceScreen):
         super().commit(action)
 
     def moved(self) -> None:
-        if self.guide.judge(self.game, self._before):
+        if self.guide.judge(self.game, self._before, len(self.game.moves)):
             return
         self.game.undo()  # the engine's undo: the same turn, the same roll
         del self.points[len(self.game.moves) :]
         self.say(self.guide.note, error=True)
+
+    def action_undo(self) -> None:
+        super().action_undo()
+        self.guide.rewind(len(self.game.moves))
+        self.refresh_all()
 
     def end(self) -> None:
         """The engine ended the game: the guide says so; Enter goes on to the scores."""

@@ -77,16 +77,20 @@ class Guide:
         self.note = ""
         """The last word on a move: praise, or why it was taken back."""
         self.finished = False
+        self._reached: list[tuple[int, int]] = []
+        """Each step reached and the number of moves the game had then, for ``rewind``."""
 
     @property
     def step(self) -> Step:
         return self.tutorial.steps[min(self.index, len(self.tutorial.steps) - 1)]
 
-    def judge(self, game: Any, before: Any) -> bool:
-        """After a move: go on when it reached the step; False when the step wants it taken back."""
+    def judge(self, game: Any, before: Any, moves: int) -> bool:
+        """After a move (the game has ``moves`` now): go on when it reached the step; False when
+        the step wants it taken back."""
         step = self.step
         if step.done(game, before):
             self.note = _(step.praise) if step.praise else ""
+            self._reached.append((moves, self.index))
             self.index = min(self.index + 1, len(self.tutorial.steps) - 1)
             return True
         if step.retry:
@@ -94,6 +98,14 @@ class Guide:
             return False
         self.note = ""
         return True
+
+    def rewind(self, moves: int) -> None:
+        """The player took moves back (the game has ``moves`` now): the steps those moves reached
+        are to do again."""
+        while self._reached and self._reached[-1][0] > moves:
+            self.index = self._reached.pop()[1]
+            self.note = ""
+        self.finished = False
 
     def finish(self, result: str) -> None:
         """The game is over (the engine ended it): the last step is done, whatever came before."""
