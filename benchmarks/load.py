@@ -339,7 +339,8 @@ PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("broadcast", ("Room.broadcast", "Room.refresh", "Room.state_text", "Connection._pump", "Connection.send",
                    "Replica.broadcast", "WebSocketsSansIOProtocol.send")),
     # SQLAlchemy's async layer runs its work in greenlets, whose frames show without their caller.
-    ("store", ("Room._commit", "Storage.", "_connection_worker_thread", "sqlalchemy/", "aiosqlite/", "asyncpg/")),
+    ("store", ("Room._commit", "Storage.", "SqliteMoveWriter.", "_connection_worker_thread", "sqlalchemy/", "aiosqlite/",
+               "asyncpg/")),
     ("bots", ("TurnClock.", "BotPool.")),
     ("engine", ("Room._act_locked", "Room.act")),
     ("decode", ("serve_socket", "socket_router.<locals>.handle", "WebSocketsSansIOProtocol.data_received")),
