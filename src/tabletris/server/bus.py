@@ -26,6 +26,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from tabletris.server.jsontext import dumps
 from tabletris.server.storage_errors import FaultLog
 
 log = logging.getLogger("tabletris.server")
@@ -136,7 +137,7 @@ class RedisBus:
             await self.redis.aclose()
 
     def publish(self, room_id: str, message: dict[str, Any]) -> None:
-        text = json.dumps({**message, "from": self.instance}, separators=(",", ":"))
+        text = dumps({**message, "from": self.instance})
         while self._out.qsize() >= MAX_QUEUED:
             self._out.get_nowait()
             self.dropped += 1
