@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -210,10 +211,16 @@ def play_dice_game(page: Page, lang: str) -> None:
         page.wait_for_selector("#confirm:visible, #rewards-ok, #tokens-ok", timeout=10000)
         if page.locator("#confirm:visible").count():
             page.click("#confirm")
-        for ok in ("#rewards-ok", "#tokens-ok"):
-            if page.locator(ok).count():
-                page.click(ok)
-        page.wait_for_selector("#confirm", state="hidden", timeout=30000)  # the server answers; slow when the machine is busy
+        # The reward and token dialogs open after a query to the server, so they may come after
+        # the confirm: answer each as it opens, until the move is sent and the confirm goes
+        # (waiting only for the confirm left a late token dialog open, and the game stuck).
+        deadline = time.monotonic() + 30
+        while page.locator("#confirm:visible").count():
+            for ok in ("#rewards-ok", "#tokens-ok"):
+                if page.locator(f"{ok}:visible").count():
+                    page.click(ok)
+            assert time.monotonic() < deadline, "the move was not sent within 30 s"
+            page.wait_for_timeout(50)
     raise AssertionError("the dice game did not end")
 
 
