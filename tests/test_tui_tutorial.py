@@ -61,6 +61,13 @@ async def open_tutorial(pilot: Any, app: TabletrisApp) -> DiceTutorialScreen:
     return screen
 
 
+async def place_the_first_piece(pilot: Any, app: TabletrisApp, screen: DiceTutorialScreen) -> None:
+    """Step 1 by keys: the rolled piece to a place the script suggests; the guide moves on."""
+    await steer_dice(pilot, screen, choose(screen))
+    await pilot.press("enter")
+    await settle(pilot, lambda: placing(app) and screen.guide.index == 1)
+
+
 async def test_the_dice_tutorial_is_completed_by_keys() -> None:
     app = TabletrisApp(None, roll_frames=0, bot_pause=0.0)
     async with app.run_test(size=(110, 40)) as pilot:
@@ -117,9 +124,7 @@ async def test_a_move_that_misses_the_row_step_is_taken_back_with_the_same_roll(
     async with app.run_test(size=(110, 40)) as pilot:
         screen = await open_tutorial(pilot, app)
         game = screen.game
-        await steer_dice(pilot, screen, choose(screen))
-        await pilot.press("enter")
-        await settle(pilot, lambda: placing(app) and screen.guide.index == 1)
+        await place_the_first_piece(pilot, app, screen)
         shape, roll = screen.ghost.shape, game.roll_face
         assert shape is not None
         misses = [p for p in game.legal_placements(shape, screen.ghost.take) if not game.scoring_rows_after(p, screen.ghost.take)]
@@ -218,9 +223,7 @@ async def test_undo_takes_the_step_back_and_a_new_game_starts_from_the_players_o
     async with app.run_test(size=(110, 40)) as pilot:
         screen = await open_tutorial(pilot, app)
         game = screen.game
-        await steer_dice(pilot, screen, choose(screen))
-        await pilot.press("enter")
-        await settle(pilot, lambda: placing(app) and screen.guide.index == 1)
+        await place_the_first_piece(pilot, app, screen)
         await pilot.press("u")
         await settle(pilot, lambda: placing(app) and not game.moves)
         assert screen.guide.index == 0 and "step 1 of 4" in str(screen.query_one(TutorialPanel).render())
