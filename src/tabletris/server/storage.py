@@ -20,7 +20,7 @@ import logging
 import shutil
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +48,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql.elements import ClauseElement
 from sqlalchemy.sql.expression import Executable
 
@@ -139,7 +139,7 @@ class SqliteMoveWriter:
 
     def takes(self, batch: Sequence[_Write]) -> bool:
         """Whether every write of the batch is a move (a guarded append, nothing else)."""
-        return all(w.guard is not None and id(w.guard) in self.guards and not w.statements for w in batch)
+        return all(w.guard is not None and id(w.guard) in self.guards and not w.statements and w.call is None for w in batch)
 
     async def write(self, batch: Sequence[_Write]) -> None:
         items = [(self.guards[id(w.guard)], w.guard_params or {}, w.events) for w in batch]
@@ -218,6 +218,9 @@ class _Write:
     done: asyncio.Future[None]
     guard: Executable | None = None
     guard_params: dict[str, Any] | None = None
+    call: Callable[[AsyncConnection], Awaitable[None]] | None = None
+    """Work that reads and writes in the batch's transaction (``Storage.transact``), after
+    the statements."""
 
 
 WAL_AUTOCHECKPOINT_PAGES = 256
@@ -387,15 +390,29 @@ class Storage:
         await self._submit(rows, [], guard=guard, guard_params=params)
         return now
 
+    async def transact(self, work: Callable[[AsyncConnection], Awaitable[Any]]) -> Any:
+        """Run ``work`` in one of the writer's transactions (reads and writes that must see
+        each other, e.g. a rating read, computed and written back; the queue's claims) and
+        return what it returned once committed. Raising ``Conflict`` in it rolls it back
+        without counting as a storage failure. Through the one writer task, so on SQLite it
+        never waits for another connection's write lock."""
+        result: list[Any] = []
+
+        async def call(conn: AsyncConnection) -> None:
+            result.append(await work(conn))
+
+        await self._submit([], [], call=call)
+        return result[-1]
+
     async def _submit(
         self, events: list[dict[str, Any]], statements: list[tuple[Executable, Any]], guard: Executable | None = None,
-        guard_params: dict[str, Any] | None = None,
+        guard_params: dict[str, Any] | None = None, call: Callable[[AsyncConnection], Awaitable[None]] | None = None,
     ) -> None:
         """Queue writes for the writer task and wait until they are committed (or failed)."""
         if self._queue is None:
             raise RuntimeError("storage is not open")
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        await self._queue.put(_Write(events, statements, done, guard, guard_params))
+        await self._queue.put(_Write(events, statements, done, guard, guard_params, call))
         await done
 
     async def _write_loop(self) -> None:
@@ -503,14 +520,14 @@ class Storage:
                 group = [batch[i]]
                 w = group[0]
                 if w.guard is not None:
-                    if grouped and w.guard_params is not None and not w.statements:
+                    if grouped and w.guard_params is not None and not w.statements and w.call is None:
                         # Consecutive moves with the same guarded update (other rooms: a room
                         # has one write in flight) go as one executemany, checked by its
                         # total row count; a conflict fails the batch, and each write is then
                         # tried alone, which finds the one that conflicted.
                         while i + len(group) < len(batch):
                             nxt = batch[i + len(group)]
-                            if nxt.guard is not w.guard or nxt.guard_params is None or nxt.statements:
+                            if nxt.guard is not w.guard or nxt.guard_params is None or nxt.statements or nxt.call is not None:
                                 break
                             group.append(nxt)
                     # Serializes per room: on PostgreSQL a second transaction updating the row
@@ -526,6 +543,11 @@ class Storage:
                         rows = []
                     for statement, params in g.statements:
                         await conn.execute(statement, params)
+                    if g.call is not None:
+                        if rows:
+                            await conn.execute(INSERT_EVENTS, rows)
+                            rows = []
+                        await g.call(conn)
                 i += len(group)
             if rows:
                 await conn.execute(INSERT_EVENTS, rows)

@@ -1,0 +1,188 @@
+"""Ratings (server/ratings.py): places from the engine's result, openskill's update, bots'
+fixed ratings, once per room across instances, resigning loses, a deleted account forgotten.
+
+The tables are made here with ``metadata.create_all`` on a migrated SQLite file (the 0007
+migration waits for the accounts' 0006)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from openskill.models import PlackettLuce
+from sqlalchemy import select
+
+from tabletris.engine.dice import winners_of
+from tabletris.server import ratings as r
+from tabletris.server.ratings import SeatResult
+from tabletris.server.storage import Storage, metadata
+
+TABLES = [r.scored_rooms, r.ratings, r.player_games]
+
+
+async def opened(path: Path) -> Storage:
+    storage = Storage(f"sqlite+aiosqlite:///{path}")
+    await storage.open()
+    async with storage.engine.begin() as conn:
+        await conn.run_sync(lambda c: metadata.create_all(c, tables=TABLES))
+    return storage
+
+
+def with_storage(body: Callable[[Storage], Awaitable[None]]) -> Callable[[Path], None]:
+    """A test run on a fresh storage (the suite runs coroutines with ``asyncio.run``)."""
+
+    def test(tmp_path: Path) -> None:
+        async def run() -> None:
+            s = await opened(tmp_path / "db.sqlite3")
+            try:
+                await body(s)
+            finally:
+                await s.close()
+
+        asyncio.run(run())
+
+    test.__name__ = body.__name__
+    test.__doc__ = body.__doc__
+    return test
+
+
+def people(*kinds: str) -> list[SeatResult]:
+    return [
+        SeatResult(i, k, f"p{i}", f"acc-{i}") if k in ("human", "resigned") else SeatResult(i, k, k.capitalize(), None)
+        for i, k in enumerate(kinds)
+    ]
+
+
+async def rows(storage: Storage) -> dict[str, tuple[float, float, int]]:
+    async with storage.engine.connect() as conn:
+        found = await conn.execute(select(r.ratings.c.account_id, r.ratings.c.mu, r.ratings.c.sigma, r.ratings.c.games))
+        return {str(x.account_id): (x.mu, x.sigma, x.games) for x in found}
+
+
+def test_places_follow_the_engines_winners_then_scores_with_ties_shared() -> None:
+    scores = [3, 5, 5, 1]
+    assert r.places(winners_of(scores), scores) == [1, 0, 0, 2]
+    # tower: the engine's winner beat an equal total on lines; that stays its decision
+    assert r.places([2], [7, 7, 7]) == [1, 1, 0]
+    # a resigned seat is last whatever it scored, even as the engine's winner
+    assert r.places([1], [3, 9, 5], resigned=[1]) == [1, 2, 0]
+
+
+def test_new_ratings_are_openskills_plackett_luce_and_bots_stay_fixed() -> None:
+    seats = people("human", "expert", "human")
+    place = [0, 1, 1]
+    after = r.new_ratings("dice", seats, place, {"acc-2": (30.0, 5.0)})
+    model = PlackettLuce()
+    expected = model.rate(
+        [[model.rating()], [model.rating(mu=35.60, sigma=2.81)], [model.rating(mu=30.0, sigma=5.0)]], ranks=[0.0, 1.0, 1.0]
+    )
+    assert after["acc-0"] == pytest.approx((expected[0][0].mu, expected[0][0].sigma))
+    assert after["acc-2"] == pytest.approx((expected[2][0].mu, expected[2][0].sigma))
+    assert set(after) == {"acc-0", "acc-2"}
+    assert r.shown(25.0, 25.0 / 3) == pytest.approx(1000.0)
+    assert r.bot_rating("dice", "expert") == pytest.approx(1000 + 40 * (35.60 - 3 * 2.81))
+    assert r.bot_rating("dice", "oracle") is None
+
+
+def test_a_guest_or_an_unrated_bot_makes_a_rated_room_unrated() -> None:
+    assert r.rated_refusal("dice", people("human", "expert")) is None
+    assert "not an account" in str(r.rated_refusal("dice", [SeatResult(0, "human", "g", None), *people("human")[1:]]))
+    assert "no fixed rating" in str(r.rated_refusal("dice", [*people("human"), SeatResult(1, "mcts", "M", None)]))
+    assert "no fixed rating" in str(r.rated_refusal("dice", [*people("human"), SeatResult(1, "expert", "E", None, 0.5)]))
+
+
+@with_storage
+async def test_a_room_is_rated_once_however_often_it_is_reported(storage: Storage) -> None:
+    seats = people("human", "human")
+    first = await r.rate_room(storage, "room1", "dice", True, seats, [0], [4, 2])
+    again = await r.rate_room(storage, "room1", "dice", True, seats, [0], [4, 2])
+    assert (first, again) == (True, False)
+    got = await rows(storage)
+    assert got["acc-0"][2] == got["acc-1"][2] == 1
+    assert got["acc-0"][0] > 25 > got["acc-1"][0]
+
+
+def test_two_instances_rating_the_same_room_at_once_change_the_ratings_once(tmp_path: Path) -> None:
+    asyncio.run(two_instances(tmp_path))
+
+
+async def two_instances(tmp_path: Path) -> None:
+    a = await opened(tmp_path / "shared.sqlite3")
+    b = await opened(tmp_path / "shared.sqlite3")
+    try:
+        seats = people("human", "human", "human")
+        done = await asyncio.gather(*(
+            r.rate_room(s, "roomX", "dice", True, seats, [2], [1, 0, 6]) for s in (a, b, a, b)
+        ))
+        assert sorted(done) == [False, False, False, True]
+        got = await rows(a)
+        assert {k: v[2] for k, v in got.items()} == {"acc-0": 1, "acc-1": 1, "acc-2": 1}
+        model = PlackettLuce()
+        once = model.rate([[model.rating()] for _ in range(3)], ranks=[1.0, 2.0, 0.0])
+        assert got["acc-2"][0] == pytest.approx(once[2][0].mu)
+    finally:
+        await a.close()
+        await b.close()
+
+
+@with_storage
+async def test_resigning_loses_a_rated_game_whatever_the_score(storage: Storage) -> None:
+    seats = people("resigned", "human")
+    await r.rate_room(storage, "room2", "dice", True, seats, [0], [9, 1])
+    got = await rows(storage)
+    assert got["acc-1"][0] > 25 > got["acc-0"][0]
+    games, recent = await r.profile_games(storage, "acc-0")
+    assert recent[0]["result"] == "resigned"
+    assert games["dice"]["won"] == 0 and games["dice"]["played"] == 1
+
+
+@with_storage
+async def test_a_game_against_a_bot_is_rated_with_the_bots_fixed_rating(storage: Storage) -> None:
+    seats = people("human", "random")
+    await r.rate_room(storage, "room3", "dice", True, seats, [1], [0, 3])
+    got = await rows(storage)
+    model = PlackettLuce()
+    expected = model.rate([[model.rating()], [model.rating(mu=13.76, sigma=2.80)]], ranks=[1.0, 0.0])
+    assert got["acc-0"][0] == pytest.approx(expected[0][0].mu)
+    assert set(got) == {"acc-0"}
+    assert r.BOT_RATINGS["dice"]["random"] == (13.76, 2.80)
+
+
+@with_storage
+async def test_an_unrated_room_records_the_game_but_moves_no_rating(storage: Storage) -> None:
+    await r.rate_room(storage, "room4", "dice", False, people("human", "human"), [0], [2, 1])
+    assert await rows(storage) == {}
+    games, recent = await r.profile_games(storage, "acc-0")
+    assert games["dice"] == {"played": 1, "won": 1, "rating": None, "history": []}
+    assert recent[0]["replay"] == "/replay/room4" and recent[0]["rated"] is False
+
+
+@with_storage
+async def test_profile_history_and_ranking(storage: Storage) -> None:
+    for i in range(3):
+        await r.rate_room(storage, f"g{i}", "dice", True, people("human", "human"), [0], [5, 1], at=100.0 + i)
+    games, recent = await r.profile_games(storage, "acc-0")
+    history = games["dice"]["history"]
+    assert [h["room"] for h in history] == ["g0", "g1", "g2"]
+    assert history[0]["rating"] < history[1]["rating"] < history[2]["rating"] == games["dice"]["rating"]
+    assert [g["room"] for g in recent] == ["g2", "g1", "g0"]
+    total, page = await r.ranking(storage, "dice", 0, 1)
+    assert total == 2
+    assert page == [{"rank": 1, "username": "p0", "rating": games["dice"]["rating"], "games": 3}]
+    _, second = await r.ranking(storage, "dice", 1, 5)
+    assert [p["username"] for p in second] == ["p1"] and second[0]["rank"] == 2
+    assert await r.rating_of(storage, "acc-0", "dice") == pytest.approx(history[-1]["rating"], abs=0.5)
+    assert await r.rating_of(storage, "nobody", "dice") == pytest.approx(1000.0)
+
+
+@with_storage
+async def test_a_deleted_account_is_forgotten(storage: Storage) -> None:
+    await r.rate_room(storage, "room5", "dice", True, people("human", "human"), [0], [2, 1])
+    await r.forget_account(storage, "acc-0")
+    assert set(await rows(storage)) == {"acc-1"}
+    games, recent = await r.profile_games(storage, "acc-0")
+    assert (games, recent) == ({}, [])
+    total, _ = await r.ranking(storage, "dice", 0, 10)
+    assert total == 1
