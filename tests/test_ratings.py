@@ -22,8 +22,8 @@ from tabletris.server.storage import Storage, metadata
 TABLES = [r.scored_rooms, r.ratings, r.player_games]
 
 
-async def opened(path: Path) -> Storage:
-    storage = Storage(f"sqlite+aiosqlite:///{path}")
+async def opened(url: str) -> Storage:
+    storage = Storage(url)
     await storage.open()
     async with storage.engine.begin() as conn:
         await conn.run_sync(lambda c: metadata.create_all(c, tables=TABLES))
@@ -35,7 +35,7 @@ def with_storage(body: Callable[[Storage], Awaitable[None]]) -> Callable[[Path],
 
     def test(tmp_path: Path) -> None:
         async def run() -> None:
-            s = await opened(tmp_path / "db.sqlite3")
+            s = await opened(f"sqlite+aiosqlite:///{tmp_path / 'db.sqlite3'}")
             try:
                 await body(s)
             finally:
@@ -104,13 +104,14 @@ async def test_a_room_is_rated_once_however_often_it_is_reported(storage: Storag
     assert got["acc-0"][0] > 25 > got["acc-1"][0]
 
 
-def test_two_instances_rating_the_same_room_at_once_change_the_ratings_once(tmp_path: Path) -> None:
-    asyncio.run(two_instances(tmp_path))
+def test_two_instances_rating_the_same_room_at_once_change_the_ratings_once(db_url: str) -> None:
+    """On SQLite and on PostgreSQL: two storages on one database, as two instances have."""
+    asyncio.run(two_instances(db_url))
 
 
-async def two_instances(tmp_path: Path) -> None:
-    a = await opened(tmp_path / "shared.sqlite3")
-    b = await opened(tmp_path / "shared.sqlite3")
+async def two_instances(db_url: str) -> None:
+    a = await opened(db_url)
+    b = await opened(db_url)
     try:
         seats = people("human", "human", "human")
         done = await asyncio.gather(*(
