@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from openskill.models import PlackettLuce
 from sqlalchemy import select
 
+from server_helpers import create_room, live_server
 from tabletris.engine.dice import winners_of
 from tabletris.server import ratings as r
 from tabletris.server.ratings import SeatResult
@@ -187,3 +190,23 @@ async def test_a_deleted_account_is_forgotten(storage: Storage) -> None:
     assert (games, recent) == ({}, [])
     total, _ = await r.ranking(storage, "dice", 0, 10)
     assert total == 1
+
+
+def test_a_rated_room_is_refused_with_the_condition_that_failed(tmp_path: Path) -> None:
+    with live_server(tmp_path / "rated.sqlite3") as server:
+        def refused(body: dict[str, Any]) -> str:
+            answer = httpx.post(server.url + "/api/rooms", json={"game": "dice", "rated": True, **body}, timeout=10)
+            assert answer.status_code == 422, answer.text
+            assert answer.json()["error"] == "bad_rated"
+            return str(answer.json()["message"])
+
+        open_seats = [{"kind": "open"}, {"kind": "open"}]
+        assert "standard preset" in refused({"rules": {"preset": "standard", "clear_rows": True}, "seats": open_seats})
+        assert "fixed rating" in refused({"seats": [{"kind": "open"}, {"kind": "expert", "strength": 0.5}]})
+        assert "fixed rating" in refused({"seats": [{"kind": "open"}, {"kind": "mcts"}]})
+        made = create_room(server.url, {"game": "dice", "rated": True, "seats": [{"kind": "open"}, {"kind": "expert"}]})
+        assert made["rated"] is True and made["timer"]
+        plain = create_room(server.url, {"game": "dice", "seats": open_seats})
+        assert plain["rated"] is False
+        listed = {room["id"]: room["rated"] for room in httpx.get(server.url + "/api/rooms", timeout=10).json()}
+        assert listed == {made["id"]: True, plain["id"]: False}

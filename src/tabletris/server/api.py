@@ -221,7 +221,8 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
         """A new room: game, rules (preset and house rules), seats (open or bots), turn timer
         (default for rooms with people: see docs/api.md)."""
         room = await lobby.create(
-            body.game, body.rules, [s.model_dump() for s in body.seats], body.timer, creator=client_address(request.scope)
+            body.game, body.rules, [s.model_dump() for s in body.seats], body.timer, creator=client_address(request.scope),
+            rated=body.rated,
         )
         log.info("room created: %s, %d seats", body.game, len(body.seats), extra={"room": room.id})
         return room.info()

@@ -32,6 +32,7 @@ from tabletris.server.housekeeping import Housekeeping
 from tabletris.server.leases import NOT_HELD, TAKEN_OVER, Leases, LocalLeases
 from tabletris.server.limits import ClientLedger, Limits, check_rules, check_timer, clean_name
 from tabletris.server.metrics import Metrics
+from tabletris.server.ratings import rated_room_refusal
 from tabletris.server.replication import Replica
 from tabletris.server.rooms import ENDED, LIVE, Clock, Room
 from tabletris.server.seats import Seat, rematch_token
@@ -245,6 +246,7 @@ class Lobby:
         rematch_of: str | None = None,
         creator: str | None = None,
         reserved: Sequence[tuple[str | None, str | None]] | None = None,
+        rated: bool = False,
     ) -> Room:
         """A new room; its rules are checked against the server's ranges (cheap), then by
         building a game with them (in a thread) before anything is stored. ``reserved``: per
@@ -292,6 +294,10 @@ class Lobby:
                     "too_many_rooms", _("you have {n} rooms waiting for players (at most {most})").format(n=mine, most=limits.open_rooms)
                 )
         timer = check_timer(limits, timer, people)
+        if rated:
+            refusal = rated_room_refusal(game, rules, timer, seats)
+            if refusal is not None:
+                raise ActionError("bad_rated", refusal)
         if creator is not None and rematch_of is None:
             self.ledger.room_created(creator)
         try:
@@ -303,6 +309,8 @@ class Lobby:
             room_id = secrets.token_urlsafe(9)
         created = time.time()  # stored with the room, so every instance shows the same
         config: dict[str, Any] = {"rules": rules, "timer": timer, "rematch_of": rematch_of}
+        if rated:
+            config["rated"] = True
         if reserved:
             config["reserved_until"] = time.time() + limits.rematch_reserve
         try:

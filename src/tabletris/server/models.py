@@ -61,6 +61,10 @@ class CreateRoomIn(Strict):
         "Omitted or 0: the server's default for rooms with people, none for bot-only rooms; "
         "out of the server's range: bad_timer (range and default: docs/security.md)",
     )
+    rated: StrictBool = Field(
+        False, description="A rated game: the standard preset without house rules, a timer, bots only those with a "
+        "fixed rating at full strength (bad_rated says which failed); rated when every person's seat is an account",
+    )
 
 
 class SeatOut(BaseModel):
@@ -82,6 +86,7 @@ class RoomOut(BaseModel):
     rules: dict[str, Any]
     preset: Any
     timer: float | None
+    rated: bool = False
     seats: list[SeatOut]
     rematch: str | None
     rematch_of: str | None

@@ -148,6 +148,20 @@ def rated_refusal(game: str, seats: Sequence[SeatResult]) -> str | None:
     return None
 
 
+def rated_room_refusal(game: str, rules: Mapping[str, Any], timer: float | None, seats: Sequence[Any]) -> str | None:
+    """Why a room cannot be created rated (None: it can): rated games are played by the
+    standard rules, under a clock, with bots whose rating is fixed (``seats``: ``Seat``s)."""
+    if any(key != "preset" for key in rules) or rules.get("preset", "standard") != "standard":
+        return "a rated room plays the standard preset without house rules"
+    if not timer:
+        return "a rated room needs a timer"
+    for s in seats:
+        if s.is_bot and (s.kind not in BOT_RATINGS.get(game, {}) or s.strength not in (None, 1.0)):
+            fixed = ", ".join(BOT_RATINGS.get(game, {}))
+            return f"seats[{s.index}]: a rated room seats only bots with a fixed rating, at full strength ({fixed})"
+    return None
+
+
 def new_ratings(
     game: str, seats: Sequence[SeatResult], place: Sequence[int], current: Mapping[str, tuple[float, float]]
 ) -> dict[str, tuple[float, float]]:
@@ -290,6 +304,6 @@ async def profile_games(storage: Storage, account_id: str, recent: int = 20) -> 
 
 
 __all__ = [
-    "BOT_RATINGS", "MODEL", "SeatResult", "bot_rating", "forget_account", "new_ratings", "places", "player_games",
+    "BOT_RATINGS", "MODEL", "SeatResult", "bot_rating", "rated_room_refusal", "forget_account", "new_ratings", "places", "player_games",
     "profile_games", "ranking", "rate_room", "rated_refusal", "rating_of", "ratings", "scored_rooms", "shown",
 ]

@@ -230,6 +230,7 @@ class Room:
             "rules": self.rules,
             "preset": self.rules.get("preset", "standard"),
             "timer": self.timer,
+            "rated": bool(self.config.get("rated")),
             "seats": [s.info() for s in self.seats],
             "rematch": self.rematch,
             "rematch_of": self.config.get("rematch_of"),
