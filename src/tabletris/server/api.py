@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Iterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -28,7 +28,7 @@ from tabletris.server.errors import STATUS, ActionError, describe, error_body, r
 from tabletris.server.games import ADAPTERS
 from tabletris.server.guard import client_address
 from tabletris.server.limits import Limits
-from tabletris.server.listing import CURSOR_PATTERN, LobbyList, next_link
+from tabletris.server.listing import CURSOR_PATTERN, Filters, LobbyList, next_link
 from tabletris.server.lobby import Lobby
 from tabletris.server.models import (
     ERRORS,
@@ -208,11 +208,19 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
         status: Annotated[str | None, Query(max_length=16, description="waiting, playing, over, ...")] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 100,
         after: Annotated[str | None, Query(pattern=CURSOR_PATTERN, description="The next page's cursor, from the Link header")] = None,
+        game: Annotated[str | None, Query(max_length=16, description="Only this game's rooms")] = None,
+        preset: Annotated[str | None, Query(max_length=32, description="Only rooms of this preset")] = None,
+        seats: Annotated[int | None, Query(ge=1, le=8, description="Only rooms with at least this many open seats")] = None,
+        rated: Annotated[bool | None, Query(description="Only rated (true) or unrated (false) rooms")] = None,
+        list_: Annotated[Literal["open", "recent"] | None, Query(alias="list", description="open: waiting rooms with an open seat; recent: ended games")] = None,
     ) -> Response:
         """Rooms, newest first: open ones to join, running ones to watch, ended ones to replay
         (the newest 500 ended ones; an ended room leaves memory, and is served by id from the
-        database), ``limit`` at a time; a ``Link`` header names the next page."""
-        text, more = await rooms_list.page(status, limit, after)
+        database), ``limit`` at a time; a ``Link`` header names the next page. The filters
+        narrow it (``list=open``: rooms to join; ``recent``: ended games), each combination
+        cached as the whole list is."""
+        filters = Filters(game, preset, seats, rated, list_)
+        text, more = await rooms_list.page(status, limit, after, filters)
         headers = {"Link": next_link(request.url.path, request.query_params, more)} if more else None
         return Response(text, media_type="application/json", headers=headers)
 

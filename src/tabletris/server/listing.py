@@ -19,7 +19,8 @@ import bisect
 import json
 import operator
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 from urllib.parse import urlencode
 
 from tabletris.server.errors import ActionError
@@ -45,6 +46,53 @@ class ListedLobby(Protocol):
     storage: Storage
 
     def _listed(self, stored: StoredRoom) -> dict[str, Any]: ...
+
+
+FILTERED_KEPT = 64
+"""Filtered lists kept built (one per status and filter combination asked for)."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the lobby's list may be narrowed to: a game, a preset, at least ``seats`` open
+    seats, rated or not; ``list``: ``open`` (waiting rooms with an open seat) or ``recent``
+    (ended games)."""
+
+    game: str | None = None
+    preset: str | None = None
+    seats: int | None = None
+    rated: bool | None = None
+    list: Literal["open", "recent"] | None = None
+
+    def statuses(self, status: str | None) -> tuple[str, ...] | None:
+        """The statuses this list may show (None: any)."""
+        allowed: tuple[str, ...] | None = None
+        if self.list == "open":
+            allowed = ("waiting",)
+        elif self.list == "recent":
+            allowed = ENDED
+        if status is not None:
+            allowed = (status,) if allowed is None or status in allowed else ()
+        return allowed
+
+    def keeps(self, game: str, preset: Any, open_seats: int, rated: bool) -> bool:
+        wanted_open = self.seats if self.seats is not None else 1 if self.list == "open" else 0
+        return (
+            (self.game is None or game == self.game)
+            and (self.preset is None or preset == self.preset)
+            and open_seats >= wanted_open
+            and (self.rated is None or rated == self.rated)
+        )
+
+    def keeps_room(self, room: Room) -> bool:
+        return self.keeps(room.game_name, room.rules.get("preset", "standard"), sum(1 for s in room.seats if s.kind == "open"),
+                          bool(room.config.get("rated")))
+
+    def keeps_info(self, info: Mapping[str, Any]) -> bool:
+        return self.keeps(info["game"], info.get("preset"), sum(1 for s in info["seats"] if s.get("open")), bool(info.get("rated")))
+
+
+NO_FILTERS = Filters()
 
 
 class Entry:
@@ -104,7 +152,7 @@ class LobbyList:
 
     def __init__(self, lobby: ListedLobby) -> None:
         self.lobby = lobby
-        self._built: dict[str | None, _Built] = {}
+        self._built: dict[tuple[str | None, Filters], _Built] = {}
         self._ended: dict[str, tuple[dict[str, Any], str]] = {}
         """Each ended room's entry as text, beside the entry it was rendered from."""
 
@@ -116,11 +164,13 @@ class LobbyList:
         self._ended[info["id"]] = (info, text)
         return text
 
-    async def page(self, status: str | None, limit: int, after: str | None = None) -> tuple[str, str | None]:
+    async def page(
+        self, status: str | None, limit: int, after: str | None = None, filters: Filters = NO_FILTERS
+    ) -> tuple[str, str | None]:
         """A page of the list (JSON text) and the next page's cursor."""
         if self.lobby.leases.distributed:
-            return await self._from_database(status, limit, after)
-        built = self._current(status)
+            return await self._from_database(status, limit, after, filters)
+        built = self._current(status, filters)
         key = (limit, after)
         answer = built.pages.get(key)
         if answer is None:
@@ -130,37 +180,58 @@ class LobbyList:
             built.pages[key] = answer
         return answer
 
-    def _current(self, status: str | None) -> _Built:
-        """The list for ``status``, rebuilt only if an entry changed since it was built (each
-        room's text is a new object at each change, so comparing the texts by identity is one
-        pointer comparison per room)."""
+    def _current(self, status: str | None, filters: Filters = NO_FILTERS) -> _Built:
+        """The list for ``status`` and ``filters``, rebuilt only if an entry changed since it
+        was built (each room's text is a new object at each change, so comparing the texts by
+        identity is one pointer comparison per room)."""
         rooms: Iterable[Room] = self.lobby.rooms.values()
-        live = [r for r in rooms if r.status in LIVE and (status is None or r.status == status) and r.info_text]
+        allowed = filters.statuses(status)
+        plain = filters == NO_FILTERS
+        live = [
+            r for r in rooms
+            if r.status in LIVE and (allowed is None or r.status in allowed) and r.info_text and (plain or filters.keeps_room(r))
+        ]
         sources = [r.info_text for r in live]
         ended: list[dict[str, Any]] = []
-        if status is None or status not in LIVE:
-            ended = [info for info in self.lobby.ended.values() if status is None or info["status"] == status]
+        if allowed is None or any(s not in LIVE for s in allowed):
+            ended = [
+                info for info in self.lobby.ended.values()
+                if (allowed is None or info["status"] in allowed) and (plain or filters.keeps_info(info))
+            ]
             sources += [self._ended_text(info) for info in ended]
-        built = self._built.get(status)
+        built = self._built.get((status, filters))
         if built is not None and len(built.sources) == len(sources) and all(map(operator.is_, built.sources, sources)):
             return built
         entries = [Entry(r.created, r.id, r.status, r.info_text) for r in live]
         entries += [Entry(info["created"], info["id"], info["status"], self._ended_text(info)) for info in ended]
-        built = self._built[status] = _Built(sources, entries)
+        if len(self._built) >= FILTERED_KEPT and (status, filters) not in self._built:
+            self._built.clear()
+        built = self._built[(status, filters)] = _Built(sources, entries)
         if len(self._ended) > 2 * max(1, len(self.lobby.ended)):
             self._ended = {k: v for k, v in self._ended.items() if k in self.lobby.ended}
         return built
 
-    async def _from_database(self, status: str | None, limit: int, after: str | None) -> tuple[str, str | None]:
-        statuses = [status] if status is not None else [*LIVE, *ENDED, "broken"]
+    async def _from_database(
+        self, status: str | None, limit: int, after: str | None, filters: Filters = NO_FILTERS
+    ) -> tuple[str, str | None]:
+        allowed = filters.statuses(status)
+        statuses = list(allowed) if allowed is not None else [*LIVE, *ENDED, "broken"]
+        if not statuses:
+            return "[]", None
+        plain = filters == NO_FILTERS
         entries = []
         rows = limit + 1 if after is None else DB_ROWS  # one more than the page: is there a next?
         for stored in await self.lobby.storage.list_rooms(statuses, rows):
             room = self.lobby.rooms.get(stored.id)
             if room is not None and room.status == stored.status and room.info_text:
+                if not (plain or filters.keeps_room(room)):
+                    continue
                 text = room.info_text
             else:
-                text = json.dumps(self.lobby._listed(stored), separators=(",", ":"))
+                info = self.lobby._listed(stored)
+                if not (plain or filters.keeps_info(info)):
+                    continue
+                text = json.dumps(info, separators=(",", ":"))
             entries.append(Entry(stored.created, stored.id, stored.status, text))
         entries.sort(key=lambda e: e.key)
         return page_of([e.key for e in entries], [e.text for e in entries], limit, after)
@@ -173,4 +244,4 @@ def next_link(path: str, query: Mapping[str, str], after: str) -> str:
     return f'<{path}?{urlencode(params)}>; rel="next"'
 
 
-__all__ = ["CURSOR_PATTERN", "DB_ROWS", "LobbyList", "ListedLobby", "cursor", "next_link", "page_of", "parse_cursor"]
+__all__ = ["CURSOR_PATTERN", "DB_ROWS", "NO_FILTERS", "Filters", "LobbyList", "ListedLobby", "cursor", "next_link", "page_of", "parse_cursor"]
