@@ -18,6 +18,8 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
+from tabletris.server.accounts.core import Accounts, remember
+from tabletris.server.accounts.routes import accounts_router
 from tabletris.server.api import api_router, install_error_handlers, install_openapi
 from tabletris.server.bus import Bus, LocalBus, RedisBus
 from tabletris.server.errors import STATUS, error_body
@@ -108,6 +110,8 @@ def create_app(
         redoc_url=None,
     )
     app.state.lobby = lobby
+    app.state.accounts = accounts = Accounts(storage, limits, origins)
+    remember(accounts)
     app.state.ready_checks = ready_checks
     """What ``/readyz`` asks, by name; a component added later (a Redis bus) registers its own."""
     app.add_middleware(Guard, limits=limits, ledger=lobby.ledger)
@@ -115,6 +119,7 @@ def create_app(
     install_openapi(app, limits)
     app.include_router(ops_router(lobby, ready_checks, metrics_token or os.environ.get("TABLETRIS_METRICS_TOKEN") or None))
     app.include_router(api_router(lobby, limits))
+    app.include_router(accounts_router())
     app.include_router(pages_router())
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(socket_router(lobby, limits, origins))

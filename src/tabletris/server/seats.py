@@ -38,6 +38,9 @@ class Seat:
     """The tower and end this seat chose (tower game); None: a free one drawn at the start."""
     remote: int = 0
     """Connections to this seat on other instances (approximate: see ``Replica.remote``)."""
+    account_id: str | None = None
+    """The account seated here (None: a guest, a bot, an open seat): it may act for the
+    seat with its session as well as with the token."""
 
     @property
     def is_bot(self) -> bool:
@@ -62,7 +65,8 @@ class Seat:
     @classmethod
     def stored(cls, row: Mapping[str, Any]) -> Seat:
         """The seat of a ``seats`` row."""
-        return cls(row["seat"], row["kind"], row["name"], row["strength"], row["token_hash"], tower=row.get("tower"))
+        return cls(row["seat"], row["kind"], row["name"], row["strength"], row["token_hash"], tower=row.get("tower"),
+                   account_id=row.get("account_id"))
 
     def row(self) -> dict[str, Any]:
         """What another instance needs to know about the seat (the bus message)."""

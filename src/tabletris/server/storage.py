@@ -83,6 +83,7 @@ seats = Table(
     Column("strength", Float, nullable=True),
     Column("token_hash", String(128), nullable=True),
     Column("tower", String(32), nullable=True),
+    Column("account_id", String(36), nullable=True, index=True),
 )
 
 events = Table(
