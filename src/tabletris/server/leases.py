@@ -5,12 +5,24 @@ key ``tabletris:lease:ROOM`` set with ``SET key INSTANCE NX PX ttl``; its holder
 ``ttl / 3`` (only while the value is still its own, by a Lua compare-and-extend). An instance that
 dies stops renewing, the key expires, and another instance that serves the room takes it and
 resumes the bots and the timer from the stored state.
+
+The renewal also runs on a thread of its own with its own Redis connection (``RedisLeases``
+starts it at the first lease taken): a loaded event loop (a long callback, a burst of moves)
+used to renew late, lose its leases, and have them taken over by an instance that was not
+dead (308 takeovers in one load run). The thread renews every lease of the instance in one
+pipelined call every ``ttl / 3``, and stops renewing when the loop has not asked for the
+leases for ``STALL`` seconds: a loop stuck that long counts as dead.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Any, Protocol
+
+log = logging.getLogger("tabletris.server")
 
 KEY = "tabletris:lease:"
 LAST = "tabletris:lease-last:"
@@ -18,6 +30,10 @@ LAST = "tabletris:lease-last:"
 NOT_HELD, HELD, TAKEN_OVER = 0, 1, 2
 """What ``acquire`` answers: another instance holds the lease; this one does (it was free or
 already ours); this one took it over from another instance that stopped renewing it."""
+
+STALL = 30.0
+"""Seconds without the event loop's word (``acquire`` or ``renew``) after which the renewal
+thread lets the leases expire."""
 
 _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -77,6 +93,54 @@ class RedisLeases:
         self.ttl = ttl
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
+        self.url = url
+        self._held: set[str] = set()
+        """The rooms whose lease the thread renews (what the loop last said it holds)."""
+        self._lock = threading.Lock()
+        self._beat = time.monotonic()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _hold(self, room_id: str) -> None:
+        with self._lock:
+            self._held.add(room_id)
+            self._beat = time.monotonic()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._renew_loop, name="lease-renewal", daemon=True)
+            self._thread.start()
+
+    def _renew_loop(self) -> None:
+        """Renew the held leases in one pipelined call every ``ttl / 3``, off the event loop."""
+        import redis
+
+        wait = min(5.0, max(0.2, self.ttl / 3))  # a hung Redis delays no renewal beyond the next
+        client: Any = redis.Redis.from_url(self.url, decode_responses=True, socket_timeout=wait, socket_connect_timeout=wait)
+        script = client.register_script(_RENEW)
+        failing = False
+        try:
+            while not self._stop.wait(self.ttl / 3):
+                with self._lock:
+                    ids = sorted(self._held)
+                    stalled = time.monotonic() - self._beat > STALL
+                if not ids or stalled:
+                    continue
+                try:
+                    with client.pipeline(transaction=False) as pipe:
+                        for room_id in ids:
+                            script(keys=[KEY + room_id], args=[self.instance, self._ms], client=pipe)
+                        results = pipe.execute()
+                except Exception as e:  # Redis down: the loop's own tending logs and retries too
+                    if not failing:
+                        log.warning("lease renewal thread: renewing failed (%s: %s)", type(e).__name__, e)
+                    failing = True
+                    continue
+                failing = False
+                lost = {room_id for room_id, ok in zip(ids, results, strict=True) if not ok}
+                if lost:
+                    with self._lock:
+                        self._held -= lost
+        finally:
+            client.close()
 
     @property
     def _ms(self) -> int:
@@ -86,23 +150,39 @@ class RedisLeases:
         """Take the lease if nobody holds it: ``NOT_HELD``, ``HELD`` or ``TAKEN_OVER``."""
         key = KEY + room_id
         if await self.redis.set(key, self.instance, nx=True, px=self._ms):
+            self._hold(room_id)
             before = await self.redis.set(LAST + room_id, self.instance, px=86_400_000, get=True)
             return TAKEN_OVER if before not in (None, self.instance) else HELD
-        return HELD if await self.redis.get(key) == self.instance else NOT_HELD
+        if await self.redis.get(key) == self.instance:
+            self._hold(room_id)
+            return HELD
+        return NOT_HELD
 
     async def renew(self, room_ids: Iterable[str]) -> set[str]:
         """Extend the leases still this instance's; the rooms whose lease it still holds."""
         ids = list(room_ids)
         if not ids:
+            with self._lock:
+                self._held.clear()
+                self._beat = time.monotonic()
             return set()
         async with self.redis.pipeline(transaction=False) as pipe:
             for room_id in ids:
                 await self._renew(keys=[KEY + room_id], args=[self.instance, self._ms], client=pipe)
             results = await pipe.execute()
-        return {room_id for room_id, ok in zip(ids, results, strict=True) if ok}
+        kept = {room_id for room_id, ok in zip(ids, results, strict=True) if ok}
+        with self._lock:
+            self._held = set(kept)
+            self._beat = time.monotonic()
+        return kept
 
     async def release(self, room_id: str) -> None:
+        with self._lock:
+            self._held.discard(room_id)
         await self._release(keys=[KEY + room_id], args=[self.instance])
 
     async def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(2.0)  # a daemon thread: one stuck in a Redis call ends with the process
         await self.redis.aclose()

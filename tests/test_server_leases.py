@@ -1,0 +1,68 @@
+"""A lease holder whose event loop is busy keeps its leases (issue 28 item 2): the renewal runs on
+a thread with its own Redis connection, so a long callback on the loop no longer lets the key
+expire and another, live instance take the room's bots and timer over."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+import redis
+
+from tabletris.server.leases import HELD, KEY, NOT_HELD, RedisLeases
+
+TTL = 1.0
+
+
+def busy(seconds: float) -> None:
+    """A CPU-bound callback: holds the event loop (and, between switches, the GIL)."""
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end:
+        n += 1
+
+
+@pytest.mark.asyncio
+async def test_a_loop_busy_for_three_ttls_loses_no_lease(redis_url: str) -> None:
+    leases = RedisLeases(redis_url, "busy-instance", ttl=TTL)
+    rooms = [f"lease-test-{i}-{time.time_ns()}" for i in range(3)]
+    other = redis.Redis.from_url(redis_url, decode_responses=True)
+    stolen: list[str] = []
+    stop = threading.Event()
+
+    def rival() -> None:
+        """Another instance, trying to take each lease the way ``acquire`` does."""
+        while not stop.is_set():
+            for room in rooms:
+                if other.set(KEY + room, "rival", nx=True, px=int(TTL * 1000)):
+                    stolen.append(room)
+            stop.wait(0.05)
+
+    try:
+        for room in rooms:
+            assert await leases.acquire(room) == HELD
+        thread = threading.Thread(target=rival, daemon=True)
+        thread.start()
+        asyncio.get_running_loop().call_soon(busy, 3 * TTL)
+        await asyncio.sleep(0)  # the callback runs here: nothing else on this loop runs for 3 s
+        await asyncio.sleep(0)
+        stop.set()
+        thread.join(5)
+        assert stolen == [], "a lease expired while the loop was busy and another instance took it"
+        assert [other.get(KEY + room) for room in rooms] == ["busy-instance"] * 3
+        assert await leases.renew(rooms) == set(rooms)
+        # The rival still cannot take them, and a released lease is no longer renewed.
+        rival_leases = RedisLeases(redis_url, "rival", ttl=TTL)
+        try:
+            assert await rival_leases.acquire(rooms[0]) == NOT_HELD
+            await leases.release(rooms[0])
+            assert await rival_leases.acquire(rooms[0]) != NOT_HELD
+        finally:
+            await rival_leases.close()
+    finally:
+        stop.set()
+        await leases.close()
+        other.delete(*(KEY + room for room in rooms))
+        other.close()
