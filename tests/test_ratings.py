@@ -1,12 +1,11 @@
 """Ratings (server/ratings.py): places from the engine's result, openskill's update, bots'
-fixed ratings, once per room across instances, resigning loses, a deleted account forgotten.
-
-The tables are made here with ``metadata.create_all`` on a migrated SQLite file (the 0007
-migration waits for the accounts' 0006)."""
+fixed ratings, once per room across instances, resigning loses, a deleted account forgotten."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -16,20 +15,17 @@ import pytest
 from openskill.models import PlackettLuce
 from sqlalchemy import select
 
-from server_helpers import create_room, live_server
+from server_helpers import create_room, join, live_server
 from tabletris.engine.dice import winners_of
 from tabletris.server import ratings as r
 from tabletris.server.ratings import SeatResult
-from tabletris.server.storage import Storage, metadata
-
-TABLES = [r.scored_rooms, r.ratings, r.player_games]
+from tabletris.server.storage import Storage
+from web_helpers import wait_until
 
 
 async def opened(url: str) -> Storage:
     storage = Storage(url)
-    await storage.open()
-    async with storage.engine.begin() as conn:
-        await conn.run_sync(lambda c: metadata.create_all(c, tables=TABLES))
+    await storage.open()  # migration 0007 makes the ratings' tables
     return storage
 
 
@@ -210,3 +206,28 @@ def test_a_rated_room_is_refused_with_the_condition_that_failed(tmp_path: Path) 
         assert plain["rated"] is False
         listed = {room["id"]: room["rated"] for room in httpx.get(server.url + "/api/rooms", timeout=10).json()}
         assert listed == {made["id"]: True, plain["id"]: False}
+
+
+def test_a_rated_game_resigned_by_an_account_is_rated_once_as_lost_when_it_ends(tmp_path: Path) -> None:
+    """The room's end (Lobby.note_ended) records it; the seat's account is set here as the
+    accounts' join sets it."""
+    db = tmp_path / "end.sqlite3"
+    with live_server(db) as server:
+        lobby = server.app.state.lobby
+        room = create_room(server.url, {"game": "dice", "rated": True, "seats": [{"kind": "open"}, {"kind": "greedy"}]})["id"]
+        token = join(server.url, room, "Ann")["token"]
+        lobby.rooms[room].seats[0].account_id = "acc-ann"
+        left = httpx.post(f"{server.url}/api/rooms/{room}/leave", headers={"X-Seat-Token": token}, timeout=10)
+        assert left.json()["done"] == "resigned", left.text
+
+        def stored() -> list[tuple[Any, ...]]:
+            with contextlib.closing(sqlite3.connect(db)) as conn:
+                return conn.execute("SELECT room_id, result, rated, rating FROM player_games").fetchall()
+
+        wait_until(lambda: bool(stored()), 60, "the ended game's result")
+        assert httpx.get(f"{server.url}/api/rooms/{room}", timeout=10).json()["room"]["status"] == "over"
+        ((where, result, rated, rating),) = stored()
+        assert (where, result, rated) == (room, "resigned", 1)
+        assert rating < 1000
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            assert conn.execute("SELECT games FROM ratings WHERE account_id = 'acc-ann'").fetchall() == [(1,)]

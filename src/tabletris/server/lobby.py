@@ -32,7 +32,7 @@ from tabletris.server.housekeeping import Housekeeping
 from tabletris.server.leases import NOT_HELD, TAKEN_OVER, Leases, LocalLeases
 from tabletris.server.limits import ClientLedger, Limits, check_rules, check_timer, clean_name
 from tabletris.server.metrics import Metrics
-from tabletris.server.ratings import rated_room_refusal
+from tabletris.server.ratings import SeatResult, rate_room, rated_room_refusal
 from tabletris.server.replication import Replica
 from tabletris.server.rooms import ENDED, LIVE, Clock, Room
 from tabletris.server.seats import Seat, rematch_token
@@ -69,6 +69,9 @@ class Lobby:
         database query and no memory beyond these small dicts."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self.bots = BotPool(self.limits)
+        self.scoring: set[str] = set()
+        """Ended rooms this instance has started recording (``score``): told again of the same
+        end (a rematch, a replica's update), it records nothing more."""
         self.housekeeping = Housekeeping(self)
         self.metrics = Metrics(database=storage.engine.dialect.name)
         self.metrics.watch(self.rooms, LIVE)
@@ -225,11 +228,29 @@ class Lobby:
         return room
 
     def note_ended(self, room: Room) -> None:
-        """Keep (or update) an ended room's lobby entry."""
+        """Keep (or update) an ended room's lobby entry; the lease holder records the result
+        of a game played out by accounts (``score``)."""
         self.ended.pop(room.id, None)
         self.ended[room.id] = room.info()
         while len(self.ended) > ENDED_LISTED:
             del self.ended[next(iter(self.ended))]
+        accounts = any(s.account_id for s in room.seats)
+        if room.status == "over" and room.runs_clock and accounts and room.id not in self.scoring:
+            self.scoring.add(room.id)
+            self.spawn(self.score(room))
+
+    async def score(self, room: Room) -> None:
+        """Record the result for the room's accounts and rate it (``ratings.rate_room``: once
+        per room on every instance). The result is the engine's, from the replayed record."""
+        try:
+            game = await asyncio.to_thread(replay, room.record())
+            seats = [SeatResult(s.index, s.kind, s.name, s.account_id, s.strength) for s in room.seats]
+            await rate_room(
+                self.storage, room.id, room.game_name, bool(room.config.get("rated")), seats, game.winners(), game.seat_scores()
+            )
+        except Exception as e:  # a result not recorded never fails the room
+            log.warning("room %s: its result could not be recorded: %s: %s", room.id, type(e).__name__, e)
+            self.scoring.discard(room.id)
 
     def live_count(self) -> int:
         return sum(1 for r in self.rooms.values() if r.status in LIVE)
