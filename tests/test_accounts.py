@@ -64,3 +64,29 @@ def test_the_helper_client_and_the_seat_column(tmp_path: Path) -> None:
         version = conn.execute(sa.text("select version_num from alembic_version")).scalar()
     assert "account_id" in columns
     assert version >= "0006"
+
+
+def test_a_logged_in_join_is_the_accounts_seat(tmp_path: Path) -> None:
+    with live_server(tmp_path / "db.sqlite3") as server:
+        room = httpx.post(server.url + "/api/rooms", json={"game": "dice", "seats": [{"kind": "open"}, {"kind": "open"}]}).json()
+        alice = logged_in(server.url, "alice")
+        mallory = logged_in(server.url, "mallory")
+        try:
+            joined = alice.post(f"/api/rooms/{room['id']}/join", json={"name": "ignored"}).json()
+            state = httpx.get(server.url + f"/api/rooms/{room['id']}").json()
+            assert state["room"]["seats"][joined["seat"]]["name"] == "alice"
+            # joining again (another browser of the account) answers the same seat, a new token
+            again = alice.post(f"/api/rooms/{room['id']}/join", json={"name": "x"}).json()
+            assert again["seat"] == joined["seat"] and again["token"] != joined["token"]
+            # the session shows the seat's view like its token
+            assert alice.get(f"/api/rooms/{room['id']}").json().get("you") == joined["seat"]
+            # another account, logged in, is a spectator of that seat: no "you"
+            assert mallory.get(f"/api/rooms/{room['id']}").json().get("you") is None
+        finally:
+            alice.close()
+            mallory.close()
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    with engine.connect() as conn:
+        owner = conn.execute(sa.text("select account_id from seats where room_id = :r and seat = :s"),
+                             {"r": room["id"], "s": joined["seat"]}).scalar()
+    assert owner == alice.account["id"]  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Iterable, Iterator
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, FastAPI, Header, Query, Request
+from fastapi import APIRouter, Body, Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -22,6 +22,7 @@ from tabletris.bots.registry import bot_names, bots_for
 from tabletris.engine.games import spec
 from tabletris.engine.shapes import Shape
 from tabletris.i18n import _
+from tabletris.server.accounts.core import Account, optional_account
 from tabletris.server.adapter import GameAdapter
 from tabletris.server.bot_pool import replay_text
 from tabletris.server.errors import STATUS, ActionError, describe, error_body, retry_after_header
@@ -49,6 +50,9 @@ from tabletris.server.models import (
 from tabletris.server.rooms import ENDED, TIMER_BOT, Room
 
 log = logging.getLogger("tabletris.server")
+
+Caller = Annotated[Account | None, Depends(optional_account)]
+"""The logged-in account, if any (a route parameter)."""
 
 
 def game_meta(name: str, adapter: GameAdapter) -> GameMeta:
@@ -186,7 +190,12 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
     router = APIRouter()
     rooms_list = LobbyList(lobby)
 
-    def seat_of(room: Room, token: str | None) -> int:
+    def seat_of(room: Room, token: str | None, account: Account | None = None) -> int:
+        """The token's seat; without a token, the seat the logged-in account holds here."""
+        if not token and account is not None:
+            held = room.account_seat(account.id)
+            if held is not None:
+                return held
         return room.authenticate(token)
 
     @router.get("/api/meta", response_model=MetaOut, tags=["lobby"])
@@ -237,31 +246,36 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
 
     @router.get("/api/rooms/{room_id}", response_model=StateOut, responses=ERRORS, tags=["room"])
     async def room_state(
-        room_id: str, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+        room_id: str, account: Caller, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
     ) -> Response:
-        """The full state: a spectator's, or with X-Seat-Token the seat's (its legal moves included)."""
+        """The full state: a spectator's, or with X-Seat-Token (or the session of the account
+        seated here) the seat's (its legal moves included)."""
         room = await lobby.find(room_id)
-        seat = seat_of(room, x_seat_token) if x_seat_token else None
+        seat = seat_of(room, x_seat_token) if x_seat_token else room.account_seat(None if account is None else account.id)
         return Response(room.state_text(seat), media_type="application/json")
 
     @router.post("/api/rooms/{room_id}/join", response_model=JoinOut, responses=ERRORS, tags=["room"])
     async def join(
-        room_id: str, body: JoinIn, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+        room_id: str, body: JoinIn, account: Caller, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
     ) -> JoinOut:
         """Take an open seat with a name (and, in the tower game, a tower); the answer's token is
         the seat's only key: keep it. With the X-Seat-Token of a seat already held here, the
-        same seat is answered again."""
+        same seat is answered again. Logged in: the seat is the account's, named by its
+        username (``name`` is ignored), and joining again answers that seat with a new token."""
         room = await lobby.find(room_id)
-        seat, token = await room.join(body.seat, body.name, body.tower, token=x_seat_token)
+        name = account.username if account is not None else body.name
+        seat, token = await room.join(
+            body.seat, name, body.tower, token=x_seat_token, account_id=None if account is None else account.id
+        )
         return JoinOut(room=room.id, seat=seat, token=token)
 
     @router.post("/api/rooms/{room_id}/moves", response_model=MoveOut, responses=ERRORS, tags=["room"])
     async def move(
-        room_id: str, body: MoveIn, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+        room_id: str, body: MoveIn, account: Caller, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
     ) -> MoveOut:
         """Play a move for the token's seat (naming its turn or round); answered once it is stored."""
         room = await lobby.find(room_id)
-        seq = await room.act(seat_of(room, x_seat_token), body.engine_dict())
+        seq = await room.act(seat_of(room, x_seat_token, account), body.engine_dict())
         return MoveOut(seq=seq)
 
     @router.post("/api/rooms/{room_id}/leave", response_model=LeaveOut, responses=ERRORS, tags=["room"])

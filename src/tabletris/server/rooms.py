@@ -339,21 +339,42 @@ class Room:
     def _is_open(self, seat: Seat) -> bool:
         return seat.kind == "open" or (seat.kind == "reserved" and time.time() >= self._reserved_until())
 
+    def account_seat(self, account_id: str | None) -> int | None:
+        """The seat this account holds here (None: none): its session acts for it like its token."""
+        if account_id is None:
+            return None
+        return next((s.index for s in self.seats if s.account_id == account_id and s.kind != "reserved"), None)
+
+    async def renew_token(self, seat: int) -> str:
+        """A new token for an account's seat (the account logged in elsewhere): the old ends."""
+        token = secrets.token_urlsafe(24)
+        s = self.seats[seat]
+        async with self.lock:
+            await self.lobby.storage.set_seat(self.id, seat, s.kind, s.name, hash_token(token), s.tower)
+            s.token_hash = hash_token(token)
+        return token
+
     async def join(
         self, seat: int | None, name: Any, tower: str | None = None, token: str | None = None,
-        old_hash: str | None = None,
+        old_hash: str | None = None, account_id: str | None = None,
     ) -> tuple[int, str]:
         """Take an open seat (the first one if ``seat`` is None); returns the seat and its token.
 
         ``token``: a seat token the caller already holds here, which makes a repeated join
         answer the same seat (join is idempotent). ``tower``: the seat's tower and end in a
         tower game, checked by the engine. ``old_hash``: the hash of the previous
-        game's token, which takes that player's reserved rematch seat.
+        game's token, which takes that player's reserved rematch seat. ``account_id``: the
+        logged-in caller's account (``name`` is then its username), kept with the seat; an
+        account that already sits here gets its seat again with a new token (the old one ends).
         """
         name = clean_name(self.limits, name)
         if token:
             with contextlib.suppress(ActionError):
                 return self.authenticate(token), token
+        if account_id is not None:
+            held = self.account_seat(account_id)
+            if held is not None:
+                return held, await self.renew_token(held)
         new_token = token or secrets.token_urlsafe(24)
         try:
             async with self.lock:
@@ -386,7 +407,8 @@ class Room:
                 token_hash = hash_token(new_token)
                 try:
                     await self.lobby.storage.take_seat(
-                        self.id, seat, name if not mine else self.seats[seat].name or name, token_hash, self.seats[seat].tower
+                        self.id, seat, name if not mine else self.seats[seat].name or name, token_hash, self.seats[seat].tower,
+                        account_id=account_id,
                     )
                 except Conflict:
                     await self.replica.reload()
@@ -400,6 +422,7 @@ class Room:
                 taken.kind = "human"
                 taken.name = taken.name if mine and taken.name else name
                 taken.token_hash = token_hash
+                taken.account_id = account_id
                 if self.full():
                     # The seat is stored: a start that fails now is retried by the clock
                     # (``schedule`` below), so the join stands and the game starts when the
@@ -433,7 +456,7 @@ class Room:
             if self.status == "waiting":
                 s = self.seats[seat]
                 await self.lobby.storage.set_seat(self.id, seat, "open", None, None)
-                s.kind, s.name, s.token_hash, s.tower = "open", None, None, None
+                s.kind, s.name, s.token_hash, s.tower, s.account_id = "open", None, None, None, None
                 done = "left"
             else:
                 done = ""

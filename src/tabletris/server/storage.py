@@ -327,24 +327,25 @@ class Storage:
             value = found.scalar()
             return None if value is None else str(value)
 
-    async def take_seat(self, room_id: str, seat: int, name: str, token_hash: str, tower: str | None = None) -> None:
+    async def take_seat(
+        self, room_id: str, seat: int, name: str, token_hash: str, tower: str | None = None, account_id: str | None = None,
+    ) -> None:
         """Seat a person (with their tower choice); ``Conflict`` if the seat is no longer open or
         reserved in the database (another instance seated someone first)."""
         statement = (
             update(seats)
             .where(seats.c.room_id == room_id, seats.c.seat == seat, seats.c.kind.in_(["open", "reserved"]))
-            .values(kind="human", name=name, token_hash=token_hash, tower=tower)
+            .values(kind="human", name=name, token_hash=token_hash, tower=tower, account_id=account_id)
         )
         await self._submit([], [], guard=statement)
 
     async def set_seat(
         self, room_id: str, seat: int, kind: str, name: str | None, token_hash: str | None, tower: str | None = None
     ) -> None:
-        statement = (
-            update(seats)
-            .where(seats.c.room_id == room_id, seats.c.seat == seat)
-            .values(kind=kind, name=name, token_hash=token_hash, tower=tower)
-        )
+        values: dict[str, Any] = {"kind": kind, "name": name, "token_hash": token_hash, "tower": tower}
+        if kind == "open":
+            values["account_id"] = None  # a seat left before the game is nobody's
+        statement = update(seats).where(seats.c.room_id == room_id, seats.c.seat == seat).values(**values)
         await self._submit([], [(statement, None)])
 
     async def set_status(self, room_id: str, status: str) -> None:
