@@ -37,6 +37,7 @@ from tabletris.server.ops import (
     paced_gc,
 )
 from tabletris.server.pages import STATIC, StaticFiles, pages_router
+from tabletris.server.players_api import players_router
 from tabletris.server.sockets import socket_router
 from tabletris.server.storage import Storage
 
@@ -120,6 +121,7 @@ def create_app(
     app.include_router(ops_router(lobby, ready_checks, metrics_token or os.environ.get("TABLETRIS_METRICS_TOKEN") or None))
     app.include_router(api_router(lobby, limits))
     app.include_router(accounts_router())
+    app.include_router(players_router(storage))
     app.include_router(pages_router())
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(socket_router(lobby, limits, origins))
