@@ -1,0 +1,173 @@
+"""HAProxy in front of two instances (issue 28 item 2): the proxy hashes on the room id, so all of
+a room's pages, API calls and websockets reach one instance; when that instance is killed the
+clients reconnect through the proxy to the other, which takes the room's lease over (its bot
+plays on there) and serves the moves. The configuration is docs/deploy.md's (``HAPROXY_CFG``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import websockets
+
+from server_helpers import Client, ServeProcess, create_room, dice_moves, free_port, join
+from test_multi_instance import replays, stored_events
+
+HAPROXY_CFG = """\
+global
+    maxconn 4096
+
+defaults
+    mode http
+    option redispatch
+    retries 3
+    timeout connect 2s
+    timeout client 60s
+    timeout server 60s
+    timeout tunnel 120s
+
+frontend table
+    bind 127.0.0.1:{port}
+    http-request deny if {{ path_beg /metrics /debug/ }}
+    http-request set-var(txn.room) path,field(3,/) if {{ path_reg ^/(ws|room|replay)/[A-Za-z0-9_-]+ }}
+    http-request set-var(txn.room) path,field(4,/) if {{ path_reg ^/api/rooms/[A-Za-z0-9_-]+ }}
+    http-request set-var(txn.room) rand if !{{ var(txn.room) -m found }}
+    default_backend tabletris
+
+backend tabletris
+    balance hash var(txn.room)
+    hash-type consistent
+    option httpchk GET /readyz
+{servers}
+"""
+SERVER_LINE = "    server {name} 127.0.0.1:{port} check inter 500 fall 1 rise 2 on-marked-down shutdown-sessions"
+
+
+@pytest.fixture
+def proxied(postgres_cluster: str, redis_url: str) -> Iterator[tuple[str, list[ServeProcess], str]]:
+    """Two instances on a fresh database behind HAProxy; yields the proxy's URL, them, the database."""
+    if shutil.which("haproxy") is None:
+        pytest.skip("haproxy is missing: apt-get install haproxy (.ci/run installs it)")
+    from services import new_database
+
+    db = new_database(postgres_cluster)
+    extra = ["--redis", redis_url, "--lease-ttl", "2"]
+    servers: list[ServeProcess] = []
+    folder = Path(tempfile.mkdtemp(prefix="tabletris-haproxy-"))
+    proc = None
+    try:
+        for _ in range(2):
+            servers.append(ServeProcess(db, extra=extra).start())  # type: ignore[arg-type]
+        port = free_port()
+        lines = "\n".join(SERVER_LINE.format(name=f"i{k}", port=s.port) for k, s in enumerate(servers))
+        (folder / "haproxy.cfg").write_text(HAPROXY_CFG.format(port=port, servers=lines))
+        proc = subprocess.Popen(["haproxy", "-f", str(folder / "haproxy.cfg")], stderr=subprocess.PIPE)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "haproxy exited"
+            try:
+                if httpx.get(url + "/api/meta", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "haproxy did not answer"
+            time.sleep(0.1)
+        yield url, servers, db
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(10)
+        for s in servers:
+            s.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def connections(server: ServeProcess) -> float:
+    try:
+        text = httpx.get(server.url + "/metrics", timeout=5).text
+    except httpx.HTTPError:
+        return -1.0
+    return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith("tabletris_connections "))
+
+
+async def wait_until(check: object, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < end, "timed out"
+        await asyncio.sleep(0.1)
+
+
+async def reconnect(ws: str, room: str, token: str, timeout: float = 30.0) -> Client:
+    """Connect again the way the web client does, retrying until the proxy has an instance up for
+    the room (it answers 502 until its health check marks the killed one down)."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            return await Client.connect(ws, room, token)
+        except (OSError, websockets.exceptions.InvalidStatus):
+            assert time.monotonic() < end, "no instance took the room's websocket"
+            await asyncio.sleep(0.2)
+
+
+async def play(clients: list[Client], moves: int, acked: list[int]) -> None:
+    """``moves`` people's moves, by whichever client has the turn."""
+
+    async def one_move(c: Client) -> None:
+        state = await c.state_where(lambda m: bool(m["private"] and m["private"]["options"]), timeout=60)
+        reply = await c.request({"type": "move", **random.Random(len(acked)).choice(dice_moves(state))}, timeout=30)
+        assert reply["type"] in ("ack", "error"), reply
+        if reply["type"] == "ack":
+            acked.append(reply["seq"])
+
+    for _ in range(moves):
+        done, pending = await asyncio.wait([asyncio.create_task(one_move(c)) for c in clients], timeout=60,
+                                           return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        assert done, "nobody got the turn"
+        for task in done:
+            task.result()
+
+
+@pytest.mark.asyncio
+async def test_a_rooms_traffic_reaches_one_instance_and_moves_when_it_is_killed(
+    proxied: tuple[str, list[ServeProcess], str],
+) -> None:
+    url, servers, db = proxied
+    ws = url.replace("http", "ws")
+    room = create_room(url, {"game": "dice", "seats": [{"kind": "open"}, {"kind": "random"}, {"kind": "open"}]})
+    tokens = [join(url, room["id"], f"P{i}", seat=i)["token"] for i in (0, 2)]
+    clients = [await Client.connect(ws, room["id"], t) for t in tokens]
+    # Both websockets on one instance, none on the other: the proxy routes by the room's id.
+    await wait_until(lambda: sorted(connections(s) for s in servers) == [0.0, 2.0])
+    serving = next(s for s in servers if connections(s) == 2.0)
+    other = next(s for s in servers if s is not serving)
+    acked: list[int] = []
+    await play(clients, 3, acked)
+    before = len(await stored_events(db, room["id"]))
+
+    serving.kill9()
+    back = [await reconnect(ws, room["id"], t) for t in tokens]
+    await wait_until(lambda: connections(other) == 2.0)
+    await play(back, 4, acked)
+    # The bot plays on the instance left (its lease taken over there when the killed one held it).
+    later = await back[0].state_where(lambda m: bool(m["game"]) and len(m["game"]["log"]) > before + 4, timeout=60)
+    assert any(entry.get("player") == 1 for entry in later["game"]["log"][before:]), "the bot moved after the kill"
+    log = await stored_events(db, room["id"])
+    assert [seq for seq, _ in log] == list(range(len(log))), "no gap, no move stored twice"
+    assert all(seq - 1 < len(log) for seq in acked), "every acknowledged move is stored"
+    assert await replays(db, room["id"])
+    for c in [*clients, *back]:
+        with contextlib.suppress(Exception):
+            await c.close()
