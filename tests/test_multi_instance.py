@@ -17,6 +17,7 @@ import asyncpg
 import httpx
 import pytest
 
+from account_helpers import logged_in
 from server_helpers import Client, ServeProcess, create_room, dice_moves, join, tower_moves
 from tabletris.server.games import adapter_for
 
@@ -224,6 +225,29 @@ async def test_the_last_seats_taken_on_two_instances_at_once_start_the_game_once
         log = await stored_events(db, room["id"])
         assert [seq for seq, _ in log] == list(range(len(log)))
         assert await replays(db, room["id"])
+
+
+def test_a_session_made_on_one_instance_is_valid_on_every_instance_and_ends_everywhere(
+    instances: tuple[list[ServeProcess], str],
+) -> None:
+    """Sessions live in the shared database (issue 25 item 5): logged in on one instance, the
+    account is known, and sits in its seat, on the others; logged out on one, on none."""
+    servers, _db = instances
+    a, b, c = servers
+    ann = logged_in(a.url, "Ann" + str(random.randrange(10**6)))
+    try:
+        cookie = {"tabletris_session": ann.cookies["tabletris_session"]}
+        room = create_room(a.url, {"game": "dice", "seats": [{"kind": "open"}, {"kind": "open"}]})["id"]
+        assert ann.post(f"/api/rooms/{room}/join", json={"name": "x"}).status_code == 200
+        for other in (b, c):
+            me = httpx.get(other.url + "/api/me", cookies=cookie, timeout=10)
+            assert me.status_code == 200 and me.json()["id"] == ann.account["id"]  # type: ignore[attr-defined]
+            assert httpx.get(f"{other.url}/api/rooms/{room}", cookies=cookie, timeout=10).json()["you"] == 0
+        assert httpx.post(b.url + "/api/auth/logout", cookies=cookie, timeout=10).status_code == 204
+        for server in servers:
+            assert httpx.get(server.url + "/api/me", cookies=cookie, timeout=10).status_code == 401
+    finally:
+        ann.close()
 
 
 def test_every_instance_lists_the_rooms_created_on_the_others(instances: tuple[list[ServeProcess], str]) -> None:
