@@ -14,11 +14,12 @@ from typing import Any
 from fastapi import Request
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
-from sqlalchemy import Column, Float, ForeignKey, String, Table, delete, insert, select
+from sqlalchemy import Column, Float, ForeignKey, String, Table, delete, insert, select, update
 
 from tabletris.i18n import _
 from tabletris.server.errors import ActionError
 from tabletris.server.limits import Bucket, Limits, clean_name, name_skeleton
+from tabletris.server.ratings import forget_account
 from tabletris.server.storage import Storage, metadata, seats
 
 COOKIE = "tabletris_session"
@@ -129,6 +130,36 @@ class Accounts:
         if row is None or not ok:
             raise ActionError("bad_login", _("wrong username or password"))
         return Account(row["id"], row["username"], row["created"])
+
+    async def _check_own_password(self, account: Account, password: Any) -> None:
+        """Changing or deleting an account asks for its password again: a session left open on
+        a shared device must not be enough."""
+        async with self.storage.engine.connect() as conn:
+            hashed = (await conn.execute(select(users.c.password_hash).where(users.c.id == account.id))).scalar()
+        self._take(self.by_account, "id:" + account.id)
+        if hashed is None or not await self._verify(password if isinstance(password, str) else "", hashed):
+            raise ActionError("bad_login", _("wrong password"))
+
+    async def change_password(self, account: Account, current: Any, new: Any, keep_session: str | None) -> None:
+        """A new hash; every session of the account but ``keep_session`` ends (a thief's too)."""
+        await self._check_own_password(account, current)
+        hashed = await self._hash(self.check_password(new))
+        async with self.storage.engine.begin() as conn:
+            await conn.execute(update(users).where(users.c.id == account.id).values(password_hash=hashed))
+            ended = delete(sessions).where(sessions.c.user_id == account.id)
+            if keep_session:
+                ended = ended.where(sessions.c.id_hash != session_hash(keep_session))
+            await conn.execute(ended)
+
+    async def delete_account(self, account: Account, password: Any) -> None:
+        """The account, its sessions and its ratings go; its games stay, their seats named
+        ``DELETED_NAME`` and tied to no account."""
+        await self._check_own_password(account, password)
+        async with self.storage.engine.begin() as conn:
+            await conn.execute(update(seats).where(seats.c.account_id == account.id).values(account_id=None, name=DELETED_NAME))
+            await conn.execute(delete(sessions).where(sessions.c.user_id == account.id))
+            await conn.execute(delete(users).where(users.c.id == account.id))
+        await forget_account(self.storage, account.id)
 
     def _take(self, buckets: dict[str, Bucket], key: str) -> None:
         bucket = buckets.get(key)

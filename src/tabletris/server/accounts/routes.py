@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from tabletris.i18n import _
 from tabletris.server.accounts.core import (
     COOKIE,
+    DELETED_NAME,
     SESSION_DAYS,
     Account,
     accounts_of,
@@ -30,6 +31,15 @@ AUTH_ERRORS: dict[int | str, dict[str, Any]] = {
 
 class CredentialsIn(BaseModel):
     username: str = Field(max_length=64)
+    password: str = Field(max_length=256)
+
+
+class PasswordChangeIn(BaseModel):
+    current: str = Field(max_length=256)
+    new: str = Field(max_length=256)
+
+
+class PasswordIn(BaseModel):
     password: str = Field(max_length=256)
 
 
@@ -109,6 +119,29 @@ def accounts_router() -> APIRouter:
     async def me(account: Annotated[Account, Depends(required_account)]) -> MeOut:
         """The logged-in account, or 401 ``login_required``."""
         return MeOut(id=account.id, username=account.username, created=account.created)
+
+    @router.post("/api/me/password", status_code=204, responses=AUTH_ERRORS)
+    async def change_password(
+        request: Request, body: PasswordChangeIn, account: Annotated[Account, Depends(required_account)],
+    ) -> Response:
+        """A new password (the current one asked again); every other session of the account ends."""
+        await accounts_of(request).change_password(account, body.current, body.new, request.cookies.get(COOKIE))
+        return Response(status_code=204)
+
+    @router.delete("/api/me", status_code=204, responses=AUTH_ERRORS)
+    async def delete_me(
+        request: Request, body: PasswordIn, account: Annotated[Account, Depends(required_account)],
+    ) -> Response:
+        """Delete the account (its password asked again): its sessions and ratings go, its games
+        stay under a neutral name."""
+        await accounts_of(request).delete_account(account, body.password)
+        for room in request.app.state.lobby.rooms.values():  # the rooms held here, as stored
+            for seat in room.seats:
+                if seat.account_id == account.id:
+                    seat.account_id, seat.name = None, DELETED_NAME
+        response = Response(status_code=204)
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
+        return response
 
     return router
 
