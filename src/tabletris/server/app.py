@@ -18,7 +18,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from tabletris.server.accounts.core import Accounts, remember
+from tabletris.server.accounts.core import Accounts
 from tabletris.server.accounts.routes import accounts_router
 from tabletris.server.api import api_router, install_error_handlers, install_openapi
 from tabletris.server.bus import Bus, LocalBus, RedisBus
@@ -111,8 +111,7 @@ def create_app(
         redoc_url=None,
     )
     app.state.lobby = lobby
-    app.state.accounts = accounts = Accounts(storage, limits, origins)
-    remember(accounts)
+    app.state.accounts = Accounts(storage, limits, origins)
     app.state.ready_checks = ready_checks
     """What ``/readyz`` asks, by name; a component added later (a Redis bus) registers its own."""
     app.add_middleware(Guard, limits=limits, ledger=lobby.ledger)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi.responses import JSONResponse
@@ -20,6 +21,23 @@ def client_address(scope: Scope) -> str:
     """The client's address (the per-client limits' key)."""
     client = scope.get("client")
     return str(client[0]) if client else "unknown"
+
+
+def allowed_origins(origins: Sequence[str]) -> frozenset[str]:
+    """The ``origins`` option as ``same_site`` compares them."""
+    return frozenset(o.rstrip("/").lower() for o in origins)
+
+
+def same_site(headers: Mapping[str, str], allowed: frozenset[str]) -> bool:
+    """Whether a request that names an Origin comes from this server's own pages (or from one
+    of the ``allowed`` origins, for a proxy that rewrites the Host header). A request without
+    one (bots, tests, programs) passes here; each caller says what more it asks of those."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/").lower()
+    host = (headers.get("host") or "").lower()
+    return origin in allowed or origin in (f"http://{host}", f"https://{host}")
 
 
 class Guard:

@@ -137,13 +137,18 @@ def places(winners: Sequence[int], scores: Sequence[int], resigned: Sequence[int
     return [distinct.index(keys[i]) if i in keys else last for i in range(len(scores))]
 
 
+def fixed_bot(game: str, kind: str, strength: float | None) -> bool:
+    """Whether this bot has a fixed rating in ``game`` (one of ``BOT_RATINGS``, at full strength)."""
+    return kind in BOT_RATINGS.get(game, {}) and strength in (None, 1.0)
+
+
 def rated_refusal(game: str, seats: Sequence[SeatResult]) -> str | None:
     """Why a rated room's game cannot be rated after all (None: it can): a person's seat
     without an account, or a bot without a fixed rating."""
     for s in seats:
         if s.person and s.account_id is None:
             return f"seat {s.seat} is not an account"
-        if not s.person and (s.kind not in BOT_RATINGS.get(game, {}) or s.strength not in (None, 1.0)):
+        if not s.person and not fixed_bot(game, s.kind, s.strength):
             return f"seat {s.seat}: the bot {s.kind!r} has no fixed rating at this strength"
     return None
 
@@ -156,7 +161,7 @@ def rated_room_refusal(game: str, rules: Mapping[str, Any], timer: float | None,
     if not timer:
         return "a rated room needs a timer"
     for s in seats:
-        if s.is_bot and (s.kind not in BOT_RATINGS.get(game, {}) or s.strength not in (None, 1.0)):
+        if s.is_bot and not fixed_bot(game, s.kind, s.strength):
             fixed = ", ".join(BOT_RATINGS.get(game, {}))
             return f"seats[{s.index}]: a rated room seats only bots with a fixed rating, at full strength ({fixed})"
     return None
@@ -304,6 +309,6 @@ async def profile_games(storage: Storage, account_id: str, recent: int = 20) -> 
 
 
 __all__ = [
-    "BOT_RATINGS", "MODEL", "SeatResult", "bot_rating", "rated_room_refusal", "forget_account", "new_ratings", "places", "player_games",
+    "BOT_RATINGS", "MODEL", "SeatResult", "bot_rating", "fixed_bot", "rated_room_refusal", "forget_account", "new_ratings", "places", "player_games",
     "profile_games", "ranking", "rate_room", "rated_refusal", "rating_of", "ratings", "scored_rooms", "shown",
 ]

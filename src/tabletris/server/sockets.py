@@ -26,7 +26,7 @@ from starlette.websockets import WebSocketDisconnect
 from tabletris.i18n import _
 from tabletris.server.connection import Connection
 from tabletris.server.errors import ActionError, describe, error_body
-from tabletris.server.guard import client_address
+from tabletris.server.guard import allowed_origins, client_address, same_site
 from tabletris.server.limits import Bucket, Limits
 from tabletris.server.lobby import Lobby
 from tabletris.server.logs import log_context
@@ -39,20 +39,13 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
     """The websocket route around ``lobby``. ``origins``: page origins allowed besides the
     server's own."""
     router = APIRouter()
-    allowed_origins = {o.rstrip("/").lower() for o in origins}
+    allowed = allowed_origins(origins)
 
     def origin_ok(ws: WebSocket) -> bool:
         """A browser page from another site may not drive a seat: a websocket's Origin (browsers
         always send one) must be this server's own or one allowed with ``origins``. Programs
         that send none (bots, tests, the load benchmark) are let in."""
-        origin = ws.headers.get("origin")
-        if origin is None:
-            return True
-        origin = origin.rstrip("/").lower()
-        if origin in allowed_origins:
-            return True
-        host = (ws.headers.get("host") or "").lower()
-        return origin in (f"http://{host}", f"https://{host}")
+        return same_site(ws.headers, allowed)
 
     @router.websocket("/ws/{room_id}")
     async def socket(ws: WebSocket, room_id: str) -> None:

@@ -6,14 +6,13 @@ login here is a username checked for look-alikes like seat names, and its databa
 would need an ORM session beside the server's Core engine. What is hand-written is small: a
 random session id in an HttpOnly SameSite=Lax cookie, only its SHA-256 stored (a database leak
 gives no live session), looked up on every request, so every instance sharing the database
-knows every session (docs/security.md).
+knows every session (docs/api.md, "Accounts").
 """
 
 from tabletris.server.accounts.core import (
     COOKIE,
     Account,
     Accounts,
-    account_for_cookies,
     optional_account,
     required_account,
     sessions,
@@ -21,5 +20,5 @@ from tabletris.server.accounts.core import (
 )
 
 __all__ = [
-    "COOKIE", "Account", "Accounts", "account_for_cookies", "optional_account", "required_account", "sessions", "users",
+    "COOKIE", "Account", "Accounts", "optional_account", "required_account", "sessions", "users",
 ]

@@ -7,7 +7,7 @@ import hashlib
 import secrets
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from sqlalchemy import Column, Float, ForeignKey, String, Table, delete, insert,
 
 from tabletris.i18n import _
 from tabletris.server.errors import ActionError
+from tabletris.server.guard import allowed_origins, same_site
 from tabletris.server.limits import Bucket, Limits, clean_name, name_skeleton
 from tabletris.server.ratings import forget_account
 from tabletris.server.storage import Storage, metadata, seats
@@ -73,7 +74,7 @@ class Accounts:
     def __init__(self, storage: Storage, limits: Limits, origins: Sequence[str] = ()) -> None:
         self.storage = storage
         self.limits = limits
-        self.origins = {o.rstrip("/").lower() for o in origins}
+        self.origins = allowed_origins(origins)
         self.hasher = PasswordHash((Argon2Hasher(),))
         self._dummy: str | None = None
         self.by_address: dict[str, Bucket] = {}
@@ -200,14 +201,11 @@ class Accounts:
 
     def origin_ok(self, request: Request) -> bool:
         """A cookie-authenticated POST/DELETE from another site's page is refused (CSRF):
-        its Origin must be this server's or a configured one; a browser's
-        ``Sec-Fetch-Site: cross-site`` is refused too. Programs send neither."""
-        origin = request.headers.get("origin")
-        if origin is None:
+        its Origin must be this server's or a configured one (``guard.same_site``); without
+        an Origin, a browser's ``Sec-Fetch-Site: cross-site`` is refused too. Programs send neither."""
+        if "origin" not in request.headers:
             return request.headers.get("sec-fetch-site", "same-origin") != "cross-site"
-        origin = origin.rstrip("/").lower()
-        host = request.headers.get("host", "").lower()
-        return origin in self.origins or origin in (f"http://{host}", f"https://{host}")
+        return same_site(request.headers, self.origins)
 
     def check_origin(self, request: Request) -> None:
         if not self.origin_ok(request):
@@ -239,23 +237,6 @@ async def required_account(request: Request) -> Account:
     return account
 
 
-async def account_for_cookies(cookies: Mapping[str, str], accounts: Accounts | None = None) -> Account | None:
-    """The websocket's account: pass ``ws.app.state.accounts`` (the default is the last
-    server set up in this process)."""
-    found = accounts or _LAST[0]
-    if found is None:
-        return None
-    return await found.account_for_session(cookies.get(COOKIE))
-
-
-_LAST: list[Accounts | None] = [None]
-
-
-def remember(accounts: Accounts) -> None:
-    _LAST[0] = accounts
-
-
 __all__ = [
-    "COOKIE", "DELETED_NAME", "Account", "Accounts", "account_for_cookies", "optional_account", "remember",
-    "required_account", "seats", "session_hash", "sessions", "users",
+    "COOKIE", "DELETED_NAME", "Account", "Accounts", "optional_account", "required_account", "seats", "session_hash", "sessions", "users",
 ]
