@@ -1,7 +1,9 @@
 """HAProxy in front of two instances (issue 28 item 2): the proxy hashes on the room id, so all of
 a room's pages, API calls and websockets reach one instance; when that instance is killed the
 clients reconnect through the proxy to the other, which takes the room's lease over (its bot
-plays on there) and serves the moves. The configuration is docs/deploy.md's (``HAPROXY_CFG``)."""
+plays on there) and serves the moves. A room created on the instance the proxy does not route it
+to hands its lease on to the one it does (the lease follows the room's websockets), so its bots,
+timer and moves all run there. The configuration is docs/deploy.md's (``HAPROXY_CFG``)."""
 
 from __future__ import annotations
 
@@ -17,9 +19,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 import websockets
 
 from server_helpers import Client, ServeProcess, create_room, dice_moves, free_port, join
+from tabletris.server.leases import KEY
 from test_multi_instance import replays, stored_events
 
 HAPROXY_CFG = """\
@@ -92,12 +96,17 @@ def proxied(postgres_cluster: str, redis_url: str) -> Iterator[tuple[str, list[S
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def connections(server: ServeProcess) -> float:
+def metric(server: ServeProcess, name: str) -> float:
+    """The sum of a metric's samples on one instance (-1: the instance does not answer)."""
     try:
         text = httpx.get(server.url + "/metrics", timeout=5).text
     except httpx.HTTPError:
         return -1.0
-    return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith("tabletris_connections "))
+    return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith((name + " ", name + "{")))
+
+
+def connections(server: ServeProcess) -> float:
+    return metric(server, "tabletris_connections")
 
 
 async def wait_until(check: object, timeout: float = 30.0) -> None:
@@ -171,3 +180,63 @@ async def test_a_rooms_traffic_reaches_one_instance_and_moves_when_it_is_killed(
     for c in [*clients, *back]:
         with contextlib.suppress(Exception):
             await c.close()
+
+
+@pytest.mark.asyncio
+async def test_a_room_created_on_another_instance_moves_its_lease_to_the_one_the_proxy_routes_it_to(
+    proxied: tuple[str, list[ServeProcess], str], redis_url: str,
+) -> None:
+    """Created on A (not through the proxy), routed by the proxy to B: B ends up with the lease,
+    the bots, the timer, every socket and every move; A does no work for the room, nothing is
+    lost, and the lease stays put (no churn). On the old code A kept the lease: its bots moved
+    there and every move crossed the bus."""
+    url, servers, db = proxied
+    ws = url.replace("http", "ws")
+    keys = redis.Redis.from_url(redis_url, decode_responses=True)
+    creator = servers[0]
+    body = {"game": "dice", "timer": 10, "seats": [{"kind": "open"}, {"kind": "random"}, {"kind": "open"}]}
+    # Rooms made on A until one whose id the proxy routes to B (half of them): a spectator
+    # through the proxy lands there.
+    for _ in range(30):
+        room = create_room(creator.url, body)
+        created_by = keys.get(KEY + room["id"])
+        assert created_by, "the creating instance takes the lease"
+        probe = await Client.connect(ws, room["id"])
+        await wait_until(lambda: sum(connections(s) for s in servers) == 1.0)
+        if connections(servers[1]) == 1.0:
+            break
+        await probe.close()
+        await wait_until(lambda: sum(connections(s) for s in servers) == 0.0)
+    else:
+        pytest.fail("no room of 30 was routed to the other instance")
+    routed = servers[1]
+    # The lease moves to B as soon as B serves the room's socket and A serves none.
+    await wait_until(lambda: keys.get(KEY + room["id"]) not in (None, created_by))
+    holder = keys.get(KEY + room["id"])
+    assert metric(creator, "tabletris_lease_handoffs_total") == 1.0
+
+    tokens = [join(url, room["id"], f"P{i}", seat=i)["token"] for i in (0, 2)]
+    clients = [await Client.connect(ws, room["id"], t) for t in tokens]
+    await wait_until(lambda: (connections(creator), connections(routed)) == (0.0, 3.0))
+    acked: list[int] = []
+    await play(clients, 4, acked)
+    # Nobody moves now: B's timer plays for the idle person, B's bot for the bot seat.
+    later = await clients[0].state_where(
+        lambda m: bool(m["game"]) and any(x.get("by") == "timer" for x in m["game"]["log"]), timeout=60
+    )
+    log_seen = later["game"]["log"]
+    assert any(x.get("player") == 1 for x in log_seen), "the bot moved"
+    assert keys.get(KEY + room["id"]) == holder, "the lease stayed on B"
+    assert metric(creator, "tabletris_moves_total") == 0.0, "A committed no move: bots and timer ran on B"
+    assert metric(routed, "tabletris_moves_total") >= len(acked) + 2
+    assert metric(routed, "tabletris_lease_takeovers_total") == 0.0
+    assert metric(creator, "tabletris_lease_takeovers_total") == 0.0
+    assert (connections(creator), connections(routed)) == (0.0, 3.0)
+    log = await stored_events(db, room["id"])
+    assert [seq for seq, _ in log] == list(range(len(log))), "no gap, no move stored twice"
+    assert all(seq - 1 < len(log) for seq in acked), "every acknowledged move is stored"
+    assert await replays(db, room["id"])
+    for c in [probe, *clients]:
+        with contextlib.suppress(Exception):
+            await c.close()
+    keys.close()

@@ -8,7 +8,7 @@ import contextlib
 import gc
 import logging
 import time
-from typing import Protocol
+from typing import Any, Protocol
 
 from tabletris.server.bot_pool import BotPool
 from tabletris.server.bus import Bus
@@ -41,7 +41,10 @@ class Kept(Protocol):
 
     def note_ended(self, room: Room) -> None: ...
     async def find(self, room_id: str) -> Room: ...
+    def spawn(self, coro: Any) -> asyncio.Task[Any]: ...
     def took_over(self, room_id: str) -> None: ...
+    def handed_off(self, room_id: str) -> None: ...
+    def follow_sockets(self, room: Room) -> None: ...
 
 
 class Housekeeping:
@@ -54,6 +57,8 @@ class Housekeeping:
         self.faults = FaultLog(log)
         self._sweeper: asyncio.Task[None] | None = None
         self._lease_loop: asyncio.Task[None] | None = None
+        self._handing: set[str] = set()
+        """Rooms whose lease is being handed on now."""
 
     def start_sweeping(self) -> None:
         self._sweeper = asyncio.create_task(self._sweep_loop(), name="room-sweeper")
@@ -157,12 +162,11 @@ class Housekeeping:
                 room.runs_clock = False
                 room.clock.cancel()
         for room in [r for r in lobby.rooms.values() if not r.runs_clock and r.status in LIVE]:
-            got = await lobby.leases.acquire(room.id)
-            if got != NOT_HELD:
-                if got == TAKEN_OVER and room.status == "playing":
-                    lobby.took_over(room.id)
-                room.runs_clock = True
-                await room.replica.resync()
+            if not room.conns and room.replica.connected_elsewhere():
+                continue  # the instances serving its sockets take it (the lease follows them)
+            await self.take_lease(room)
+        for room in [r for r in lobby.rooms.values() if r.runs_clock and r.status in LIVE]:
+            lobby.follow_sockets(room)  # a presence message missed: hand on now
         if scan:
             # Playing rooms that no instance serves (their holder died with nobody watching).
             for room_id in await lobby.storage.room_ids("playing", limit=200):
@@ -176,6 +180,53 @@ class Housekeeping:
                         await lobby.find(room_id)
                     except ActionError:
                         await lobby.leases.release(room_id)
+
+    async def take_lease(self, room: Room) -> bool:
+        """Take a cached room's lease when nobody holds it; run its bots and timer here from
+        the stored room. True when this instance holds it now."""
+        lobby = self.lobby
+        got = await lobby.leases.acquire(room.id)
+        if got == NOT_HELD:
+            return False
+        if got == TAKEN_OVER and room.status == "playing":
+            lobby.took_over(room.id)
+        room.runs_clock = True
+        await room.replica.resync()
+        return True
+
+    def hand_off_later(self, room: Room) -> None:
+        """``hand_off`` in a task of its own (once at a time per room)."""
+        if room.id not in self._handing:
+            self._handing.add(room.id)
+            self.lobby.spawn(self.hand_off(room))
+
+    async def hand_off(self, room: Room) -> None:
+        """Hand a room's lease on: this instance serves none of its websockets and another one
+        serves some. Its bots and timer stop here (under the room's lock, so no move of theirs
+        is half done), the lease is let go marked as handed on, the instances are told (the one
+        with the sockets takes it at once: ``take_lease``), and the room leaves this instance's
+        cache, so that its moves cost this instance nothing from now on."""
+        lobby = self.lobby
+        try:
+            async with room.lock:
+                if not (
+                    room.runs_clock and not room.conns and room.status in LIVE and room.replica.connected_elsewhere()
+                    and lobby.rooms.get(room.id) is room
+                ):
+                    return
+                room.runs_clock = False
+                room.clock.cancel()
+                lobby.bots.close(room.clock.release_bots())
+                handed = await lobby.leases.hand_off(room.id)
+            if handed:
+                lobby.handed_off(room.id)
+                lobby.bus.publish(room.id, {"kind": "lease"})
+            if not room.conns:
+                await self._evict(room)
+        except Exception as e:  # Redis down: the lease loop renews or retakes it
+            self.faults.failed("handoff", "handing a room's lease on failed", e)
+        finally:
+            self._handing.discard(room.id)
 
     async def _end(self, room: Room, status: str, why: str) -> None:
         async with room.lock:

@@ -12,6 +12,10 @@ used to renew late, lose its leases, and have them taken over by an instance tha
 dead (308 takeovers in one load run). The thread renews every lease of the instance in one
 pipelined call every ``ttl / 3``, and stops renewing when the loop has not asked for the
 leases for ``STALL`` seconds: a loop stuck that long counts as dead.
+
+A holder that serves none of a room's websockets while another instance does hands the lease on
+(``hand_off``; the lobby decides: ``Lobby.follow_sockets``): behind a proxy that routes by room,
+the room's work then all runs on the instance its people reach.
 """
 
 from __future__ import annotations
@@ -27,9 +31,13 @@ log = logging.getLogger("tabletris.server")
 KEY = "tabletris:lease:"
 LAST = "tabletris:lease-last:"
 """The instance that last took a room's lease (kept a day): telling a takeover from a first take."""
-NOT_HELD, HELD, TAKEN_OVER = 0, 1, 2
+NOT_HELD, HELD, TAKEN_OVER, HANDED = 0, 1, 2, 3
 """What ``acquire`` answers: another instance holds the lease; this one does (it was free or
-already ours); this one took it over from another instance that stopped renewing it."""
+already ours); this one took it over from another instance that stopped renewing it; this one
+took it after its holder handed it on (``hand_off``: the holder serves none of the room's
+sockets and this instance does)."""
+HANDED_MARK = "-handed-"
+"""``LAST``'s value after a hand-off: the next taker counts a hand-off, not a takeover."""
 
 STALL = 30.0
 """Seconds without the event loop's word (``acquire`` or ``renew``) after which the renewal
@@ -38,6 +46,13 @@ thread lets the leases expire."""
 _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+_HAND_OFF = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[2], ARGV[2], 'PX', 86400000)
+  return redis.call('DEL', KEYS[1])
 end
 return 0
 """
@@ -56,6 +71,7 @@ class Leases(Protocol):
     async def acquire(self, room_id: str) -> int: ...
     async def renew(self, room_ids: Iterable[str]) -> set[str]: ...
     async def release(self, room_id: str) -> None: ...
+    async def hand_off(self, room_id: str) -> bool: ...
     async def close(self) -> None: ...
 
 
@@ -76,6 +92,9 @@ class LocalLeases:
     async def release(self, room_id: str) -> None:
         return None
 
+    async def hand_off(self, room_id: str) -> bool:
+        return False
+
     async def close(self) -> None:
         return None
 
@@ -93,6 +112,7 @@ class RedisLeases:
         self.ttl = ttl
         self._renew = self.redis.register_script(_RENEW)
         self._release = self.redis.register_script(_RELEASE)
+        self._hand_off = self.redis.register_script(_HAND_OFF)
         self.url = url
         self._held: set[str] = set()
         """The rooms whose lease the thread renews (what the loop last said it holds)."""
@@ -152,6 +172,8 @@ class RedisLeases:
         if await self.redis.set(key, self.instance, nx=True, px=self._ms):
             self._hold(room_id)
             before = await self.redis.set(LAST + room_id, self.instance, px=86_400_000, get=True)
+            if before == HANDED_MARK:
+                return HANDED
             return TAKEN_OVER if before not in (None, self.instance) else HELD
         if await self.redis.get(key) == self.instance:
             self._hold(room_id)
@@ -180,6 +202,13 @@ class RedisLeases:
         with self._lock:
             self._held.discard(room_id)
         await self._release(keys=[KEY + room_id], args=[self.instance])
+
+    async def hand_off(self, room_id: str) -> bool:
+        """Let the lease go for another instance to take (``acquire`` answers it ``HANDED``, not
+        ``TAKEN_OVER``); False when it was not this instance's."""
+        with self._lock:
+            self._held.discard(room_id)
+        return bool(await self._hand_off(keys=[KEY + room_id, LAST + room_id], args=[self.instance, HANDED_MARK]))
 
     async def close(self) -> None:
         self._stop.set()

@@ -59,6 +59,8 @@ class Lobby:
         self.leases: Leases = leases or LocalLeases()
         self.takeovers = 0
         """Leases this instance took over from one that stopped renewing them."""
+        self.handoffs = 0
+        """Leases this instance handed on to the instance serving the room's sockets."""
         self.bot_delay = bot_delay
         self.limits = limits or Limits()
         self.ledger = ClientLedger(self.limits)
@@ -422,6 +424,21 @@ class Lobby:
             room.chat.hear(str(data["line"]))
         elif kind == "presence":
             room.replica.heard_presence(str(data.get("from")), list(data["seats"]), int(data["spectators"]))
+        elif kind == "lease" and room.conns and not room.runs_clock and room.status in LIVE:
+            # Its holder handed the lease on: the instance with the sockets takes it (in a task:
+            # reading the room back must not hold up the bus).
+            self.spawn(self.housekeeping.take_lease(room))
+
+    def follow_sockets(self, room: Room) -> None:
+        """A room's lease follows its websockets: the holder serving none of them while another
+        instance serves some (a room created here that the proxy routes elsewhere) hands the
+        lease on (``Housekeeping.hand_off``), so its bots, timer and moves run where its people
+        are and this instance does no work for it."""
+        if (
+            self.leases.distributed and room.runs_clock and not room.conns and room.status in LIVE
+            and room.replica.connected_elsewhere()
+        ):
+            self.housekeeping.hand_off_later(room)
 
     async def _bus_back(self) -> None:
         """The bus works again after a failure: every live room here is read back from the
@@ -434,6 +451,12 @@ class Lobby:
                 log.warning("room %s: reading it back after the bus came back failed: %s", room.id, e)
         if rooms:
             log.info("bus: %d rooms read back after the bus came back", len(rooms))
+
+    def handed_off(self, room_id: str) -> None:
+        """Count a lease handed on (the metrics)."""
+        self.handoffs += 1
+        self.metrics.lease_handoffs.inc()
+        log.info("room %s: lease handed on to the instance serving its websockets", room_id)
 
     def took_over(self, room_id: str) -> None:
         """Count a lease taken over (the metrics, the log)."""

@@ -22,6 +22,9 @@ Names (all prefixed ``tabletris_``):
   thinking);
 - ``lease_takeovers_total``: rooms whose bot/timer lease this instance took over from another
   instance that stopped renewing it (multi-instance setups);
+- ``lease_handoffs_total``: rooms whose lease this instance handed on to the instance serving
+  the room's websockets (it served none of them: a room created here that the proxy routes to
+  another instance);
 - ``instance_info{instance, pid, version, database}``: which process this is;
 - the library's ``process_*`` (RSS, CPU, open files) and ``python_gc_*`` collectors.
 """
@@ -85,6 +88,10 @@ class Metrics:
         self.bot_queue = Gauge("tabletris_bot_queue", "Bot and timer moves scheduled and not yet played", registry=r)
         self.lease_takeovers = Counter(
             "tabletris_lease_takeovers", "Room bot/timer leases taken over from another instance", registry=r
+        )
+        self.lease_handoffs = Counter(
+            "tabletris_lease_handoffs", "Room bot/timer leases handed on to the instance serving the room's websockets",
+            registry=r,
         )
         self.info = Info("tabletris_instance", "Which server process this is", registry=r)
         self.info.info({

@@ -46,6 +46,11 @@ class Replica:
         """Spectators connected to the room on other instances (approximate)."""
         return sum(r[2] for r in self.remote.values())
 
+    def connected_elsewhere(self) -> int:
+        """The room's websockets on other instances, as last heard within ``PRESENCE_TTL``."""
+        now = time.monotonic()
+        return sum(sum(r[1]) + r[2] for r in self.remote.values() if now - r[0] <= PRESENCE_TTL)
+
     def broadcast(self, publish: bool) -> None:
         """Tell the other instances the change this one just broadcast (``publish``; not when
         the change came from them): the room's public facts and its new stored events."""
@@ -166,6 +171,7 @@ class Replica:
                 conn.send_latest("presence", text)
         if publish:
             self.publish_presence()
+        room.lobby.follow_sockets(room)
 
     def publish_presence(self) -> None:
         """Tell the other instances how many of this room's connections this one holds."""
