@@ -12,17 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Button, Select
 
 from tabletris.engine.board import IllegalPlacement, Placement
-from tabletris.engine.dice import DiceGame
+from tabletris.engine.tower import TowerGame
 from tabletris.i18n import language
+from tabletris.table.dice_tutorial import RULES, SEED, STEPS
 from tabletris.table.positions import for_people
+from tabletris.table.tower_tutorial import RULES as TOWER_RULES
 from tabletris.tui.app import TabletrisApp
-from tabletris.tui.dice_screen import UI as DICE_UI
-from tabletris.tui.dice_tutorial import RULES, SEED, STEPS, DiceTutorialScreen, capture
+from tabletris.tui.dice_tutorial import DiceTutorialScreen
 from tabletris.tui.end_screen import EndScreen
 from tabletris.tui.new_game import NewGameScreen
-from tabletris.tui.tutorial import TutorialPanel, tutorial_of
+from tabletris.tui.tower_tutorial import TowerTutorialScreen
+from tabletris.tui.tutorial import TutorialPanel
 from tabletris.tui.widgets.dialogs import TokenScreen
 from tui_helpers import settle, steer_dice
 
@@ -153,49 +156,10 @@ async def test_the_tutorial_speaks_czech() -> None:
         screen = await open_tutorial(pilot, app)
         panel = str(screen.query_one(TutorialPanel).render())
         with language("cs"):
-            from tabletris.tui.texts import _
+            from tabletris.tui.texts import engine_text
 
-            assert _(STEPS[0].text) != STEPS[0].text and _(STEPS[0].text) in panel
+            assert engine_text(STEPS[0].text) != STEPS[0].text and engine_text(STEPS[0].text) in panel
         assert screen.game.players != ["You"]
-
-
-def test_every_path_through_the_script_takes_from_the_lowest_rows_and_ends() -> None:
-    """Whatever the player places (a row where the row step asks for one, any token), the seeded
-    game reaches a take and its end within a few moves: the script cannot strand a newcomer."""
-    found = tutorial_of(DICE_UI)
-    assert found is not None and found.steps == STEPS
-    ends: list[tuple[int, bool]] = []
-
-    def walk(path: list[tuple[Any, ...]]) -> None:
-        game = DiceGame(["You"], RULES, seed=SEED)
-        for shape, take, place, tokens in path:
-            game.roll()
-            game.play(place, shape, take, None, tokens)
-        if not game.over:
-            game.roll()
-        if game.over or len(path) > 10:
-            ends.append((len(path), any(m.take is not None for m in game.moves)))
-            return
-        before = capture(game)
-        for shape in game.shapes_for_roll():
-            for take in game.take_options(shape):
-                for p in game.legal_placements(shape, take):
-                    rows = game.scoring_rows_after(p, take)
-                    choices = game.token_choices() if rows else []
-                    for tokens in [None] + ([[c] for c in choices] if len(rows) == 1 and len(choices) > 1 else []):
-                        trial = DiceGame(["You"], RULES, seed=SEED)
-                        for s, t, q, k in path:
-                            trial.roll()
-                            trial.play(q, s, t, None, k)
-                        trial.roll()
-                        trial.play(p, shape, take.cells if take else None, None, tokens)
-                        if len(path) == 1 and not STEPS[1].done(trial, before):
-                            continue  # the row step takes this move back
-                        walk([*path, (shape, take.cells if take else None, p, tokens)])
-
-    walk([])
-    assert ends and all(n <= 8 for n, _ in ends), max(ends)
-    assert all(took for _, took in ends)
 
 
 async def test_the_app_can_open_on_the_tutorial() -> None:
@@ -206,15 +170,21 @@ async def test_the_app_can_open_on_the_tutorial() -> None:
         assert app.screen.guide.index == 0  # type: ignore[attr-defined]
 
 
-def test_play_tutorial_asks_for_the_full_screen_app_and_a_game_that_has_one(capsys: pytest.CaptureFixture[str]) -> None:
+def test_play_tutorial_asks_for_the_full_screen_app_and_a_game_that_has_one(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
     from typer.testing import CliRunner
 
     from tabletris.cli.app import app
+    from tabletris.tui import game_ui
     from tabletris.tui.launch import launch_tutorial
+
+    real = game_ui.ui_of
+    monkeypatch.setattr(game_ui, "ui_of", lambda name: dataclasses.replace(real(name), tutorial="") if name == "tower" else real(name))
 
     result = CliRunner().invoke(app, ["play", "dice", "--tutorial"])  # not a terminal: no app
     assert result.exit_code == 2 and "--tutorial" in result.output and "full-screen" in result.output
-    assert launch_tutorial("tower") == 2  # no guided tower game yet: said, and no app is started
+    assert launch_tutorial("tower") == 2  # a game without a guided game: said, and no app is started
     assert "tower" in capsys.readouterr().err
 
 
@@ -232,3 +202,115 @@ async def test_undo_takes_the_step_back_and_a_new_game_starts_from_the_players_o
         form = app.screen
         assert isinstance(form, NewGameScreen)
         assert form.setup.rules.get("width") != RULES["width"] and form.setup.seed != SEED
+
+
+# --- the tower game's guided first game ------------------------------------------------------
+
+
+def tower_planning(app: TabletrisApp) -> bool:
+    screen = app.screen
+    return isinstance(screen, TowerTutorialScreen) and screen.phase in ("plan", "over")
+
+
+async def steer_tower(pilot: Any, screen: TowerTutorialScreen, column: int) -> None:
+    """The ghost (or the mino in mino mode) to ``column`` with ← → only."""
+    assert screen.plan is not None
+    for _ in range(12):
+        if screen.plan.gx == column:
+            break
+        await pilot.press("right" if column > screen.plan.gx else "left")
+    assert screen.plan.gx == column
+
+
+async def open_tower_tutorial(pilot: Any, app: TabletrisApp) -> TowerTutorialScreen:
+    await settle(pilot, lambda: tower_planning(app))
+    screen = app.screen
+    assert isinstance(screen, TowerTutorialScreen)
+    return screen
+
+
+async def test_the_tower_tutorial_is_completed_by_keys_and_a_missed_step_is_taken_back() -> None:
+    app = TabletrisApp(tutorial="tower", roll_frames=0, bot_pause=0.0)
+    async with app.run_test(size=(110, 44)) as pilot:
+        screen = await open_tower_tutorial(pilot, app)
+        game = screen.game
+        assert isinstance(game, TowerGame) and game.players == ["You"] and game.rules.width == TOWER_RULES["width"]
+        assert screen.guide.index == 0 and game.play_card is not None and game.play_card.value == "O"
+        panel = lambda: str(screen.query_one(TutorialPanel).render())  # noqa: E731
+        assert "step 1 of 5" in panel() and "PLAY card" in panel() and "Enter drops it" in panel()
+        # Step 1, missed first: the O one column off the icon is taken back, the same O waits.
+        await steer_tower(pilot, screen, 1)
+        await pilot.press("enter")
+        await settle(pilot, lambda: "taken back" in str(screen.message.render()))
+        assert game.rounds == [] and screen.guide.index == 0 and game.play_card.value == "O" and screen.phase == "plan"
+        await steer_tower(pilot, screen, 0)
+        await pilot.press("enter")
+        await settle(pilot, lambda: screen.guide.index == 1 and tower_planning(app))
+        assert game.towers[0].bonus == 1 and game.towers[0].minos == 2 and "mino" in panel()
+        # Step 2: the second O beside the first wins the card.
+        await steer_tower(pilot, screen, 2)
+        await pilot.press("enter")
+        await settle(pilot, lambda: screen.guide.index == 2 and tower_planning(app))
+        assert game.achievements[0].space_of(0) is not None and game.towers[0].lines == 2
+        # Step 3: a T without a mino is taken back; a mino, then the T, is kept.
+        await pilot.press("enter")
+        await settle(pilot, lambda: "No mino was dropped" in str(screen.message.render()))
+        assert len(game.rounds) == 2 and screen.guide.index == 2
+        await pilot.press("m")
+        await steer_tower(pilot, screen, 3)
+        await pilot.press("enter")  # the mino is planned in column 4
+        assert screen.plan is not None and screen.plan.minos == [3]
+        await pilot.press("m", "enter")  # back to the piece, then the T
+        await settle(pilot, lambda: screen.guide.index == 3 and tower_planning(app))
+        assert game.rounds[-1][0] is not None and game.rounds[-1][0].minos == (3,)
+        # Step 4: hold.
+        await pilot.press("h")
+        await settle(pilot, lambda: screen.guide.index == 4 or screen.phase == "over")
+        assert game.towers[0].hold_used
+        # Step 5: drop until the tower is out and the game ends.
+        for _ in range(10):
+            await settle(pilot, lambda: tower_planning(app))
+            if screen.phase == "over":
+                break
+            await pilot.press("enter")
+            await pilot.pause()
+        assert game.over and screen.guide.finished and screen.phase == "over"
+        assert "finished the tutorial" in panel() and "Press Enter for the scores" in panel()
+        assert not isinstance(app.screen, EndScreen)
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, EndScreen))
+
+
+async def test_the_new_game_form_offers_the_tower_tutorial_for_the_chosen_game() -> None:
+    app = TabletrisApp(None, roll_frames=0, bot_pause=0.0)
+    async with app.run_test(size=(110, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, NewGameScreen))
+        form = app.screen
+        assert isinstance(form, NewGameScreen)
+        commands = {c.title for c in app.get_system_commands(form)}
+        assert {"Tutorial: dice", "Tutorial: tower"} <= commands
+        form.query_one("#game", Select).value = "tower"
+        await settle(pilot, lambda: form.setup.game == "tower" and bool(form.query("#tutorial")))
+        form.query_one("#tutorial", Button).press()  # the form's Tutorial button, for the game chosen
+        await settle(pilot, lambda: tower_planning(app))
+        assert app.game is not None and app.game.rules.height == TOWER_RULES["height"]
+
+
+async def test_the_tower_tutorial_speaks_chinese() -> None:
+    app = TabletrisApp(tutorial="tower", roll_frames=0, bot_pause=0.0, lang="zh_CN")
+    async with app.run_test(size=(110, 44)) as pilot:
+        screen = await open_tower_tutorial(pilot, app)
+        panel = str(screen.query_one(TutorialPanel).render())
+        assert "当前块" in panel and "PLAY card" not in panel and "Enter" in panel
+        assert screen.game.players == ["你"]
+
+
+def test_play_tower_tutorial_is_a_command() -> None:
+    """``tabletris play tower --tutorial`` names a game that has one now (at a terminal it runs
+    the app; here, without one, it asks for one rather than saying the game has none)."""
+    from typer.testing import CliRunner
+
+    from tabletris.cli.app import app
+
+    result = CliRunner().invoke(app, ["play", "tower", "--tutorial"])
+    assert result.exit_code == 2 and "full-screen" in result.output and "no guided" not in result.output

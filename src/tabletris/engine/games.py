@@ -141,7 +141,8 @@ class GameSpec:
     front_ends: Mapping[str, str] = field(default_factory=dict)
     """Where each front end finds this game's own module, by layer: ``server`` (its
     ``ADAPTER``), ``tui`` (its ``UI``), ``line`` (its ``play``), ``lab`` (a fast playout),
-    ``web`` (the view's script, under the server's ``static/``). A layer without an entry does
+    ``web`` (the view's script, under the server's ``static/``), ``tutorial`` (its guided first
+    game's ``SCRIPT``: ``table.tutorial``). A layer without an entry does
     without the game, and says so."""
     preset_help: Mapping[str, str] = field(default_factory=dict)
     """Each preset in one line, for the player choosing one (catalog messages, like ``rule_help``)."""
@@ -232,6 +233,7 @@ DICE = GameSpec(
         "line": "tabletris.cli.line_dice",
         "lab": "tabletris.lab.dice_playout",
         "web": "js/views/dice.js",
+        "tutorial": "tabletris.table.dice_tutorial",
     },
     preset_help=dice_rules.DICE_PRESET_HELP,
     option_labels=dice_rules.DICE_OPTION_LABELS,
@@ -260,6 +262,7 @@ TOWER = GameSpec(
         "line": "tabletris.cli.line_tower",
         "lab": "tabletris.lab.tower_playout",
         "web": "js/views/tower.js",
+        "tutorial": "tabletris.table.tower_tutorial",
     },
     preset_help=tower.TOWER_PRESET_HELP,
     option_labels=tower.TOWER_OPTION_LABELS,

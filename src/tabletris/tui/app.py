@@ -20,6 +20,7 @@ from tabletris.engine.games import spec_of
 from tabletris.engine.options import options_to_dict
 from tabletris.engine.records import record_of
 from tabletris.i18n import LANGUAGE_NAMES, LANGUAGES, current_language, language, parse_language
+from tabletris.table.driver import Table
 from tabletris.table.saving import save_record
 from tabletris.tui import palette
 from tabletris.tui.game_screen import GameScreen
@@ -195,7 +196,7 @@ class TabletrisApp(App[None]):
             self.notify(_("This game has no guided first game yet."), severity="warning")
             return False
         setup = tutorial.setup()
-        table = new_table(setup)
+        table = Table(tutorial.new_game(setup))  # the script's game: its set-up (a deck) too
         self.setup = setup
         self.in_tutorial = True
         self.game = table.game

@@ -290,6 +290,8 @@ class TowerGhost:
         if not self.mino_mode and self.minos_left <= 0:
             return self.no_mino_left()
         self.mino_mode = not self.mino_mode
+        # Back from a mino at the right wall, the piece (wider than a mino) stays inside the tower.
+        self.gx = max(0, min(self.game.rules.width - self._span(), self.gx))
         return None
 
     def unmino(self) -> int | None:

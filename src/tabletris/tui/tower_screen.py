@@ -277,5 +277,6 @@ UI = GameUI(
     replay_step=N_("round {k}/{n}"),
     keys=TOWER_KEYS,
     seat_options=(SEAT_TOWERS,),
+    tutorial="tabletris.tui.tower_tutorial",
 )
 """The tower game as the app's shared screens show it (``GameSpec.front_end("tui")``)."""

@@ -1,63 +1,52 @@
-"""A guided first game, shared by every game that has one (``GameUI.tutorial``).
+"""A guided first game at the terminal, shared by every game that has one (``GameUI.tutorial``).
 
-A tutorial is a seeded game on the game's own engine and screen, with a panel that says what to
-do next. Each step is checked on the game's state after the player's move (the engine applied
-it and said what happened: a row completed, a stone taken); the tutorial never decides what is
-legal. A step may ask for a move to be taken back (``retry``): the engine's own undo, and the
-same roll again. The game's module holds its script (``tui.dice_tutorial``); this one holds what
-every script shares: the steps, the guide that walks them and the panel that shows them.
+The script (its seeded game, its steps and how each is checked on the engine's state) is the
+table layer's (``table.tutorial``), shared with the browser; the terminal adds its screen, the
+panel that shows the step, and each step's keys (a step's words name none). The game's module
+holds its screen and keys (``tui.dice_tutorial``); this one what they share.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import Static
 
+from tabletris.table.seats import SeatSpec
+from tabletris.table.tutorial import Guide, Script
 from tabletris.tui import palette
-from tabletris.tui.texts import _
+from tabletris.tui.setup import Setup
+from tabletris.tui.texts import _, engine_text
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
     from tabletris.table.driver import Table
     from tabletris.tui.game_ui import GameUI
-    from tabletris.tui.setup import Setup
-
-
-@dataclass(frozen=True)
-class Step:
-    """One thing to learn: what to do (a catalog message, ``N_``) and how the game shows it done."""
-
-    text: str
-    """What to do, in a sentence or two."""
-    done: Callable[[Any, Any], bool]
-    """Whether the player's last move reached the step: the game after it and what ``capture``
-    read before it."""
-    retry: str = ""
-    """When set (a catalog message), a move that does not reach the step is taken back and this
-    says why; otherwise the game goes on and the step waits for a later move."""
-    praise: str = ""
-    """Said when the step is reached (a catalog message), or nothing."""
 
 
 @dataclass(frozen=True)
 class Tutorial:
-    """A game's guided first game: where it starts, its steps, and the screen that plays it."""
+    """A game's guided first game at the terminal: the shared script, the screen, the keys."""
 
-    setup: Callable[[], Setup]
-    """The seeded game it plays (its seats named in the player's language)."""
-    steps: tuple[Step, ...]
-    capture: Callable[[Any], Any]
-    """What a step compares the game with after a move (scores, tokens, moves), read before it."""
+    script: Script
     screen: Callable[[Setup, Table, Tutorial], Screen[None]]
     """The game's screen with the guide's panel."""
-    ending: str
-    """The last word (a catalog message with ``{result}``: the engine's reading of the end)."""
+    keys: Mapping[str, str] = field(default_factory=dict)
+    """Each step's keys, by the step's name (catalog messages of the terminal's own)."""
+    last_word: str = ""
+    """What the keys do once the game is over (a catalog message), after the script's ending."""
+
+    def setup(self) -> Setup:
+        """The seeded game as the app's setups say it (its seat named in the player's language)."""
+        return Setup(self.script.game, [SeatSpec("human", _("You"))], dict(self.script.rules), self.script.seed)
+
+    def new_game(self, setup: Setup) -> Any:
+        return self.script.new_game(setup.seats[0].name)
 
 
 def tutorial_of(ui: GameUI) -> Tutorial | None:
@@ -68,64 +57,27 @@ def tutorial_of(ui: GameUI) -> Tutorial | None:
     return tutorial
 
 
-class Guide:
-    """Walks a tutorial's steps as the game goes: ``index`` is the step shown."""
-
-    def __init__(self, tutorial: Tutorial) -> None:
-        self.tutorial = tutorial
-        self.index = 0
-        self.note = ""
-        """The last word on a move: praise, or why it was taken back."""
-        self.finished = False
-        self._reached: list[tuple[int, int]] = []
-        """Each step reached and the number of moves the game had then, for ``rewind``."""
-
-    @property
-    def step(self) -> Step:
-        return self.tutorial.steps[min(self.index, len(self.tutorial.steps) - 1)]
-
-    def judge(self, game: Any, before: Any, moves: int) -> bool:
-        """After a move (the game has ``moves`` now): go on when it reached the step; False when
-        the step wants it taken back."""
-        step = self.step
-        if step.done(game, before):
-            self.note = _(step.praise) if step.praise else ""
-            self._reached.append((moves, self.index))
-            self.index = min(self.index + 1, len(self.tutorial.steps) - 1)
-            return True
-        if step.retry:
-            self.note = _(step.retry)
-            return False
-        self.note = ""
-        return True
-
-    def rewind(self, moves: int) -> None:
-        """The player took moves back (the game has ``moves`` now): the steps those moves reached
-        are to do again."""
-        while self._reached and self._reached[-1][0] > moves:
-            self.index = self._reached.pop()[1]
-            self.note = ""
-        self.finished = False
-
-    def finish(self, result: str) -> None:
-        """The game is over (the engine ended it): the last step is done, whatever came before."""
-        self.index = len(self.tutorial.steps) - 1
-        self.finished = True
-        self.note = _(self.tutorial.ending).format(result=result)
-
-    def render(self) -> Text:
-        total = len(self.tutorial.steps)
-        text = Text()
-        head = _("Tutorial: done") if self.finished else _("Tutorial: step {k} of {n}").format(k=self.index + 1, n=total)
-        text.append(head, style=f"bold {palette.HIGHLIGHT}")
-        text.append("\n")
-        if not self.finished:
-            text.append(_(self.step.text))
-        if self.note:
-            if not self.finished:
-                text.append("\n")
-            text.append(self.note, style=f"italic {palette.GOOD}")
+def render_guide(guide: Guide, tutorial: Tutorial, result: str = "") -> Text:
+    """The panel's words: the step (and its keys), and the praise for the last move; once the
+    game is over, the ending with ``result`` (the screen's reading of the end)."""
+    total = guide.count
+    text = Text()
+    head = _("Tutorial: done") if guide.finished else _("Tutorial: step {k} of {n}").format(k=guide.index + 1, n=total)
+    text.append(head, style=f"bold {palette.HIGHLIGHT}")
+    text.append("\n")
+    if guide.finished:
+        ending = engine_text(tutorial.script.ending).format(result=result).strip()
+        text.append(" ".join(part for part in (ending, _(tutorial.last_word) if tutorial.last_word else "") if part), style=f"italic {palette.GOOD}")
         return text
+    text.append(engine_text(guide.step.text))
+    keys = tutorial.keys.get(guide.step.name)
+    if keys:
+        text.append("\n")
+        text.append(_(keys), style="dim")
+    if guide.note and guide.kept:  # a move taken back is said on the screen's message line
+        text.append("\n")
+        text.append(engine_text(guide.note), style=f"italic {palette.GOOD}")
+    return text
 
 
 class TutorialPanel(Static):
@@ -139,8 +91,8 @@ class TutorialPanel(Static):
     }
     """
 
-    def show(self, guide: Guide) -> None:
-        self.update(guide.render())
+    def show(self, guide: Guide, tutorial: Tutorial, result: str = "") -> None:
+        self.update(render_guide(guide, tutorial, result))
 
 
-__all__ = ["Guide", "Step", "Tutorial", "TutorialPanel", "tutorial_of"]
+__all__ = ["Tutorial", "TutorialPanel", "render_guide", "tutorial_of"]
