@@ -138,7 +138,7 @@ def test_catalog_route_and_page_language(server: LiveServer) -> None:
     assert cs.status_code == 200 and "max-age" in cs.headers["cache-control"]
     body = cs.json()
     assert body["lang"] == "cs" and body["bcp47"] == "cs" and body["languages"] == LANGUAGE_NAMES
-    assert body["messages"]["Rooms"] == "Stoly" and len(body["messages"]["{n} house rule"]) == 3
+    assert body["messages"]["New room"] == "Nový stůl" and len(body["messages"]["{n} house rule"]) == 3
     assert body["plural"]["one"] == 0 and body["plural"]["few"] == 1 and body["plural"]["other"] == 2
     zh = httpx.get(f"{server.url}/api/i18n/zh-CN").json()
     assert zh["lang"] == "zh_CN" and zh["plural"] == {"other": 0}

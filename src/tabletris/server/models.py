@@ -76,6 +76,7 @@ class SeatOut(BaseModel):
     open: bool
     bot: bool
     connected: bool
+    account: bool = Field(False, description="The seat is an account's (its name is the username: /players/{name} is its profile)")
 
 
 class RoomOut(BaseModel):

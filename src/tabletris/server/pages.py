@@ -20,6 +20,7 @@ from fastapi.staticfiles import StaticFiles as _StaticFiles
 
 from tabletris.engine.texts import N_
 from tabletris.i18n import LanguageError, catalog_json, negotiate, parse_language, translate
+from tabletris.server.accounts.core import COOKIE as SESSION_COOKIE
 from tabletris.server.errors import ActionError
 from tabletris.server.models import ERRORS
 
@@ -59,6 +60,10 @@ DESCRIPTIONS: dict[str, str] = {
     "room.html": N_("A tabletris table: play your turn, or watch the game live, with the room's chat and rules."),
     "rules.html": N_("The rules of the tabletris games, with every house rule and each preset's value."),
     "replay.html": N_("Watch a tabletris game again move by move, from a finished room or a record file."),
+    "auth.html": N_("Log in to tabletris, or register an account: a profile, ratings and Play now."),
+    "account.html": N_("Your tabletris account: change your password, export your games, or delete the account."),
+    "player.html": N_("A tabletris player's profile: games played and won, the rating and its history, recent games."),
+    "ratings.html": N_("The ranking of tabletris players in a game, by rating."),
 }
 """Each page's ``<meta name="description">`` (in the player's language)."""
 
@@ -121,6 +126,10 @@ def pages_router() -> APIRouter:
     # ------------------------------------------------------------------ pages
 
     def page(name: str, request: Request, data: dict[str, str] | None = None) -> HTMLResponse:
+        # A page asked with a session cookie says so (``data-session``), so a guest's page asks
+        # nobody who is logged in; whether the session is still valid the page asks GET /api/me.
+        if SESSION_COOKIE in request.cookies:
+            data = {**(data or {}), "session": ""}
         return HTMLResponse(page_html(name, page_language(request), data), headers={"Vary": "Accept-Language, Cookie"})
 
     @router.get("/", include_in_schema=False)
@@ -148,6 +157,26 @@ def pages_router() -> APIRouter:
     @router.get("/replay/{room_id}", include_in_schema=False)
     async def replay_page(room_id: str, request: Request) -> HTMLResponse:
         return page("replay.html", request)
+
+    @router.get("/login", include_in_schema=False)
+    async def login_page(request: Request) -> HTMLResponse:
+        return page("auth.html", request)
+
+    @router.get("/register", include_in_schema=False)
+    async def register_page(request: Request) -> HTMLResponse:
+        return page("auth.html", request)
+
+    @router.get("/account", include_in_schema=False)
+    async def account_page(request: Request) -> HTMLResponse:
+        return page("account.html", request)
+
+    @router.get("/players/{username}", include_in_schema=False)
+    async def player_page(username: str, request: Request) -> HTMLResponse:
+        return page("player.html", request)
+
+    @router.get("/ratings/{game}", include_in_schema=False)
+    async def ratings_page(game: str, request: Request) -> HTMLResponse:
+        return page("ratings.html", request)
 
     @router.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:

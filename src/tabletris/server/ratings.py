@@ -42,6 +42,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from tabletris.i18n import _
 from tabletris.server.storage import Storage, metadata
 
 log = logging.getLogger("tabletris.server")
@@ -156,14 +157,15 @@ def rated_refusal(game: str, seats: Sequence[SeatResult]) -> str | None:
 def rated_room_refusal(game: str, rules: Mapping[str, Any], timer: float | None, seats: Sequence[Any]) -> str | None:
     """Why a room cannot be created rated (None: it can): rated games are played by the
     standard rules, under a clock, with bots whose rating is fixed (``seats``: ``Seat``s)."""
+    # Catalog sentences (the web client shows them in the player's language, found by template).
     if any(key != "preset" for key in rules) or rules.get("preset", "standard") != "standard":
-        return "a rated room plays the standard preset without house rules"
+        return _("a rated room plays the standard preset without house rules")
     if not timer:
-        return "a rated room needs a timer"
+        return _("a rated room needs a timer")
     for s in seats:
         if s.is_bot and not fixed_bot(game, s.kind, s.strength):
             fixed = ", ".join(BOT_RATINGS.get(game, {}))
-            return f"seats[{s.index}]: a rated room seats only bots with a fixed rating, at full strength ({fixed})"
+            return _("seats[{index}]: a rated room seats only bots with a fixed rating, at full strength ({fixed})").format(index=s.index, fixed=fixed)
     return None
 
 

@@ -60,6 +60,7 @@ class Seat:
             "open": self.kind == "open",
             "bot": self.is_bot,
             "connected": self.is_bot or self.connected + self.remote > 0,
+            "account": self.account_id is not None,
         }
 
     @classmethod

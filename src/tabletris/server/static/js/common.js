@@ -29,9 +29,39 @@ export async function api(path, options = {}) {
     err.english = data && data.message;
     err.code = data && data.error;
     err.status = res.status;
+    // A rate limit's wait (seconds), for "try again in N s".
+    const wait = Number(res.headers.get("Retry-After"));
+    if (Number.isFinite(wait) && wait > 0) err.retryAfter = wait;
     throw err;
   }
   return data;
+}
+
+// The logged-in account ({id, username, created}) or null for a guest, asked once per page. The
+// server marks a page requested with a session cookie (<html data-session>): a guest's page asks
+// nothing (no 401 in every guest's console), and a cookie that has expired is found out here.
+let mePromise = null;
+export function me() {
+  if (!mePromise) {
+    mePromise = document.documentElement.dataset.session === undefined ? Promise.resolve(null)
+      : api("/api/me").catch(() => null);
+  }
+  return mePromise;
+}
+
+// Where a login or a register page sends the player back to: this page.
+export function here() { return location.pathname + location.search; }
+
+// A path of this site to go to after logging in (``next=``), never another site's address.
+export function safeNext(value) {
+  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") ? value : "/";
+}
+
+export const profileHref = (username) => `/players/${encodeURIComponent(username)}`;
+
+export async function logout() {
+  try { await api("/api/auth/logout", { method: "POST" }); } catch { /* the session is gone either way */ }
+  location.href = "/";
 }
 
 let metaPromise = null;
@@ -151,12 +181,36 @@ export function toast(message, kind = "error") {
 
 export function header() {
   const logo = el("span", { class: "logo" }, ...["T", "T", "T", "", "T", ""].map((s) => el("i", { class: s ? "s-T" : "" })));
+  const account = el("span", { class: "account-nav", id: "account-nav" });
+  me().then((who) => account.replaceChildren(...accountLinks(who)));
   return el("header", { class: "top" },
     el("h1", {}, el("a", { href: "/" }, logo, "tabletris")),
     el("span", { class: "grow" }),
     el("a", { href: "/rules" }, _("Rules")),
-    el("a", { href: "/replay" }, _("Watch a record")),
+    el("a", { href: "/replay", class: "wide-only" }, _("Watch a record")),
+    account,
     languageMenu());
+}
+
+// The header's account part: Log in and Register for a guest; for an account its name (the
+// profile), Your account and Log out. A phone has no room for them in a row: there they are one
+// menu behind the name (or "Log in").
+function accountLinks(who) {
+  const next = `?next=${encodeURIComponent(here())}`;
+  const items = who
+    ? [el("a", { href: profileHref(who.username), id: "nav-profile", title: _("Your profile") }, who.username),
+      el("a", { href: "/account", id: "nav-account" }, _("Your account")),
+      el("button", { type: "button", class: "link", id: "nav-logout", onclick: logout }, _("Log out"))]
+    : [el("a", { href: `/login${next}`, id: "nav-login" }, _("Log in")),
+      el("a", { href: `/register${next}`, id: "nav-register" }, _("Register"))];
+  const phone = who
+    ? [el("a", { href: profileHref(who.username) }, _("Your profile")), el("a", { href: "/account" }, _("Your account")),
+      el("a", { href: "/replay" }, _("Watch a record")), el("button", { type: "button", class: "link", onclick: logout }, _("Log out"))]
+    : [el("a", { href: `/login${next}` }, _("Log in")), el("a", { href: `/register${next}` }, _("Register")), el("a", { href: "/replay" }, _("Watch a record"))];
+  const menu = el("details", { class: "nav-menu phone-only", id: "nav-menu" },
+    el("summary", { "aria-label": who ? _("Menu of {name}", { name: who.username }) : null }, who ? who.username : _("Log in")),
+    el("div", { class: "nav-items" }, ...phone));
+  return [el("span", { class: "nav-links wide-only" }, ...items), menu];
 }
 
 // The lobby's footer: what a developer looks for (the API), out of every player's header.

@@ -1,8 +1,10 @@
-// The lobby: open rooms to join, running games to watch, finished ones to replay, and the
-// create-room form built from /api/meta (every game, every rule option with the engine's help
-// text, the bots each game offers). A game's own module (its view) gives its words and any
-// choice a seat makes on sitting down; nothing here names a game.
-import { _, api, choiceOptions, el, footer, gameName, gameView, gameWords, header, meta, myName, num, rememberName, seats, statusName, toast, tr, valueName } from "./common.js";
+// The lobby: Play now (js/playnow.js), the open tables with their filters, games in play and
+// recent games (js/lobby_lists.js), and the create-room form built from /api/meta (every game,
+// every rule option with the engine's help text, the bots each game offers). A game's own module
+// (its view) gives its words and any choice a seat makes on sitting down; nothing here names a game.
+import { _, api, choiceOptions, el, footer, gameView, gameWords, header, me, meta, myName, num, rememberName, seats, toast, tr, valueName } from "./common.js";
+import { lobbyLists } from "./lobby_lists.js";
+import { playNowPanel } from "./playnow.js";
 
 // This server's turn timer: its bounds and the default a room with people gets when the field is
 // blank (the server writes them on the page: <html data-timer-min ...>).
@@ -13,30 +15,6 @@ function timerLimits() {
 }
 
 const state = { meta: null, game: null, views: {}, words: {} };
-
-function roomLine(room) {
-  const names = room.seats.map((s) => (s.open ? _("· open ·") : s.bot ? _("{name} (bot)", { name: s.name }) : s.name)).join(", ");
-  const mine = seats.get(room.id);
-  const actions = [];
-  if (room.status === "waiting") actions.push(el("a", { class: "button small", href: `/room/${room.id}` }, mine ? _("Back to seat") : _("Join")));
-  if (room.status === "playing") actions.push(el("a", { class: "button small", href: `/room/${room.id}` }, mine ? _("Resume") : _("Watch")));
-  if (room.status === "over") actions.push(el("a", { class: "button small", href: `/replay/${room.id}` }, _("Replay")));
-  return el("li", { "data-room": room.id },
-    el("span", { class: `badge ${room.status}` }, statusName(room.status)),
-    el("b", {}, gameName(room.game)),
-    el("span", { class: "muted" }, valueName(room.preset)),
-    el("span", { class: "who" }, names),
-    ...actions);
-}
-
-async function refreshRooms(list) {
-  try {
-    const rooms = await api("/api/rooms?limit=60");
-    list.replaceChildren(...(rooms.length ? rooms.map(roomLine) : [el("li", { class: "muted" }, _("No rooms yet: create one."))]));
-  } catch (e) {
-    list.replaceChildren(el("li", { class: "muted" }, _("Cannot list rooms: {error}", { error: e.message })));
-  }
-}
 
 function ruleInput(opt, preset) {
   const value = preset[opt.name];
@@ -97,7 +75,7 @@ function seatChoice() {
   return view && view.seatChoice ? view.seatChoice(state.meta.games[state.game]) : null;
 }
 
-function createForm() {
+function createForm(who) {
   const g = () => state.meta.games[state.game];
   const limits = timerLimits();
   const box = el("form", { class: "panel", id: "create" },
@@ -116,9 +94,13 @@ function createForm() {
       el("span", { class: "muted", id: "timer-help", style: "font-size:12px" }, _("{min} to {max} s, then a bot plays the turn; blank: {fallback} s with people, none for bots only", { min: limits.min, max: limits.max, fallback: limits.fallback }))),
     el("details", {}, el("summary", {}, _("House rules (every option, with the rule text)")), el("div", { id: "options" })),
     el("div", { class: "row hidden", id: "seat-choice" }),
+    // Logged in: the seat is the account's (named by its username), and the room may be rated.
+    who ? el("div", { class: "row" },
+      el("label", { class: "check", for: "rated" }, el("input", { type: "checkbox", id: "rated", "aria-describedby": "rated-help" }), " ", _("Rated game")),
+      el("span", { class: "muted", id: "rated-help", style: "font-size:12px" }, _("standard rules, a turn timer, accounts and full-strength bots only; the result changes the ratings"))) : "",
     el("div", { class: "row" },
-      el("label", { for: "myname" }, _("Your name")),
-      el("input", { id: "myname", maxlength: 24, value: myName(), placeholder: _("Ann"), required: true }),
+      who ? el("span", { id: "create-as" }, _("You sit down as {name}.", { name: who.username }))
+        : [el("label", { for: "myname" }, _("Your name")), el("input", { id: "myname", maxlength: 24, value: myName(), placeholder: _("Ann"), required: true })],
       el("button", { class: "primary", type: "submit", id: "create-btn" }, _("Create and sit down"))));
   const presetSel = box.querySelector("#preset");
   const fillPresets = () => {
@@ -138,7 +120,7 @@ function createForm() {
   box.addEventListener("submit", async (e) => {
     e.preventDefault();
     const nameInput = box.querySelector("#myname");
-    const name = nameInput.value.trim();
+    const name = who ? who.username : nameInput.value.trim();
     const rules = { preset: presetSel.value };
     // A room with an open seat seats its creator: a name is asked before the room exists (a
     // name of spaces is no name), so no room is made that nobody sits in.
@@ -161,10 +143,12 @@ function createForm() {
         return kind === "open" ? { kind } : { kind, strength: s === "" ? null : Number(s) };
       });
       const timer = box.querySelector("#timer").value;
-      const room = await api("/api/rooms", { method: "POST", body: { game: state.game, rules, seats: seatSpecs, timer: timer ? Number(timer) : null } });
+      const body = { game: state.game, rules, seats: seatSpecs, timer: timer ? Number(timer) : null };
+      if (who && box.querySelector("#rated").checked) body.rated = true;
+      const room = await api("/api/rooms", { method: "POST", body });
       if (room.seats.some((s) => s.open)) {
         if (!name) { toast(_("Type your name to take a seat.")); return; }
-        rememberName(name);
+        if (!who) rememberName(name);
         const body = { name };
         const choice = seatChoice();
         const chosen = choice && box.querySelector(`#my${choice.field}`).value;
@@ -184,22 +168,22 @@ function createForm() {
 
 async function main() {
   document.body.append(header());
-  state.meta = await meta();
+  let who;
+  [state.meta, who] = await Promise.all([meta(), me()]);
   const games = Object.keys(state.meta.games);
   await Promise.all(games.map(async (name) => { state.views[name] = await gameView(name); state.words[name] = await gameWords(name); }));
   state.game = games[0];
-  const list = el("ul", { class: "rooms", id: "rooms" });
+  const lists = lobbyLists(state.meta);
   const mainEl = el("main", {},
     el("div", { class: "lobby" },
-      el("section", { class: "panel" },
-        el("div", { class: "row" }, el("h2", { style: "flex:1" }, _("Rooms")), el("button", { class: "small", onclick: () => refreshRooms(list) }, _("Refresh"))),
-        list),
-      createForm()));
-  // The page shows once the room list is in: a list that filled in later pushed the form below
+      lists.panel,
+      el("div", { class: "lobby-side" }, playNowPanel(state.meta, who), createForm(who))));
+  // The page shows once the room lists are in: a list that filled in later pushed the form below
   // it down on a phone (a layout shift, and a moving target for whoever was typing).
-  await refreshRooms(list);
+  await lists.refresh();
   document.body.append(mainEl, footer());
-  setInterval(() => refreshRooms(list), 5000);
+  if (new URLSearchParams(location.search).get("deleted")) toast(_("Your account is deleted."), "info");
+  setInterval(lists.refresh, 5000);
 }
 
 main();

@@ -12,8 +12,8 @@
 //     View        the table: nodes(), update(state), myTurn(state), turnText(), clockText(time),
 //                 endReason(state), breakdown(state), destroy()
 //     Replay      new Replay(firstFrame, players): boards, step({step, total}), show(frame, info)
-import { _, announce, api, applyPrefs, el, choiceOptions, errorText, gameName, gameView, gameWords, header, markdown, meta, myName, ngettext, prefs, rememberName, ruleValue, scrollToEnd, seats, statusName, toast, tr, trBlocks, valueName } from "./common.js";
-import { app, dialog, legend, request, send, waiterFor, winnersText } from "./table.js";
+import { _, announce, api, applyPrefs, el, choiceOptions, errorText, gameName, gameView, gameWords, header, markdown, me, meta, myName, ngettext, prefs, rememberName, ruleValue, scrollToEnd, seats, statusName, toast, tr, trBlocks, valueName } from "./common.js";
+import { app, dialog, legend, playerName, request, send, waiterFor, winnersText } from "./table.js";
 
 const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
 app.roomId = roomId;
@@ -190,19 +190,23 @@ function renderJoin(room) {
   if (app.seat !== null || room.status !== "waiting" || !open.length) { dom.join.classList.add("hidden"); return; }
   if (dom.join.dataset.for === JSON.stringify(open.map((s) => s.seat))) { dom.join.classList.remove("hidden"); return; }
   dom.join.dataset.for = JSON.stringify(open.map((s) => s.seat));
-  const name = el("input", { id: "join-name", maxlength: 24, placeholder: _("Your name"), value: myName(), "aria-label": _("Your name") });
+  // Logged in, the seat is the account's, named by its username (the server takes it from the
+  // session); a guest types a name.
+  const name = app.me
+    ? el("span", { id: "join-as" }, _("You sit down as {name}.", { name: app.me.username }))
+    : el("input", { id: "join-name", maxlength: 24, placeholder: _("Your name"), value: myName(), "aria-label": _("Your name") });
   const choice = seatChoice(room);
   const picker = choice ? el("select", { id: `join-${choice.field}` }, ...choiceOptions(choice)) : null;
   const buttons = open.map((s) => el("button", {
     class: "primary", "data-join": s.seat,
     onclick: async () => {
-      const n = name.value.trim();
+      const n = app.me ? app.me.username : name.value.trim();
       if (!n) { toast(_("Type your name first.")); return; }
       try {
         const body = { name: n, seat: s.seat };
         if (picker && picker.value) body[choice.field] = picker.value;
         const joined = await api(`/api/rooms/${roomId}/join`, { method: "POST", body });
-        rememberName(n);
+        if (!app.me) rememberName(n);
         seats.set(roomId, { seat: joined.seat, token: joined.token, name: n });
         app.ws.close();
         connect();
@@ -328,7 +332,7 @@ function renderWaiting(room) {
     ...room.seats.map((seat) => el("tr", { class: seat.seat === app.seat ? "me" : "" },
       el("td", {}, seat.seat + 1),
       el("td", {}, seat.open ? el("span", { class: "muted" }, _("open"))
-        : [el("span", { class: `dot ${seat.connected ? "on" : ""}` }), seat.name, seat.bot ? el("span", { class: "bot" }, _("bot")) : ""]))));
+        : [el("span", { class: `dot ${seat.connected ? "on" : ""}` }), playerName(seat.seat), seat.bot ? el("span", { class: "bot" }, _("bot")) : ""]))));
   dom.table.replaceChildren(el("div", { class: "panel", style: "min-width:300px" }, el("h2", {}, _("Waiting for players")), list,
     el("p", { class: "muted" }, _("Send the invite link to the other players."))), chatPanel());
 }
@@ -425,7 +429,7 @@ function renderEnd(s) {
 
 async function main() {
   layout();
-  app.meta = await meta();
+  [app.meta, app.me] = await Promise.all([meta(), me()]);
   connect();
 }
 

@@ -2,7 +2,7 @@
 // the websocket requests, the seats' names and colours, dialogs, the game log's lines and the
 // display settings. Nothing here names a game, and nothing runs on import: the lobby, the rules
 // and the replay pages load the views too (for their words and replay frames).
-import { _, el, prefs, toast } from "./common.js";
+import { _, el, prefs, profileHref, toast } from "./common.js";
 
 // The room page's state: the socket, the last state message, this browser's seat, the loaded
 // game module (``game``: undefined until it arrives, null for a game without a view) and its
@@ -39,6 +39,12 @@ export function waiterFor(msg) {
 export function nameOf(seat) {
   const s = app.state.room.seats[seat];
   return s && s.name ? s.name : _("Seat {n}", { n: seat + 1 });
+}
+
+// A seat's name as the scoreboards show it: an account's name links to its profile.
+export function playerName(seat) {
+  const s = app.state.room.seats[seat];
+  return s && s.account && s.name ? el("a", { href: profileHref(s.name), class: "player-link" }, s.name) : nameOf(seat);
 }
 
 // The seat was given up (its player resigned, or let the clock run out too often): the timer's

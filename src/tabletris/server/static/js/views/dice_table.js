@@ -2,7 +2,7 @@
 // dice.js's ``table()``. The server sends the legal placements: nothing here decides a rule.
 import { BoardView, _, announce, el, key, mini, ngettext, num, scrollToEnd, toast, touchScreen, where } from "../common.js";
 import { Placer } from "../placer.js";
-import { RESIGNED, app, boardKey, dialog, legend, logItem, nameOf, request, seatResigned, viewPanel } from "../table.js";
+import { RESIGNED, app, boardKey, dialog, legend, logItem, nameOf, playerName, request, seatResigned, viewPanel } from "../table.js";
 
 // The die's face as people read it: ★ for the star (records and the API write "*").
 const face = (roll) => (roll === "*" ? "★" : roll);
@@ -179,7 +179,7 @@ export class View {
     const rows = [el("tr", {}, el("th", {}, _("Player")), el("th", {}, _("Points")), el("th", {}, _("Rows")))];
     s.room.seats.forEach((seat, i) => {
       rows.push(el("tr", { class: `${i === g.to_move && !g.over ? "turn" : ""} ${i === app.seat ? "me" : ""}`, "data-seat": i },
-        el("td", {}, legend(i), el("span", { class: `dot ${seat.connected ? "on" : ""}`, role: "img", "aria-label": seat.connected ? _("online") : _("offline") }), nameOf(i), seat.bot ? el("span", { class: "bot" }, _("bot")) : "", i === app.seat ? _(" (you)") : "", i === g.to_move && !g.over ? el("span", { class: "sr-only" }, _(" (to move)")) : "",
+        el("td", {}, legend(i), el("span", { class: `dot ${seat.connected ? "on" : ""}`, role: "img", "aria-label": seat.connected ? _("online") : _("offline") }), playerName(i), seat.bot ? el("span", { class: "bot" }, _("bot")) : "", i === app.seat ? _(" (you)") : "", i === g.to_move && !g.over ? el("span", { class: "sr-only" }, _(" (to move)")) : "",
         g.tokens && g.tokens[i] && g.tokens[i].length ? el("div", { class: "muted tokens", style: "font-size:12px" }, _("point tokens: {shapes}", { shapes: g.tokens[i].join(" ") })) : ""),
         el("td", { class: "score" }, num(g.scores[i])), el("td", {}, num(g.rows_completed[i]))));
     });

@@ -3,7 +3,7 @@
 // nothing here decides a rule.
 import { BoardView, _, announce, el, key, mini, ngettext, num, scrollToEnd, toast, tr, where } from "../common.js";
 import { Placer } from "../placer.js";
-import { RESIGNED, app, boardKey, legend, logItem, nameOf, request, seatResigned, viewPanel, winnersText } from "../table.js";
+import { RESIGNED, app, boardKey, legend, logItem, nameOf, playerName, request, seatResigned, viewPanel, winnersText } from "../table.js";
 
 // An achievement card's title in the page's language (the engine's name for it, translated;
 // in English the name itself); its id (as records and the API name it) only for a card without one.
@@ -228,7 +228,7 @@ export class View {
     g.towers.forEach((t, i) => {
       const ach = Object.values(t.score.achievements).reduce((a, b) => a + b, 0);
       rows.push(el("tr", { class: `${i === app.seat ? "me" : ""}`, "data-seat": i },
-        el("td", {}, legend(i), el("span", { class: `dot ${s.room.seats[i].connected ? "on" : ""}`, role: "img", "aria-label": s.room.seats[i].connected ? _("online") : _("offline") }), nameOf(i), s.room.seats[i].bot ? el("span", { class: "bot" }, _("bot")) : "", t.out ? _(" (out)") : "",
+        el("td", {}, legend(i), el("span", { class: `dot ${s.room.seats[i].connected ? "on" : ""}`, role: "img", "aria-label": s.room.seats[i].connected ? _("online") : _("offline") }), playerName(i), s.room.seats[i].bot ? el("span", { class: "bot" }, _("bot")) : "", t.out ? _(" (out)") : "",
           el("div", { class: "muted", style: "font-size:12px" }, _("minos {n} · hold {hold}", { n: t.minos, hold: holdWord(t) }))),
         el("td", {}, `${num(t.score.lines)}×2`), el("td", {}, num(t.score.bonus)), el("td", {}, num(ach)), el("td", { class: "score" }, el("b", {}, num(t.score.total)))));
     });
