@@ -37,6 +37,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import multiprocessing
 import os
 import random
 import shutil
@@ -111,7 +112,7 @@ async def play_room(
 ) -> tuple[str, int, str]:
     """Play in one room until the time is up (returns an empty room) or the game is over (returns
     the rematch room, seat and token, or an empty room without ``rematch``)."""
-    async with websockets.connect(f"{ws_url}/ws/{room}", max_size=2**22) as ws:
+    async with websockets.connect(f"{ws_url}/ws/{room}", max_size=2**22, open_timeout=60) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
         next_id = 1
         over = False  # the game ended (seen in a state, perhaps while waiting for an ack)
@@ -196,15 +197,69 @@ SHORT_ROOM: dict[str, Any] = {"game": "dice", "rules": {"width": 6, "height": 6}
 """The --rss run's room: two people, a 6x6 board (a game of about a dozen moves)."""
 
 
+def play_share(
+    seats: list[tuple[str, int, str, str]], think: float, start_at: float, duration: float, seed: float, rematch: bool,
+) -> dict[str, Any]:
+    """A client process's share of the people (``--clients``): they play from ``start_at``
+    (wall time) for ``duration`` seconds; what they saw, for the parent to add up."""
+    stats = Stats()
+    lags: list[float] = []
+
+    async def play() -> None:
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        monitor = asyncio.create_task(loop_lag(lags))
+        until = time.monotonic() + duration
+        rng = random.Random(seed)
+        results = await asyncio.gather(
+            *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch)
+              for room, seat, token, ws_url in seats),
+            return_exceptions=True,
+        )
+        monitor.cancel()
+        for r in results:
+            if isinstance(r, BaseException):
+                stats.errors.append(f"client: {type(r).__name__}: {r}")
+
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 100)
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner.run(play())
+    return {"rtts": stats.rtts, "acked": stats.acked, "errors": stats.errors, "rematches": stats.rematches,
+            "lags": lags}
+
+
+def start_helpers(
+    seats: list[tuple[str, int, str, str]], processes: int, think: float, duration: float, rng: random.Random,
+    rematch: bool,
+) -> tuple[list[Any], float]:
+    """Start ``processes`` client processes, each playing the people of its share of the rooms
+    (a room's two people in the same process); they begin together a few seconds from now (a
+    spawned process takes a second or two to import), at the wall time returned."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    rooms = sorted({room for room, *_ in seats})
+    share = {room: k % processes for k, room in enumerate(rooms)}
+    pool = ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("spawn"))
+    start_at = time.time() + 4.0 + 0.002 * len(seats)
+    futures = [
+        pool.submit(play_share, [x for x in seats if share[x[0]] == k], think, start_at, duration, rng.random(), rematch)
+        for k in range(processes)
+    ]
+    pool.shutdown(wait=False)
+    return futures, start_at
+
+
 async def run_level(
     bases: Sequence[str], db_url: str, rooms: int, duration: float, think: float, seed: int, rematch: bool,
     room_body: dict[str, Any] = DICE_ROOM, games_wanted: int | None = None,
     progress: Callable[[int], None] | None = None, pids: Sequence[int] = (), split: bool = False,
+    profile: Path | None = None, processes: int = 1,
 ) -> dict[str, Any]:
     """One level: ``rooms`` rooms, created round-robin on the instances at ``bases``; a room's
     two people connect to consecutive instances (with two, one each). ``pids``: the servers'
     processes, whose CPU time is counted over the play only (not the rooms' creation);
-    ``split``: sample them with py-spy over the play to split that time into its parts."""
+    ``split``: sample them with py-spy over the play to split that time into its parts;
+    ``processes``: the people are played by this many client processes (``--clients``)."""
     rng = random.Random(seed)
     stats = Stats(games_wanted=games_wanted)
     seats: list[tuple[str, int, str, str]] = []  # room, seat, token, websocket base
@@ -246,17 +301,34 @@ async def run_level(
             progress(stats.rematches // 2)
 
     watcher = asyncio.create_task(watch_games())
+    helpers: list[Any] = []
+    if processes > 1:  # the people in other processes: one event loop cannot offer 1,500 moves/s
+        helpers, start_at = start_helpers(seats, processes, think, duration, rng, rematch)
+        await asyncio.sleep(max(0.0, start_at - time.time()))
     until = time.monotonic() + duration
-    samplers = [Sampler(pid, duration) for pid in pids] if split else []
+    samplers = [Sampler(pid, duration, None if profile is None else profile.with_suffix(f".{k}.txt"))
+                for k, pid in enumerate(pids)] if split else []
     cpu_start = [cpu_seconds(pid) for pid in pids]
+    main_start = [cpu_seconds(pid, children=False) for pid in pids]
     start, wall_start = time.perf_counter(), time.time()
-    results = await asyncio.gather(
-        *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch)
-          for room, seat, token, ws_url in seats),
-        return_exceptions=True,
-    )
+    if helpers:
+        results = list(await asyncio.gather(*(asyncio.to_thread(h.result) for h in helpers), return_exceptions=True))
+        for r in results:
+            if isinstance(r, dict):
+                stats.rtts += r["rtts"]
+                stats.acked += r["acked"]
+                stats.errors += r["errors"]
+                stats.rematches += r["rematches"]
+                lags += r["lags"]
+    else:
+        results = await asyncio.gather(
+            *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch)
+              for room, seat, token, ws_url in seats),
+            return_exceptions=True,
+        )
     elapsed, wall_end = time.perf_counter() - start, time.time()
     server_cpu = sum(cpu_seconds(pid) - c for pid, c in zip(pids, cpu_start, strict=True))
+    main_cpu = sum(cpu_seconds(pid, children=False) - c for pid, c in zip(pids, main_start, strict=True))
     monitor.cancel()
     watcher.cancel()
     gc.set_threshold(*thresholds)
@@ -267,7 +339,7 @@ async def run_level(
             stats.errors.append(f"client: {type(r).__name__}: {r}")
     all_moves = await events_between(db_url, wall_start, wall_end)
     rtts = sorted(stats.rtts)
-    parts = split_parts(samplers, server_cpu, max(1, all_moves)) if samplers else None
+    parts = split_parts(samplers, main_cpu, max(1, all_moves)) if samplers else None
     return {
         "rooms": rooms,
         "connections": len(seats),
@@ -286,6 +358,7 @@ async def run_level(
         "error_samples": stats.errors[:5],
         "server_cpu_s": round(server_cpu, 2),
         "server_cpu_ms_per_move": round(1000 * server_cpu / max(1, all_moves), 3),
+        "of_which_bot_workers_ms_per_move": round(1000 * (server_cpu - main_cpu) / max(1, all_moves), 3),
         **({"cpu_ms_per_move_by_part": parts} if parts is not None else {}),
         "acked": stats.acked,
     }
@@ -301,13 +374,40 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     return uvloop.new_event_loop
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux /proc), to report CPU per move."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return float("nan")
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes started by ``pid``, and theirs (Linux /proc): the server's bot workers."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents.setdefault(int(_stat(int(entry.name))[1]), []).append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def cpu_seconds(pid: int, children: bool = True) -> float:
+    """User + system CPU time so far of a process and (``children``) of the processes it
+    started that are still running (Linux /proc), to report CPU per move: the server's bot
+    worker processes are the server's work too."""
+    total = 0.0
+    for p in [pid, *(descendants(pid) if children else [])]:
+        try:
+            fields = _stat(p)
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            if p == pid:
+                return float("nan")
+    return total
 
 
 async def check_store(db_url: str, acked: list[tuple[str, int, int, str]]) -> dict[str, int]:
@@ -359,13 +459,14 @@ class Sampler:
     """``py-spy record --gil`` on one server process over the play: samples of the thread holding
     the GIL, so idle threads are not counted (py-spy cannot always tell an idle thread here)."""
 
-    def __init__(self, pid: int, duration: float) -> None:
+    def __init__(self, pid: int, duration: float, keep: Path | None = None) -> None:
         exe = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
         if exe is None:
             sys.exit("load.py: --split needs py-spy (pip install py-spy)")
         fd, name = tempfile.mkstemp(suffix=".txt", prefix="tabletris-load-spy-")
         os.close(fd)
         self.out = Path(name)
+        self.keep = keep
         self.proc = subprocess.Popen(
             [exe, "record", "-p", str(pid), "--gil", "-r", str(SAMPLE_RATE), "-d", str(max(1, int(duration))),
              "--nonblocking", "-f", "raw", "-o", str(self.out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -380,6 +481,8 @@ class Sampler:
             self.proc.wait(10)
         try:
             lines = self.out.read_text().splitlines()
+            if self.keep is not None:  # --profile: the collapsed stacks, for a flame graph
+                shutil.copyfile(self.out, self.keep)
         finally:
             self.out.unlink(missing_ok=True)
         for line in lines:
@@ -411,9 +514,15 @@ def split_parts(samplers: Sequence[Sampler], server_cpu: float, moves: int) -> d
                 ours = [f for f in frames if "tabletris/" in f]
                 where = (ours or frames or ["?"])[-1].split(" (", 1)[0]
                 other[where] = other.get(where, 0) + count
-    parts: dict[str, Any] = {part: round(1000 * s / moves, 3) for part, s in seconds.items()}
-    parts["outside_gil"] = round(1000 * max(0.0, server_cpu - sum(seconds.values())) / moves, 3)
-    parts["other_top"] = {k: round(1000 * v / SAMPLE_RATE / moves, 3)
+    sampled = sum(seconds.values())
+    # On a loaded machine a thread that holds the GIL while the kernel has it waiting for a core
+    # is sampled all the same: the samples then add up to more than the CPU time measured, and
+    # each part is scaled down in proportion (``scaled``: by how much).
+    scale = min(1.0, server_cpu / sampled) if sampled > 0 else 1.0
+    parts: dict[str, Any] = {part: round(1000 * s * scale / moves, 3) for part, s in seconds.items()}
+    parts["outside_gil"] = round(1000 * max(0.0, server_cpu - sampled) / moves, 3)
+    parts["scaled"] = round(scale, 2)
+    parts["other_top"] = {k: round(1000 * v * scale / SAMPLE_RATE / moves, 3)
                           for k, v in sorted(other.items(), key=lambda kv: -kv[1])[:6]}
     return parts
 
@@ -541,7 +650,8 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                     else:
                         result = runner.run(run_level(bases, db_url, n, args.duration, args.think, args.seed + n,
                                                       not args.no_rematch, pids=[i.proc.pid for i in instances],
-                                                      split=args.split))
+                                                      split=args.split or args.profile is not None,
+                                                      profile=args.profile, processes=args.clients))
                     acked_all.extend(result.pop("acked"))
                 moves = max(1, result["all_moves_stored"])
                 result["setup"] = setup
@@ -585,6 +695,10 @@ def main() -> None:
     parser.add_argument("--rss-every", type=int, default=1000, help="print the RSS after every this many games")
     parser.add_argument("--split", action="store_true",
                         help="sample the servers with py-spy during play and split their CPU per move into parts")
+    parser.add_argument("--clients", type=int, default=1,
+                        help="client processes playing the people (one event loop cannot offer 1,500 moves/s)")
+    parser.add_argument("--profile", type=Path, default=None, metavar="PATH",
+                        help="with --split: keep each server's py-spy stacks (collapsed) as PATH.N.txt")
     args = parser.parse_args()
     for setup in args.setup:
         run_setup(setup, args)

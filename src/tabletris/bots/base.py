@@ -26,6 +26,9 @@ class Bot:
     """
 
     name = "bot"
+    quick = False
+    """The bot decides in well under a millisecond (a draw among the listed options): the server
+    runs it on its event loop instead of a worker process (``BotPool.move``)."""
 
     def __init__(self, seed: int | None = None, strength: float | None = None, budget: float | None = None) -> None:
         self.rng = random.Random(seed)

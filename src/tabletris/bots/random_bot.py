@@ -17,6 +17,10 @@ MINO_CHANCE = 0.25
 
 @register("random")
 class RandomBot(Bot):
+    quick = True
+    """A draw among the options the engine lists: the server lets it choose on its event loop
+    (``BotPool.move``), where sending the seat's view to a worker process cost more than the draw."""
+
     def choose_any(self, view: Game) -> Any:
         """One of the view's seat's legal actions, uniformly."""
         seat = view.viewer

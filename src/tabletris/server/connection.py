@@ -1,5 +1,11 @@
 """One websocket's outbox: what the room sends it, drained by its own task so that a slow client
-never holds up a room's broadcast."""
+never holds up a room's broadcast.
+
+The outbox writes through the websocket protocol itself when the server offers it (``Frames``:
+``guard.guarded_ws``): everything queued since the last wake-up (the mover's new state and the
+ack of their move, say) goes out as frames in one write to the socket, and a write that the
+transport takes at once costs no timeout scope and none of the ASGI layers' awaits. The ASGI
+send (one message at a time, each under ``send_timeout``) is the fallback."""
 
 from __future__ import annotations
 
@@ -7,8 +13,8 @@ import asyncio
 import collections
 import contextlib
 from collections import deque
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from tabletris.server.jsontext import dumps
 
@@ -23,6 +29,17 @@ class _Slot:
         self.text = text
 
 
+class Frames(Protocol):
+    """A websocket's own writer (the server's websocket protocol: ``guard.guarded_ws``)."""
+
+    def write_texts(self, texts: Sequence[str]) -> bool:
+        """Write ``texts`` as text frames in one write to the socket; False when the socket's
+        buffer is full (nothing written: wait for ``drained``). ConnectionError when closed."""
+
+    async def drained(self) -> None:
+        """Until the socket's buffer has drained below its low-water mark."""
+
+
 class Connection:
     """One websocket: its seat (None for a spectator) and a bounded outbox drained by its own
     task, so a slow client never holds up a room's broadcast.
@@ -33,9 +50,11 @@ class Connection:
     send that has not gone out after ``send_timeout`` seconds, closes the connection (4408)."""
 
     def __init__(
-        self, send_text: Callable[[str], Any], seat: int | None, outbox: int = 32, send_timeout: float = 10.0
+        self, send_text: Callable[[str], Any], seat: int | None, outbox: int = 32, send_timeout: float = 10.0,
+        frames: Frames | None = None,
     ) -> None:
         self.send_text = send_text
+        self.frames = frames
         self.seat = seat
         self.token: str | None = None
         self.outbox = outbox
@@ -85,10 +104,26 @@ class Connection:
         self.dead.set()
         self.wake.set()
 
+    def _take(self) -> list[str]:
+        """Everything queued, in order (a coalesced slot as its newest text)."""
+        texts = []
+        for item in self.items:
+            if isinstance(item, _Slot):
+                del self.slots[item.kind]
+                texts.append(item.text)
+            else:
+                texts.append(item)
+        self.items.clear()
+        return texts
+
     async def _pump(self) -> None:
         while self.alive:
             await self.wake.wait()
             self.wake.clear()
+            if self.frames is not None:
+                if self.alive and self.items and not await self._write(self._take()):
+                    return
+                continue
             while self.alive and self.items:
                 item = self.items.popleft()
                 if isinstance(item, _Slot):
@@ -108,6 +143,24 @@ class Connection:
                     self.kill(1006, "the connection failed")
                     return
 
+    async def _write(self, texts: list[str]) -> bool:
+        """Write ``texts`` at once through ``frames``; wait (``send_timeout`` at most) while the
+        socket's buffer is full. False when the connection ended."""
+        assert self.frames is not None
+        try:
+            while not self.frames.write_texts(texts):
+                async with asyncio.timeout(self.send_timeout):
+                    await self.frames.drained()
+                if not self.alive:
+                    return False
+        except TimeoutError:
+            self.kill(4408, f"nothing was read for {self.send_timeout:g} s")
+            return False
+        except Exception:
+            self.kill(1006, "the connection failed")
+            return False
+        return True
+
     async def close(self) -> None:
         self.kill(1000, "")
         with contextlib.suppress(Exception):
@@ -116,4 +169,4 @@ class Connection:
 
 
 
-__all__ = ["Connection"]
+__all__ = ["Connection", "Frames"]

@@ -20,6 +20,28 @@ from tabletris.server.limits import Limits, check_limit
 from tabletris.server.models import MoveIn
 
 
+def _listed_option(game: DiceGame, shape: Any, cells: frozenset[tuple[int, int]], take: frozenset[Any] | None) -> DiceAction | None:
+    """The first of ``game.turn_options()`` of this shape, with these cells and this stone taken
+    (None: there is none), found without building the others: only the placements of that
+    shape and take are looked at, by their corner and form (a placement's cells are its form
+    moved to its corner), where building every option and its cells cost 0.6 ms a move."""
+    if not cells:
+        return None
+    x0 = min(x for x, _ in cells)
+    y0 = min(y for _, y in cells)
+    form = frozenset((x - x0, y - y0) for x, y in cells)
+    for s in game.shapes_for_roll():
+        if s.value != shape:
+            continue
+        for t in game.take_options(s):
+            if (None if t is None else frozenset(t.cells)) != take:
+                continue
+            for p in game.legal_placements(s, t):
+                if p.x == x0 and p.y == y0 and frozenset(p.orientation.cells) == form:
+                    return DiceAction(s, p, t)
+    return None
+
+
 class DiceAdapter(SpecAdapter):
     """The dice game: events are the record's moves; the server rolls as each turn begins."""
 
@@ -85,13 +107,9 @@ class DiceAdapter(SpecAdapter):
             tokens = ()  # not shapes: the engine words it below
         shape = move.get("shape") or game.roll_face
         if tokens != ():
-            for option in game.turn_options():
-                if (
-                    option.shape.value == shape
-                    and frozenset(option.placement.cells) == cells
-                    and (None if option.take is None else frozenset(option.take.cells)) == take
-                ):
-                    return replace(option, rewards=rewards, tokens=tokens)
+            option = _listed_option(game, shape, cells, take)
+            if option is not None:
+                return replace(option, rewards=rewards, tokens=tokens)
         try:  # not a legal option: the engine's reason
             game.view().play(move["place"], move.get("shape"), move.get("take"), move.get("rewards"), move.get("tokens"))
         except IllegalMove as e:

@@ -158,6 +158,28 @@ def guarded_ws(limits: Limits) -> type[asyncio.Protocol] | None:
     most = ws_max_size(limits)
 
     class GuardedWS(WebSocketsSansIOProtocol):
+        """Also the room outboxes' writer (``connection.Frames``), offered to the app in the
+        scope as ``tabletris.frames``: several frames in one write, without the ASGI layers."""
+
+        def handle_connect(self, event: Any) -> None:
+            super().handle_connect(event)
+            scope = getattr(self, "scope", None)
+            if scope is not None:
+                scope["tabletris.frames"] = self
+
+        def write_texts(self, texts: Sequence[str]) -> bool:
+            if self.disconnected or self.close_sent or not self.handshake_complete or self.transport.is_closing():
+                raise ConnectionError("the websocket is closed")
+            if not self.writable.is_set():
+                return False
+            for text in texts:
+                self.conn.send_text(text.encode())
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            return True
+
+        async def drained(self) -> None:
+            await self.writable.wait()
+
         def handle_parser_exception(self) -> None:
             close = self.conn.close_sent
             if close is not None and close.code == CloseCode.MESSAGE_TOO_BIG and not self.transport.is_closing():

@@ -98,7 +98,8 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
         if seat is None and sum(1 for c in room.conns if c.seat is None) >= limits.spectators:
             await refuse(ws, 4409, "room_full", _("room {room} has {n} spectators already").format(room=room.id, n=limits.spectators))
             return
-        conn = Connection(ws.send_text, seat, outbox=limits.outbox, send_timeout=limits.send_timeout)
+        conn = Connection(ws.send_text, seat, outbox=limits.outbox, send_timeout=limits.send_timeout,
+                          frames=ws.scope.get("tabletris.frames"))
         conn.token = token
         log_context(room.id, seat)
         log.info("websocket joined as %s", "spectator" if seat is None else f"seat {seat}")
