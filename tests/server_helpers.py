@@ -39,12 +39,12 @@ class LiveServer:
 
     def __init__(
         self, db_path: Path | str, bot_delay: float = 0.0, limits: Limits | None = None, log_config: Any = None,
-        access_log: bool = False,
+        access_log: bool = False, **app_options: Any,
     ) -> None:
         self.port = free_port()
         self.limits = limits or Limits.unlimited_clients(timer_min=0.5)
         url = db_path if isinstance(db_path, str) else f"sqlite+aiosqlite:///{db_path}"
-        self.app = create_app(url, bot_delay=bot_delay, limits=self.limits)
+        self.app = create_app(url, bot_delay=bot_delay, limits=self.limits, **app_options)
         extra: dict[str, Any] = {"log_config": log_config} if log_config is not None else {}
         config = uvicorn.Config(
             self.app, host="127.0.0.1", port=self.port, log_level="info" if access_log else "warning",

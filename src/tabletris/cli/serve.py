@@ -172,6 +172,17 @@ def register(app: typer.Typer) -> None:
                 "[default: $TABLETRIS_LOG_FORMAT, else text].",
             ),
         ] = None,
+        smtp: Annotated[
+            str | None,
+            typer.Option(
+                help="Send your-turn mail through this SMTP server: smtp://host:port (STARTTLS when offered) or "
+                "smtps://user:password@host:465; needs --mail-from [default: $TABLETRIS_SMTP, else no mail].",
+            ),
+        ] = None,
+        mail_from: Annotated[
+            str | None,
+            typer.Option("--mail-from", help="The address the mails come from [default: $TABLETRIS_MAIL_FROM]."),
+        ] = None,
     ) -> None:
         """Run the game server: lobby, rooms, live games and replays in the browser.
 
@@ -208,10 +219,26 @@ def register(app: typer.Typer) -> None:
             except DatabaseURLError as e:
                 typer.echo(f"tabletris serve: {e}", err=True)
                 raise typer.Exit(2) from None
+        mail = None
+        smtp = smtp or os.environ.get("TABLETRIS_SMTP") or None
+        mail_from = mail_from or os.environ.get("TABLETRIS_MAIL_FROM") or None
+        if smtp is not None or mail_from is not None:
+            from tabletris.server.mail import MailConfig, MailConfigError
+
+            try:
+                if smtp is None:
+                    raise MailConfigError("--mail-from needs --smtp URL: the server that sends the mails")
+                mail = MailConfig.parse(smtp, mail_from)
+            except MailConfigError as e:
+                typer.echo(f"tabletris serve: {e}", err=True)
+                raise typer.Exit(2) from None
         limits = Limits() if client_limits else Limits.unlimited_clients()
         typer.echo(f"tabletris: serving http://{host}:{port}/ (database {mask_password(url)})", err=True)
+        if mail is not None:
+            typer.echo(f"tabletris: your-turn mail through {mail.shown}", err=True)
         uvicorn.run(
-            create_app(url, bot_delay=bot_delay, limits=limits, origins=origin or (), redis_url=redis, lease_ttl=lease_ttl),
+            create_app(url, bot_delay=bot_delay, limits=limits, origins=origin or (), redis_url=redis, lease_ttl=lease_ttl,
+                       mail=mail),
             host=host,
             port=port,
             log_level=log_level,

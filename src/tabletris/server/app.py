@@ -28,6 +28,9 @@ from tabletris.server.leases import Leases, LocalLeases, RedisLeases
 from tabletris.server.limits import Limits
 from tabletris.server.lobby import Lobby
 from tabletris.server.logs import install_log_redaction
+from tabletris.server.mail.config import MailConfig
+from tabletris.server.mail.routes import mail_router
+from tabletris.server.mail.sender import Mailer
 from tabletris.server.ops import (
     GC_THRESHOLDS,
     DatabaseCheck,
@@ -56,6 +59,7 @@ def create_app(
     lease_ttl: float = 5.0,
     metrics_token: str | None = None,
     warm_workers: bool = True,
+    mail: MailConfig | None = None,
 ) -> FastAPI:
     """The server application, storing its rooms at ``db_url`` (see ``default_db_url``).
 
@@ -67,7 +71,9 @@ def create_app(
     ``metrics_token``: a bearer token that opens ``/metrics`` to other machines (default
     ``$TABLETRIS_METRICS_TOKEN``; without one, only this machine may read it: see ``ops``).
     ``warm_workers``: start the bot and replay worker processes at start-up, in the background
-    (off: on first use)."""
+    (off: on first use).
+    ``mail``: the SMTP server and From address of the your-turn mail (``server/mail``); None:
+    the server sends no mail."""
     limits = limits or Limits()
     storage = Storage(db_url or default_db_url())
     bus: Bus = LocalBus()
@@ -76,6 +82,7 @@ def create_app(
         bus = RedisBus(redis_url)
         leases = RedisLeases(redis_url, bus.instance, lease_ttl)
     lobby = Lobby(storage, bot_delay=bot_delay, limits=limits, bus=bus, leases=leases)
+    mailer = None if mail is None else Mailer(storage, mail, lobby.rooms, lobby.spawn)
     install_log_redaction()
 
     database_check = DatabaseCheck(storage)
@@ -87,6 +94,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await lobby.open()
+        if mailer is not None:
+            await mailer.start()
+            lobby.turn_watchers.append(mailer.turn_began)
         if warm_workers:
             lobby.bots.warm()  # the bot and replay workers start now, not on the first replay
         database_check.remember()
@@ -94,6 +104,8 @@ def create_app(
             with paced_gc():
                 yield
         finally:
+            if mailer is not None:
+                await mailer.close()
             await lobby.close()
             if redis_check is not None:
                 await redis_check.close()
@@ -112,6 +124,7 @@ def create_app(
     )
     app.state.lobby = lobby
     app.state.accounts = Accounts(storage, limits, origins)
+    app.state.mailer = mailer
     app.state.ready_checks = ready_checks
     """What ``/readyz`` asks, by name; a component added later (a Redis bus) registers its own."""
     app.add_middleware(Guard, limits=limits, ledger=lobby.ledger)
@@ -120,6 +133,7 @@ def create_app(
     app.include_router(ops_router(lobby, ready_checks, metrics_token or os.environ.get("TABLETRIS_METRICS_TOKEN") or None))
     app.include_router(api_router(lobby, limits))
     app.include_router(accounts_router())
+    app.include_router(mail_router())
     app.include_router(players_router(storage))
     app.include_router(pages_router())
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -13,7 +13,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tabletris.bots.external import allowed_commands
@@ -77,12 +77,20 @@ class Lobby:
         self.housekeeping = Housekeeping(self)
         self.metrics = Metrics(database=storage.engine.dialect.name)
         self.metrics.watch(self.rooms, LIVE)
+        self.turn_watchers: list[Callable[[Room], None]] = []
+        """Told when a turn begins in a room, once it is stored, on the instance that stored
+        it (the your-turn mail: ``mail.sender.Mailer.turn_began``); each must be cheap."""
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    def turn_began(self, room: Room) -> None:
+        """A turn began in ``room`` (its move is stored): the watchers are told."""
+        for watcher in self.turn_watchers:
+            watcher(room)
 
     def clock_for(self, room: Room) -> Clock:
         """A room's turn clock (the bots' turns and the turn timer)."""

@@ -108,6 +108,8 @@ class Host(Protocol):
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]: ...
     def note_ended(self, room: Room) -> None: ...
+    def turn_began(self, room: Room) -> None:
+        """A turn began in the room and is stored (on the instance that stored it)."""
     def restore(self, stored: StoredRoom) -> Room:
         """A room from its stored rows (rebuilding its game)."""
     def clock_for(self, room: Room) -> Clock: ...
@@ -512,10 +514,11 @@ class Room:
         try:
             await self._commit(opening, self.adapter.turn_key(game))
         except Conflict:  # another instance rolled first: its game is read back
-            pass
+            return
         except ActionError as e:  # not stored: the game stands as the stored start rebuilds it
             if e.code != "storage":
                 raise
+        self.lobby.turn_began(self)  # the first turn
 
     # ------------------------------------------------------------------ moves
 
@@ -618,6 +621,8 @@ class Room:
         self.events.extend(texts)
         if texts and new_turn:
             self.turn_started = stored_at
+            if status is None:
+                self.lobby.turn_began(self)
         if status is not None:
             self.status = status
             if capped:
