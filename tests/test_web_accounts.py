@@ -507,3 +507,103 @@ def test_the_new_pages_have_a_description_in_the_players_language(site: LiveServ
     assert "tabletris" in described[0].group(1) and described[0].group(1) != described[1].group(1)
     assert "data-session" not in english
     assert "data-session" in httpx.get(site.url + path, cookies={"tabletris_session": "x"}).text
+
+
+# ------------------------------------------------------------------ Play now (the queue's contract, answered here)
+
+
+class FakeQueue:
+    """Answers the page's /api/queue requests by the contract of docs/api.md (POST → 201 ticket,
+    GET → the ticket or 404 not_queued, DELETE → 204): the page's side of Play now, whatever the
+    server's queue does. ``match`` makes the next GET answer a matched ticket for that room."""
+
+    def __init__(self, page: Page) -> None:
+        self.sent: list[tuple[str, Any]] = []
+        self.ticket: dict[str, Any] | None = None
+        self.match: str | None = None
+        self.polls = 0
+        page.route("**/api/queue", self._answer)
+
+    def _answer(self, route: Any) -> None:
+        request = route.request
+        body = json.loads(request.post_data) if request.post_data else None
+        self.sent.append((request.method, body))
+        if request.method == "POST":
+            self.ticket = {"ticket": "t1", **body, "status": "waiting", "created": 0, "waited": 0, "window": [950, 1050],
+                           "rating": 1000, "room": None, "seat": None}
+            route.fulfill(status=201, json=self.ticket)
+        elif request.method == "DELETE":
+            self.ticket = None
+            route.fulfill(status=204, body="")
+        elif self.ticket is None:
+            route.fulfill(status=404, json={"error": "not_queued", "message": "you are not in the queue"})
+        else:
+            self.polls += 1
+            self.ticket = {**self.ticket, "waited": self.polls, "window": [950 - 10 * self.polls, 1050 + 10 * self.polls]}
+            if self.match:
+                self.ticket = {**self.ticket, "status": "matched", "room": self.match, "seat": 0}
+            route.fulfill(status=200, json=self.ticket)
+
+
+def test_play_now_waits_widens_cancels_and_goes_to_the_matched_room(site: LiveServer, browser: Any) -> None:
+    ctx = browser.new_context(**DESKTOP)
+    page = ctx.new_page()
+    errors = errors_of(page)
+    queue = FakeQueue(page)
+    page.goto(site.url + "/")
+    page.wait_for_selector("#playnow")
+    # logged out, Play now leads to the login page, and back
+    assert page.locator("#playnow-btn").count() == 0
+    assert page.locator("#playnow-login").get_attribute("href") == "/login?next=%2F"
+    assert queue.sent == []
+    register_in(page, site, "Fay")
+    page.wait_for_selector("#playnow-btn")
+    assert queue.sent == [("GET", None)]  # a ticket from before the page, if any, comes back
+    assert page.locator("#pn-players option").evaluate_all("os => os.map((o) => o.value)")[0] == "2"
+    page.select_option("#pn-game", "dice")
+    page.select_option("#pn-preset", "standard")
+    page.select_option("#pn-players", "2")
+    page.select_option("#pn-bot", "30")
+    page.click("#playnow-btn")
+    page.wait_for_selector("#playnow-waiting")
+    assert queue.sent[-1] == ("POST", {"game": "dice", "preset": "standard", "players": 2, "bot_after": 30})
+    assert "30 seconds" in page.locator("#playnow-waiting").inner_text()
+    # the time waited runs, and the window widens as the server says
+    page.wait_for_function("document.querySelector('#pn-waited').textContent >= '0:02'")
+    page.wait_for_function("/Opponents rated 9[0-3]0 to 1,?0[7-9]0/.test(document.querySelector('#pn-window').textContent)")
+    page.click("#playnow-cancel")
+    page.wait_for_selector("#playnow-btn")
+    assert ("DELETE", None) in queue.sent
+    polls = queue.polls
+    page.wait_for_timeout(1500)  # (the page polls every second: none after Cancel)
+    assert queue.polls == polls
+    # never a bot; then a match takes the page to the room
+    room = new_room(site, "dice", ["open", "open"])
+    page.select_option("#pn-bot", "")
+    page.click("#playnow-btn")
+    page.wait_for_selector("#playnow-waiting")
+    assert queue.sent[-1][1]["bot_after"] is None
+    assert "No bot" in page.locator("#playnow-waiting").inner_text()
+    # a reload while waiting comes back to the waiting view
+    page.reload()
+    page.wait_for_selector("#playnow-waiting")
+    queue.match = room
+    page.wait_for_url(f"**/room/{room}")
+    assert not errors
+    ctx.close()
+
+
+def test_play_now_shows_the_servers_refusal(site: LiveServer, browser: Any) -> None:
+    ctx = browser.new_context(**DESKTOP, locale="cs-CZ")
+    page = ctx.new_page()
+    errors = errors_of(page)
+    register_in(page, site, "Gil")
+    page.route("**/api/queue", lambda route: route.fulfill(status=429, headers={"Retry-After": "7"}, json={
+        "error": "rate_limited", "message": "too many login attempts: try again later"}) if route.request.method == "POST"
+        else route.fulfill(status=404, json={"error": "not_queued", "message": "not queued"}))
+    page.goto(site.url + "/")
+    page.click("#playnow-btn")
+    page.wait_for_selector("#playnow-error:not(:empty)")
+    assert page.locator("#playnow-error").inner_text() == "příliš mnoho pokusů o přihlášení: zkuste to později Zkuste to znovu za 7 sekund."
+    assert not errors
+    ctx.close()
