@@ -589,6 +589,11 @@ def test_play_now_waits_widens_cancels_and_goes_to_the_matched_room(site: LiveSe
     page.wait_for_selector("#playnow-waiting")
     queue.match = room
     page.wait_for_url(f"**/room/{room}")
+    # back in the lobby, the matched ticket's table is a link (the page does not go there again)
+    page.goto(site.url + "/")
+    page.wait_for_selector("#playnow-table")
+    assert page.locator("#playnow-table a").get_attribute("href") == f"/room/{room}"
+    assert page.url == site.url + "/"
     assert not errors
     ctx.close()
 

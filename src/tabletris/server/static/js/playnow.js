@@ -64,6 +64,7 @@ export function playNowPanel(meta, who) {
       } catch (err) {
         if (err.code === "login_required") { location.href = `/login?next=${encodeURIComponent(here())}`; return; }
         error.textContent = refusal(err);
+        if (err.code === "already_matched") offerTable();
       }
     });
     return f;
@@ -126,19 +127,37 @@ export function playNowPanel(meta, who) {
     } finally { polling = false; }
   };
 
+  // Cancel; a ticket matched meanwhile (409 already_matched) goes to its table after all.
   const cancel = async () => {
     try {
       await api("/api/queue", { method: "DELETE" });
       showForm();
     } catch (err) {
+      if (err.code === "already_matched") { try { show(await api("/api/queue")); return; } catch { /* gone meanwhile */ } }
       const line = panel.querySelector("#playnow-error");
       if (err.status === 404) showForm(); else if (line) line.textContent = refusal(err);
     }
   };
 
+  // The table a matched ticket found, as a link under the form (never followed on its own: the
+  // player may have left it on purpose).
+  const offerTable = async (known = null) => {
+    try {
+      const t = known || await api("/api/queue");
+      if (t.status !== "matched" || !t.room || panel.querySelector("#playnow-table")) return;
+      panel.append(el("p", { id: "playnow-table" }, _("Play now found you a table."), " ",
+        el("a", { href: `/room/${encodeURIComponent(t.room)}` }, _("Go to the table"))));
+    } catch { /* no ticket */ }
+  };
+
   showForm();
-  // A ticket from before this page (a reload while waiting) comes back as the waiting view. A
-  // matched one is not followed: it may be a game played long ago.
-  if (who) api("/api/queue").then((t) => { if (t && t.status === "waiting") show(t); }).catch(() => {});
+  // A ticket from before this page (a reload while waiting) comes back as the waiting view; a
+  // matched one is offered as a link.
+  if (who) {
+    api("/api/queue").then((t) => {
+      if (t && t.status === "waiting") show(t);
+      else if (t && t.status === "matched") offerTable(t);
+    }).catch(() => {});
+  }
   return panel;
 }
