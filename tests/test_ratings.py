@@ -139,6 +139,17 @@ async def test_resigning_loses_a_rated_game_whatever_the_score(storage: Storage)
 
 
 @with_storage
+async def test_the_player_left_when_the_winner_resigned_won_the_game(storage: Storage) -> None:
+    """The engine named the seat that resigned the winner by its bot's score; the profile said its
+    opponent, first in the ratings, had lost. It counts that game as won now."""
+    await r.rate_room(storage, "room6", "dice", True, people("resigned", "human", "human"), [0], [9, 5, 1])
+    results = {a: (await r.profile_games(storage, a))[1][0]["result"] for a in ("acc-0", "acc-1", "acc-2")}
+    assert results == {"acc-0": "resigned", "acc-1": "won", "acc-2": "lost"}
+    games, _recent = await r.profile_games(storage, "acc-1")
+    assert games["dice"]["won"] == 1
+
+
+@with_storage
 async def test_a_game_against_a_bot_is_rated_with_the_bots_fixed_rating(storage: Storage) -> None:
     seats = people("human", "random")
     await r.rate_room(storage, "room3", "dice", True, seats, [1], [0, 3])

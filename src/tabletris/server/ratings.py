@@ -202,7 +202,11 @@ async def rate_room(
     and every seat qualifies (``rated_refusal``). True when this call recorded it; False when
     the room was recorded before (here or on another instance): nothing changed."""
     when = time.time() if at is None else at
-    place = places(winners, scores, [s.seat for s in seats if s.kind == "resigned"])
+    gone = [s.seat for s in seats if s.kind == "resigned"]
+    place = places(winners, scores, gone)
+    # Who won, as the profile counts it: the engine's winners, less those who resigned (a
+    # resigned game is lost); when every winner resigned, the best placed of the rest.
+    won = [w for w in winners if w not in gone] or [i for i, p in enumerate(place) if p == 0 and i not in gone]
     accounts = [s for s in seats if s.person and s.account_id is not None]
     refusal = rated_refusal(game, seats) if rated else "not a rated room"
     rate = refusal is None
@@ -233,7 +237,7 @@ async def rate_room(
                     await conn.execute(_insert(conn, ratings).values(account_id=s.account_id, game=game, games=1, **values))
         for s in accounts:
             assert s.account_id is not None
-            result = "resigned" if s.kind == "resigned" else "won" if s.seat in winners else "lost"
+            result = "resigned" if s.kind == "resigned" else "won" if s.seat in won else "lost"
             mine = after.get(s.account_id)
             await conn.execute(_insert(conn, player_games).values(
                 room_id=room_id, account_id=s.account_id, username=s.name or "", game=game, seat=s.seat, at=when,

@@ -405,6 +405,16 @@ function addChat(m) {
   scrollToEnd(dom.chatLog);
 }
 
+// A rated game's end: the engine names the winners by the score, and the ratings count a seat
+// that resigned (or timed out) as last whatever its bot scored; said here so both read the same.
+function ratedNote(room) {
+  if (!room.rated) return "";
+  const gaveUp = room.seats.filter((seat) => seat.kind === "resigned").map((seat) => seat.name);
+  return el("p", { id: "end-rated", class: "muted" }, gaveUp.length
+    ? _("A rated game: {names} resigned, which counts as the last place for the ratings.", { names: gaveUp.join(_(", ")) })
+    : _("A rated game: the result changes the players' ratings."));
+}
+
 function renderEnd(s) {
   let overlay = document.querySelector("#end");
   if (!s.game.over) { if (overlay) overlay.remove(); return; }
@@ -420,7 +430,7 @@ function renderEnd(s) {
   buttons.push(el("a", { class: "button", href: "/" }, _("Lobby")));
   buttons.push(el("button", { id: "end-close", onclick: () => { app.endClosed = true; overlay.close(); } }, _("Close")));
   const reason = app.view.endReason(s);
-  overlay = dialog("end", title, [el("p", { id: "end-reason" }, reason), app.view.breakdown(s)], buttons);
+  overlay = dialog("end", title, [el("p", { id: "end-reason" }, reason), ratedNote(s.room), app.view.breakdown(s)], buttons);
   overlay.cancel = () => { app.endClosed = true; overlay.close(); };
   overlay.dataset.seq = String(s.seq);
   overlay.dataset.rematch = String(s.room.rematch);
