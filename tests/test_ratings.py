@@ -15,7 +15,8 @@ import pytest
 from openskill.models import PlackettLuce
 from sqlalchemy import select
 
-from server_helpers import create_room, join, live_server
+from account_helpers import logged_in
+from server_helpers import create_room, live_server
 from tabletris.engine.dice import winners_of
 from tabletris.server import ratings as r
 from tabletris.server.ratings import SeatResult
@@ -220,14 +221,14 @@ def test_a_rated_room_is_refused_with_the_condition_that_failed(tmp_path: Path) 
 
 
 def test_a_rated_game_resigned_by_an_account_is_rated_once_as_lost_when_it_ends(tmp_path: Path) -> None:
-    """The room's end (Lobby.note_ended) records it; the seat's account is set here as the
-    accounts' join sets it."""
+    """The room's end (Lobby.note_ended) records it (a rated room seats accounts only)."""
     db = tmp_path / "end.sqlite3"
     with live_server(db) as server:
-        lobby = server.app.state.lobby
         room = create_room(server.url, {"game": "dice", "rated": True, "seats": [{"kind": "open"}, {"kind": "greedy"}]})["id"]
-        token = join(server.url, room, "Ann")["token"]
-        lobby.rooms[room].seats[0].account_id = "acc-ann"
+        ann = logged_in(server.url, "Ann")
+        account = ann.account["id"]  # type: ignore[attr-defined]
+        token = ann.post(f"/api/rooms/{room}/join", json={"name": "Ann"}).json()["token"]
+        ann.close()
         left = httpx.post(f"{server.url}/api/rooms/{room}/leave", headers={"X-Seat-Token": token}, timeout=10)
         assert left.json()["done"] == "resigned", left.text
 
@@ -241,4 +242,4 @@ def test_a_rated_game_resigned_by_an_account_is_rated_once_as_lost_when_it_ends(
         assert (where, result, rated) == (room, "resigned", 1)
         assert rating < 1000
         with contextlib.closing(sqlite3.connect(db)) as conn:
-            assert conn.execute("SELECT games FROM ratings WHERE account_id = 'acc-ann'").fetchall() == [(1,)]
+            assert conn.execute("SELECT games FROM ratings WHERE account_id = ?", (account,)).fetchall() == [(1,)]

@@ -234,12 +234,13 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
         return Response(text, media_type="application/json", headers=headers)
 
     @router.post("/api/rooms", response_model=RoomOut, status_code=201, responses=ERRORS, tags=["lobby"])
-    async def create_room(request: Request, body: CreateRoomIn) -> dict[str, Any]:
+    async def create_room(request: Request, body: CreateRoomIn, account: Caller) -> dict[str, Any]:
         """A new room: game, rules (preset and house rules), seats (open or bots), turn timer
-        (default for rooms with people: see docs/api.md)."""
+        (default for rooms with people: see docs/api.md). Logged in, the room is counted
+        against the account too (its rooms a minute and waiting rooms, as an address's)."""
         room = await lobby.create(
             body.game, body.rules, [s.model_dump() for s in body.seats], body.timer, creator=client_address(request.scope),
-            rated=body.rated,
+            rated=body.rated, creator_account=None if account is None else account.id,
         )
         log.info("room created: %s, %d seats", body.game, len(body.seats), extra={"room": room.id})
         return room.info()
@@ -280,23 +281,23 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
 
     @router.post("/api/rooms/{room_id}/leave", response_model=LeaveOut, responses=ERRORS, tags=["room"])
     async def leave(
-        room_id: str, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+        room_id: str, account: Caller, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
     ) -> LeaveOut:
         """Before the game: free the seat. During it: resign (the timer bot plays the seat on)."""
         room = await lobby.find(room_id)
-        done = await room.leave(seat_of(room, x_seat_token))
+        done = await room.leave(seat_of(room, x_seat_token, account))
         return LeaveOut(done="left" if done == "left" else "resigned")
 
     @router.post("/api/rooms/{room_id}/rematch", response_model=JoinOut, responses=ERRORS, tags=["room"])
     async def rematch(
-        room_id: str, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+        room_id: str, account: Caller, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
     ) -> JoinOut:
         """After the game: the same table again; the caller takes the same seat in the new room
-        (kept for them for a while; asking again answers the same seat and token)."""
+        (kept for them for a while; asking again answers the same seat and token). The
+        session of the account seated here does as its token."""
         room = await lobby.find(room_id)
-        seat = seat_of(room, x_seat_token)
-        assert x_seat_token is not None
-        new, new_seat, token = await lobby.rematch(room, seat, x_seat_token)
+        seat = seat_of(room, x_seat_token, account)
+        new, new_seat, token = await lobby.rematch(room, seat, x_seat_token or "")
         return JoinOut(room=new.id, seat=new_seat, token=token)
 
     @router.get("/api/rooms/{room_id}/record", responses=ERRORS, tags=["replay"])

@@ -41,6 +41,7 @@ from tabletris.server.ops import (
 )
 from tabletris.server.pages import STATIC, StaticFiles, pages_router
 from tabletris.server.players_api import players_router
+from tabletris.server.playnow import PlayNow, queue_router
 from tabletris.server.sockets import socket_router
 from tabletris.server.storage import Storage
 
@@ -83,6 +84,7 @@ def create_app(
         leases = RedisLeases(redis_url, bus.instance, lease_ttl)
     lobby = Lobby(storage, bot_delay=bot_delay, limits=limits, bus=bus, leases=leases)
     mailer = None if mail is None else Mailer(storage, mail, lobby.rooms, lobby.spawn)
+    playnow = PlayNow(lobby, limits)
     install_log_redaction()
 
     database_check = DatabaseCheck(storage)
@@ -100,12 +102,14 @@ def create_app(
         if warm_workers:
             lobby.bots.warm()  # the bot and replay workers start now, not on the first replay
         database_check.remember()
+        playnow.start()
         try:
             with paced_gc():
                 yield
         finally:
             if mailer is not None:
                 await mailer.close()
+            await playnow.stop()
             await lobby.close()
             if redis_check is not None:
                 await redis_check.close()
@@ -125,6 +129,7 @@ def create_app(
     app.state.lobby = lobby
     app.state.accounts = Accounts(storage, limits, origins)
     app.state.mailer = mailer
+    app.state.playnow = playnow
     app.state.ready_checks = ready_checks
     """What ``/readyz`` asks, by name; a component added later (a Redis bus) registers its own."""
     app.add_middleware(Guard, limits=limits, ledger=lobby.ledger)
@@ -135,6 +140,7 @@ def create_app(
     app.include_router(accounts_router())
     app.include_router(mail_router())
     app.include_router(players_router(storage))
+    app.include_router(queue_router())
     app.include_router(pages_router())
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(socket_router(lobby, limits, origins))

@@ -83,6 +83,9 @@ class Limits:
     finished_linger: float = 120.0
     waiting_expiry: float = 3600.0
     abandoned_expiry: float = 1800.0
+    # accounts
+    queue_rate: float = 1.0
+    queue_burst: float = 10.0
 
     @classmethod
     def unlimited_clients(cls, **changes: Any) -> Limits:
@@ -148,6 +151,8 @@ LIMIT_TABLE: tuple[LimitRow, ...] = (
     LimitRow("finished_linger", "a finished room stays in memory (then served from the database)", "-", "s"),
     LimitRow("waiting_expiry", "a waiting room nobody joins expires", "-", "s"),
     LimitRow("abandoned_expiry", "a game without moves or people connected expires", "-", "s"),
+    LimitRow("queue_rate", "Play now tickets posted or left per second per account", "rate_limited", "/s"),
+    LimitRow("queue_burst", "Play now burst per account", "rate_limited"),
 )
 assert {r.field for r in LIMIT_TABLE} == {f.name for f in fields(Limits)}
 

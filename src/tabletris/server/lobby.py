@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tabletris.bots.external import allowed_commands
 from tabletris.bots.registry import bot_names, bot_refusal
@@ -30,7 +33,14 @@ from tabletris.server.errors import ActionError, engine_text
 from tabletris.server.games import adapter_for
 from tabletris.server.housekeeping import Housekeeping
 from tabletris.server.leases import NOT_HELD, TAKEN_OVER, Leases, LocalLeases
-from tabletris.server.limits import ClientLedger, Limits, check_rules, check_timer, clean_name
+from tabletris.server.limits import (
+    ClientLedger,
+    Limits,
+    check_rules,
+    check_timer,
+    clean_name,
+    name_skeleton,
+)
 from tabletris.server.metrics import Metrics
 from tabletris.server.ratings import SeatResult, rate_room, rated_room_refusal
 from tabletris.server.replication import Replica
@@ -278,10 +288,18 @@ class Lobby:
         creator: str | None = None,
         reserved: Sequence[tuple[str | None, str | None]] | None = None,
         rated: bool = False,
+        seated: Sequence[tuple[str, str] | None] | None = None,
+        claim: Callable[[str, AsyncConnection], Awaitable[None]] | None = None,
+        creator_account: str | None = None,
     ) -> Room:
         """A new room; its rules are checked against the server's ranges (cheap), then by
         building a game with them (in a thread) before anything is stored. ``reserved``: per
-        seat, the old token hash and name of a rematch seat kept for its player."""
+        seat, the old token hash and name of a rematch seat kept for its player. ``seated``:
+        per seat, the (username, account id) of an account seated from the start (the Play
+        now queue; its session acts for the seat, which has no token), stored with the room;
+        ``claim``: work done in the room's own transaction with its id (the queue's tickets
+        taken: its ``Conflict`` stores nothing and is raised here). ``creator_account``: the
+        logged-in creator, remembered with the room and counted like its address."""
         adapter = adapter_for(game)
         limits = self.limits
         if self.live_count() >= limits.rooms_total:
@@ -290,6 +308,7 @@ class Lobby:
         if not (1 <= len(seat_specs) <= adapter.max_seats):
             raise ActionError("bad_seats", f"the {game} game takes 1 to {adapter.max_seats} seats, got {len(seat_specs)}")
         known = [*bot_names(), *allowed_commands()]
+        persons = [None if x is None else name_skeleton(x[0]) for x in (seated or ())]
         seats: list[Seat] = []
         for i, spec in enumerate(seat_specs):
             kind = str(spec.get("kind") or "open")
@@ -303,7 +322,7 @@ class Lobby:
             if kind != "open":
                 label = "External" if kind.startswith("ext:") else kind.capitalize()
                 name = clean_name(limits, spec.get("name") or f"{label} {i + 1}")
-                if any(s.name == name for s in seats):
+                if any(s.name == name for s in seats) or name_skeleton(name) in persons:
                     name = f"{name} {i + 1}"
             seats.append(Seat(i, kind, name, float(strength) if strength is not None else None))
             seats[-1].tower = spec.get("tower")
@@ -313,6 +332,9 @@ class Lobby:
             raise ActionError(
                 "bad_seats", _("this server runs at most {most} external bot processes at a time").format(most=limits.ext_processes)
             )
+        for seat, person in zip(seats, seated or (), strict=False):
+            if person is not None and seat.kind == "open":
+                seat.kind, seat.name, seat.account_id = "human", person[0], person[1]
         if reserved:
             for seat, (old_hash, old_name) in zip(seats, reserved, strict=False):
                 if seat.kind == "open" and old_hash:
@@ -324,6 +346,12 @@ class Lobby:
                 raise ActionError(
                     "too_many_rooms", _("you have {n} rooms waiting for players (at most {most})").format(n=mine, most=limits.open_rooms)
                 )
+        if creator_account is not None and rematch_of is None and people:
+            mine = sum(1 for r in self.rooms.values() if r.config.get("creator_account") == creator_account and r.status == "waiting")
+            if mine >= limits.open_rooms:
+                raise ActionError(
+                    "too_many_rooms", _("you have {n} rooms waiting for players (at most {most})").format(n=mine, most=limits.open_rooms)
+                )
         timer = check_timer(limits, timer, people)
         if rated:
             refusal = rated_room_refusal(game, rules, timer, seats)
@@ -331,6 +359,8 @@ class Lobby:
                 raise ActionError("bad_rated", refusal)
         if creator is not None and rematch_of is None:
             self.ledger.room_created(creator)
+        if creator_account is not None and rematch_of is None:
+            self.ledger.room_created("account:" + creator_account)
         try:
             await asyncio.to_thread(adapter.new_game, [f"P{i}" for i in range(len(seats))], rules, 0)
         except (RulesError, IllegalMove, RecordError, ValueError, TypeError) as e:
@@ -342,6 +372,8 @@ class Lobby:
         config: dict[str, Any] = {"rules": rules, "timer": timer, "rematch_of": rematch_of}
         if rated:
             config["rated"] = True
+        if creator_account is not None:
+            config["creator_account"] = creator_account
         if reserved:
             config["reserved_until"] = time.time() + limits.rematch_reserve
         try:
@@ -349,10 +381,10 @@ class Lobby:
                 room_id, game, config,
                 [
                     {"seat": s.index, "kind": s.kind, "name": s.name, "strength": s.strength, "token_hash": s.token_hash,
-                     "tower": s.tower}
+                     "tower": s.tower, "account_id": s.account_id}
                     for s in seats
                 ],
-                rematch_of=rematch_of, created=created,
+                rematch_of=rematch_of, created=created, claim=None if claim is None else functools.partial(claim, room_id),
             )
         except Conflict:
             raise  # the rematch was made first elsewhere: ``rematch`` takes that one
@@ -373,7 +405,8 @@ class Lobby:
     async def rematch(self, room: Room, seat: int, token: str) -> tuple[Room, int, str]:
         """The same table again: one new room per finished game; each player takes the same
         seat, kept for them (by their old token) for ``rematch_reserve`` seconds. Asking twice
-        answers the same seat and token. Once across instances: the new room is stored only if
+        answers the same seat and token (an account's seat asked for by its session, without
+        a token: the same seat, with a new token). Once across instances: the new room is stored only if
         the old one has no rematch in the database yet, in the same transaction that names it
         there (``Storage.create_room``'s ``rematch_of``); the instance that finds one made
         first takes that one."""
@@ -414,9 +447,14 @@ class Lobby:
             room.broadcast()
         assert room.rematch is not None
         new_room = await self.find(room.rematch)
-        new_token = rematch_token(token, new_room.id)
+        old = room.seats[seat]
+        if not token and old.account_id is None:
+            raise ActionError("bad_token", _("no seat token given"))
+        # An account's seat stays the account's (a session without a token gets a new token;
+        # never one derived from an empty one, which anybody could compute).
         new_seat, new_token = await new_room.join(
-            seat, room.seats[seat].name, token=new_token, old_hash=room.seats[seat].token_hash
+            seat, old.name, token=rematch_token(token, new_room.id) if token else None, old_hash=old.token_hash,
+            account_id=old.account_id,
         )
         return new_room, new_seat, new_token
 

@@ -371,6 +371,7 @@ class Room:
         game's token, which takes that player's reserved rematch seat. ``account_id``: the
         logged-in caller's account (``name`` is then its username), kept with the seat; an
         account that already sits here gets its seat again with a new token (the old one ends).
+        A rated room seats accounts only (``login_required``), so its game is always rated.
         """
         name = clean_name(self.limits, name)
         if token:
@@ -380,6 +381,8 @@ class Room:
             held = self.account_seat(account_id)
             if held is not None:
                 return held, await self.renew_token(held)
+        elif self.config.get("rated"):
+            raise ActionError("login_required", _("room {room} is rated: log in to take a seat (rated games are played by accounts)").format(room=self.id))
         new_token = token or secrets.token_urlsafe(24)
         try:
             async with self.lock:

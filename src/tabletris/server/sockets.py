@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect
 
 from tabletris.i18n import _
+from tabletris.server.accounts.core import Accounts
 from tabletris.server.connection import Connection
 from tabletris.server.errors import ActionError, describe, error_body
 from tabletris.server.guard import allowed_origins, client_address, same_site
@@ -63,6 +64,13 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
         finally:
             lobby.ledger.socket_closed(client)
 
+    async def session_seat(ws: WebSocket, room: Room) -> int | None:
+        """A hello without a token from a browser whose session's account sits here: that
+        seat (the session acts for it as its token would); else a spectator."""
+        accounts: Accounts = ws.app.state.accounts
+        account = await accounts.session_account(ws)
+        return None if account is None else room.account_seat(account.id)
+
     async def refuse(ws: WebSocket, close: int, code: str, message: str) -> None:
         with contextlib.suppress(Exception):
             await ws.send_text(json.dumps({"type": "error", "id": None, **error_body(code, message)}))
@@ -91,7 +99,7 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
             return
         try:
             room = await lobby.find(room_id)
-            seat = room.authenticate(token) if token else None
+            seat = room.authenticate(token) if token else await session_seat(ws, room)
         except ActionError as e:
             await refuse(ws, 4404 if e.code == "unknown_room" else 4403, e.code, e.message)
             return
@@ -212,8 +220,7 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
         elif kind == "rematch":
             if seat is None:
                 raise ActionError("not_seated", _("only a player can ask for a rematch"))
-            token = conn.token
-            new, new_seat, new_token = await lobby.rematch(room, seat, token or "")
+            new, new_seat, new_token = await lobby.rematch(room, seat, conn.token or "")
             conn.send_json({"type": "rematch", "id": msg_id, "room": new.id, "seat": new_seat, "token": new_token})
         else:
             raise ActionError(

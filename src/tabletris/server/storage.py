@@ -302,12 +302,14 @@ class Storage:
     async def create_room(
         self, room_id: str, game: str, config: dict[str, Any], seat_rows: Sequence[dict[str, Any]],
         rematch_of: str | None = None, created: float | None = None,
+        claim: Callable[[AsyncConnection], Awaitable[None]] | None = None,
     ) -> None:
         """Store a new room. ``rematch_of``: the room it is the rematch of, whose ``rematch``
         is set to it in the same transaction, only if that room has none yet: ``Conflict``
         otherwise (another instance made the rematch first) and nothing is stored.
         ``created``: the room's creation time (the lobby's, so that its copy and the stored
-        row say the same); now if left out."""
+        row say the same); now if left out. ``claim``: more work in the same transaction
+        (the Play now queue's tickets taken for this room); its ``Conflict`` stores nothing."""
         now = time.time() if created is None else created
         room = insert(rooms).values(
             id=room_id, game=game, config=config, start=None, status="waiting",
@@ -317,7 +319,7 @@ class Storage:
         if rematch_of is not None:
             guard = update(rooms).where(rooms.c.id == rematch_of, rooms.c.rematch.is_(None)).values(rematch=room_id)
         await self._submit(
-            [], [(room, None), (insert(seats), [{"room_id": room_id, **row} for row in seat_rows])], guard=guard
+            [], [(room, None), (insert(seats), [{"room_id": room_id, **row} for row in seat_rows])], guard=guard, call=claim,
         )
 
     async def rematch_of(self, room_id: str) -> str | None:

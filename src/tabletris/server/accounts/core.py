@@ -15,6 +15,7 @@ from fastapi import Request
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 from sqlalchemy import Column, Float, ForeignKey, String, Table, delete, insert, select, update
+from starlette.requests import HTTPConnection
 
 from tabletris.i18n import _
 from tabletris.server.errors import ActionError
@@ -199,13 +200,22 @@ class Accounts:
 
     # ------------------------------------------------------------------ origin
 
-    def origin_ok(self, request: Request) -> bool:
-        """A cookie-authenticated POST/DELETE from another site's page is refused (CSRF):
-        its Origin must be this server's or a configured one (``guard.same_site``); without
-        an Origin, a browser's ``Sec-Fetch-Site: cross-site`` is refused too. Programs send neither."""
+    def origin_ok(self, request: HTTPConnection) -> bool:
+        """A cookie-authenticated POST/DELETE (or websocket) from another site's page is refused
+        (CSRF): its Origin must be this server's or a configured one (``guard.same_site``);
+        without an Origin, a browser's ``Sec-Fetch-Site: cross-site`` is refused too. Programs
+        send neither."""
         if "origin" not in request.headers:
             return request.headers.get("sec-fetch-site", "same-origin") != "cross-site"
         return same_site(request.headers, self.origins)
+
+    async def session_account(self, conn: HTTPConnection) -> Account | None:
+        """The account of a request's or websocket's session cookie, when it passes the
+        Origin check (None: no session, an ended one, or another site's page)."""
+        session_id = conn.cookies.get(COOKIE)
+        if session_id is None or not self.origin_ok(conn):
+            return None
+        return await self.account_for_session(session_id)
 
     def check_origin(self, request: Request) -> None:
         if not self.origin_ok(request):

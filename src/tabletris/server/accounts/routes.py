@@ -135,6 +135,7 @@ def accounts_router() -> APIRouter:
         """Delete the account (its password asked again): its sessions and ratings go, its games
         stay under a neutral name."""
         await accounts_of(request).delete_account(account, body.password)
+        await request.app.state.playnow.forget(account.id)
         for room in request.app.state.lobby.rooms.values():  # the rooms held here, as stored
             for seat in room.seats:
                 if seat.account_id == account.id:
