@@ -1035,12 +1035,14 @@ class DiceGame:
         other.moves = list(self.moves)
         other.garbage = list(self.garbage)
         other.tokens = [list(t) for t in self.tokens]
-        other._duty = {}
+        # The placements listed for this position hold for the copy's same board: a bot's view
+        # need not list them again (new dicts: the copy's moves replace its own, never these).
+        other._duty = dict(self._duty)
         # The same start (``undo`` restores a copy of it), but never its generator's state: undo
         # in a view gets a new blind generator, so it cannot reveal the rolls.
         other._blind_start = True
         other._undo = []
-        other._cache = {}
+        other._cache = dict(self._cache)
         other.seed = 0
         return other
 
@@ -1110,17 +1112,19 @@ class DiceGame:
             state += f", die shows {self.roll_face}"
         return f"<DiceGame {', '.join(self.players)}: {state}, scores {self.scores}>"
 
-    def public_state(self) -> dict[str, Any]:
+    def public_state(self, stones: bool = True) -> dict[str, Any]:
         """Everything every player may see, as JSON-ready data (the server, external bots).
 
-        A stone is ``{"number", "shape", "owner", "cells"}`` wherever it appears.
+        A stone is ``{"number", "shape", "owner", "cells"}`` wherever it appears. ``stones``:
+        False leaves the board's stones out (the server joins their JSON texts, each rendered
+        once: ``stone_dict``).
         """
         rules = self.rules
-        return {
+        state: dict[str, Any] = {
             "width": rules.width,
             "height": rules.height,
             "die": list(rules.die),
-            "stones": [stone_dict(s) for s in self.board.stones.values()],
+            "stones": [stone_dict(s) for s in self.board.stones.values()] if stones else None,
             "complete_rows": self.board.complete_rows(),
             "scores": list(self.scores),
             "rows_completed": list(self.rows_completed),
@@ -1133,6 +1137,9 @@ class DiceGame:
             "stuck": self.stuck,
             "winners": self.winners(),
         }
+        if not stones:
+            del state["stones"]
+        return state
 
     def summary(self) -> dict[str, Any]:
         """The replay summary of record-format.md."""

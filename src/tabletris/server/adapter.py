@@ -10,12 +10,13 @@ room, the lobby and the routes ask only ``GameAdapter`` and never name a game.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from tabletris.bots.base import Bot
 from tabletris.engine.games import GameSpec
 from tabletris.engine.records import record_of
 from tabletris.server.errors import ActionError
+from tabletris.server.jsontext import dumps
 from tabletris.server.limits import Limits
 from tabletris.table.driver import Action, Table
 
@@ -62,6 +63,9 @@ class GameAdapter(Protocol):
     def mark_timer(self, game: Any, state: dict[str, Any], marks: set[int]) -> None:
         """Mark in the public ``state`` the moves the timer played (``timer_mark``'s numbers)."""
     def public(self, game: Any) -> dict[str, Any]: ...
+    def public_text(self, game: Any, marks: set[int]) -> str:
+        """``public`` with the timer's ``marks`` (``mark_timer``) as JSON text: what a room
+        renders once per change for every socket."""
     def private(self, game: Any, seat: int) -> dict[str, Any] | None: ...
     def query(self, game: Any, seat: int, message: Mapping[str, Any]) -> dict[str, Any]: ...
     def record(self, game: Any) -> dict[str, Any]: ...
@@ -121,6 +125,14 @@ class SpecAdapter:
 
     def turn_key(self, game: Any) -> Any:
         return game.turn_key()
+
+    def public_text(self, game: Any, marks: set[int]) -> str:
+        """``public`` marked and encoded (a game's adapter may join cached texts instead)."""
+        adapter = cast(GameAdapter, self)  # each game's adapter adds ``public`` and ``mark_timer``
+        state = adapter.public(game)
+        if marks:
+            adapter.mark_timer(game, state, marks)
+        return dumps(state)
 
     def bot_view(self, game: Any, seat: int) -> Any:
         """A copy for the bot to think on (what the seat may see), taken on the event loop: the

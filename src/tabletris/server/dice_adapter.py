@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from tabletris.engine.board import Stone, parse_cells
-from tabletris.engine.dice import DiceAction, DiceGame, not_your_turn, stone_dict
+from tabletris.engine.dice import DiceAction, DiceGame, DiceMove, not_your_turn, stone_dict
 from tabletris.engine.dice_records import replay_dice, replay_dice_move
 from tabletris.engine.dice_rules import DiceRules
 from tabletris.engine.errors import IllegalMove
@@ -16,8 +17,32 @@ from tabletris.engine.shapes import Shape
 from tabletris.i18n import _
 from tabletris.server.adapter import LOG_LENGTH, SpecAdapter, cells_json
 from tabletris.server.errors import ActionError, engine_text
+from tabletris.server.jsontext import dumps
 from tabletris.server.limits import Limits, check_limit
 from tabletris.server.models import MoveIn
+
+_TEXTS: weakref.WeakKeyDictionary[DiceGame, dict[int, tuple[Any, str]]] = weakref.WeakKeyDictionary()
+"""Per game, its stones' and logged moves' JSON texts by the object's identity (each entry keeps
+its object, so the identity is not reused while it is there): stones and moves are immutable,
+and a board keeps its stone objects from move to move. By identity, since hashing a frozen
+dataclass's fields on each lookup cost more than rendering it; per game, so that a thousand
+games' texts never crowd each other out, and go with their game."""
+TEXTS_KEPT = 1024
+"""A game's cached texts at most (a board's stones and the log shown are a hundred or so)."""
+
+
+def _text(game: DiceGame, value: Stone | DiceMove) -> str:
+    texts = _TEXTS.get(game)
+    if texts is None:
+        texts = _TEXTS[game] = {}
+    cached = texts.get(id(value))
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    if len(texts) >= TEXTS_KEPT:
+        texts.clear()
+    text = dumps(stone_dict(value) if isinstance(value, Stone) else value.to_dict())
+    texts[id(value)] = (value, text)
+    return text
 
 
 def _listed_option(game: DiceGame, shape: Any, cells: frozenset[tuple[int, int]], take: frozenset[Any] | None) -> DiceAction | None:
@@ -152,6 +177,27 @@ class DiceAdapter(SpecAdapter):
             "log": [m.to_dict() for m in game.moves[first:]],
         }
 
+    def public_text(self, game: DiceGame, marks: set[int]) -> str:
+        """``public`` as JSON text, joined from each stone's and each logged move's text, each
+        rendered once (``_text``): rendering every stone and the last 24
+        moves as dicts again after each move was most of a state's cost."""
+        rules = game.rules
+        first = max(0, len(game.moves) - LOG_LENGTH)
+        head = dumps({
+            "game": self.name,
+            **game.public_state(stones=False),
+            "clear_rows": rules.clear_rows,
+            "target": rules.target if rules.clear_rows else None,
+            "row_reward": rules.row_reward,
+            "log_start": first,
+        })
+        stones = ",".join([_text(game, s) for s in game.board.stones.values()])
+        log = ",".join([
+            _text(game, m)[:-1] + ',"by":"timer"}' if first + i in marks else _text(game, m)
+            for i, m in enumerate(game.moves[first:])
+        ])
+        return head[:-1] + ',"stones":[' + stones + '],"log":[' + log + "]}"
+
     def private(self, game: DiceGame, seat: int) -> dict[str, Any] | None:
         """The legal decisions for the seat to move, grouped by shape, stone taken and orientation."""
         if game.over or seat != game.to_move or game.roll_face is None:
@@ -161,12 +207,19 @@ class DiceAdapter(SpecAdapter):
         for shape in game.shapes_for_roll():
             for take in game.take_options(shape):
                 placements = game.legal_placements(shape, take)
+                orientations = shape.orientations(game.rules.orientation_mode)
+                # Each placement to its orientation in one pass (a pass per orientation cost
+                # a third of the state's rendering).
+                mine: dict[int, list[Any]] = {id(o): [] for o in orientations}
+                for p in placements:
+                    group = mine.get(id(p.orientation))
+                    if group is not None:
+                        group.append(p)
                 forms = []
-                for o in shape.orientations(game.rules.orientation_mode):
-                    mine = [p for p in placements if p.orientation is o]
-                    form: dict[str, Any] = {"cells": cells_json(o.cells), "places": [[p.x, p.y] for p in mine]}
+                for o in orientations:
+                    form: dict[str, Any] = {"cells": cells_json(o.cells), "places": [[p.x, p.y] for p in mine[id(o)]]}
                     if choose:
-                        form["rows"] = [len(game.scoring_rows_after(p, take)) for p in mine]
+                        form["rows"] = [len(game.scoring_rows_after(p, take)) for p in mine[id(o)]]
                     forms.append(form)
                 options.append(
                     {
