@@ -108,9 +108,10 @@ def mail_router() -> APIRouter:
         if account_id is None:
             return _page(lang, gettext_in(lang, N_("This link is not valid")), [gettext_in(lang, N_("The link to stop the mails is damaged or was not made by this server."))], status=404)
         await store.unsubscribe(_storage(request), account_id)
+        account = f'<p><a href="/account">{htmllib.escape(gettext_in(lang, N_("Your account")))}</a></p>'
         return _page(lang, gettext_in(lang, N_("No more your-turn mail")), [
             gettext_in(lang, N_("You will get no more your-turn mail. Turn it on again on your account page.")),
-        ])
+        ], account)
 
     return router
 

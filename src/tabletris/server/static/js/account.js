@@ -6,6 +6,7 @@ import { _, el, footer, header, here, me, profileHref } from "./common.js";
 
 const SECTIONS = [
   "./account/password.js",
+  "./account/notifications.js",
   "./account/records.js",
   "./account/delete.js",
 ];
