@@ -239,7 +239,7 @@ def test_the_account_page_changes_the_password_and_deletes_the_account(site: Liv
     page.wait_for_selector("#password-section")
     # the sections, in order, each its own module's panel
     assert page.locator("#account > form, #account > section").evaluate_all("ss => ss.map((s) => s.id)") == [
-        "password-section", "records-section", "delete-section"]
+        "password-section", "mail-section", "records-section", "delete-section"]
     assert page.locator("#records-download").get_attribute("href") == "/api/me/records?download=true"
     page.fill("#current-password", "not my password")
     page.fill("#new-password", "a new password")
