@@ -331,6 +331,8 @@ def test_an_smtp_server_that_refuses_is_given_up_at_once_and_logged_without_the_
             gave_up = [line for line in logs.lines if "gave up" in line]
             assert len(gave_up) == 1 and "SMTP 550" in gave_up[0]
             assert not [line for line in logs.lines if "example.org" in line]
+            scraped = httpx.get(server.url + "/metrics", timeout=10).text
+            assert 'tabletris_mails_total{outcome="failed"} 1.0' in scraped
         finally:
             ann.close()
             bob.close()

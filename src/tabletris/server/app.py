@@ -83,7 +83,7 @@ def create_app(
         bus = RedisBus(redis_url)
         leases = RedisLeases(redis_url, bus.instance, lease_ttl)
     lobby = Lobby(storage, bot_delay=bot_delay, limits=limits, bus=bus, leases=leases)
-    mailer = None if mail is None else Mailer(storage, mail, lobby.rooms, lobby.spawn)
+    mailer = None if mail is None else Mailer(storage, mail, lobby.rooms, lobby.spawn, lobby.metrics)
     playnow = PlayNow(lobby, limits)
     install_log_redaction()
 

@@ -93,6 +93,10 @@ class Metrics:
             "tabletris_lease_handoffs", "Room bot/timer leases handed on to the instance serving the room's websockets",
             registry=r,
         )
+        self.mails = Counter(
+            "tabletris_mails", "Your-turn mails by outcome: sent, retried, failed (given up), dropped (no longer wanted)",
+            ["outcome"], registry=r,
+        )
         self.info = Info("tabletris_instance", "Which server process this is", registry=r)
         self.info.info({
             "instance": instance or instance_name(),

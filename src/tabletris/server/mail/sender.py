@@ -34,6 +34,7 @@ from tabletris.server.mail import store
 from tabletris.server.mail.compose import compose, sign
 from tabletris.server.mail.config import MailConfig
 from tabletris.server.mail.store import DROPPED, FAILED, SENT, Notice, Queued
+from tabletris.server.metrics import Metrics
 from tabletris.server.storage import Storage
 from tabletris.server.storage_errors import FaultLog
 
@@ -82,7 +83,7 @@ class Mailer:
 
     def __init__(
         self, storage: Storage, config: MailConfig, rooms: Mapping[str, Any],
-        spawn: Callable[[Any], asyncio.Task[Any]] | None = None,
+        spawn: Callable[[Any], asyncio.Task[Any]] | None = None, metrics: Metrics | None = None,
     ) -> None:
         self.storage = storage
         self.config = config
@@ -97,11 +98,12 @@ class Mailer:
         self._pruned = 0.0
         self.claim_id = secrets.token_hex(8)
         self.faults = FaultLog(log)
+        self.metrics = metrics
         self.sent = 0
         self.failed = 0
         self.retried = 0
         self.dropped = 0
-        """Counts since start (the tests and the metrics read them)."""
+        """Counts since start (also ``tabletris_mails_total{outcome}``)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -228,21 +230,26 @@ class Mailer:
         except Exception as e:
             reason = _reason(e)
             if _permanent(e) or time.time() + self._backoff(attempts) - first > self.config.give_up:
-                self.failed += 1
+                self._count("failed")
                 log.warning(
                     "mail: gave up on a your-turn mail for account %s after %d tries: %s", account_id, attempts, reason
                 )
                 await self._settle(ids, FAILED, reason)
             else:
-                self.retried += 1
+                self._count("retried")
                 log.debug("mail: a your-turn mail for account %s failed (%s); trying again later", account_id, reason)
                 with contextlib.suppress(Exception):
                     await store.retry_later(self.storage, ids, time.time() + self._backoff(attempts), reason)
                 self.wake(self._backoff(attempts) + 0.01)
             return
-        self.sent += 1
+        self._count("sent")
         log.info("mail: sent a your-turn mail for account %s (%d games)", account_id, len(wanted))
         await self._settle(ids, SENT, account_id=account_id)
+
+    def _count(self, outcome: str, n: int = 1) -> None:
+        setattr(self, outcome, getattr(self, outcome) + n)
+        if self.metrics is not None:
+            self.metrics.mails.labels(outcome).inc(n)
 
     def _backoff(self, attempts: int) -> float:
         """Seconds before try ``attempts + 1``: ``retry_first``, doubling up to ``retry_max``."""
@@ -250,7 +257,7 @@ class Mailer:
 
     async def _settle(self, ids: Sequence[int], status: str, error: str | None = None, account_id: str | None = None) -> None:
         if status == DROPPED:
-            self.dropped += len(ids)
+            self._count("dropped", len(ids))
         try:
             await store.settle(self.storage, ids, status, error, account_id)
         except Exception as e:  # the claim expires; a sent mail may then go again, once
