@@ -1,7 +1,9 @@
 """Refresh the web client's screenshots in docs/screenshots/ (desktop 1280x860 and phone 390x844).
 
 Starts the server on 127.0.0.1 with a throw-away database, plays a few moves of each game in
-Debian's Chromium (through Playwright, as the browser tests do) and photographs the tables:
+Debian's Chromium (through Playwright, as the browser tests do) and photographs the tables, a
+player's profile with its rating chart (after a few rated games between two accounts) and the lobby
+as an account sees it:
 
     .venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--lang cs]
 
@@ -25,6 +27,7 @@ from playwright import sync_api
 
 from tabletris.i18n import parse_language
 from tabletris.server.app import create_app
+from tabletris.server.limits import Limits
 
 CHROMIUM = "/usr/bin/chromium"
 # Playwright's waits on string predicates use eval, which the server's CSP forbids the pages.
@@ -36,7 +39,7 @@ def serve(db: Path) -> tuple[str, uvicorn.Server, threading.Thread]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(f"sqlite+aiosqlite:///{db}", bot_delay=0.05), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_app(f"sqlite+aiosqlite:///{db}", bot_delay=0.05, limits=Limits.unlimited_clients()), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -75,6 +78,73 @@ def play_tower(page: Any, rounds: int) -> None:
         page.click("#place")
     page.wait_for_function(f"document.querySelectorAll('#log li').length >= {rounds}", timeout=20000)
     page.wait_for_selector("#place:visible", timeout=20000)
+
+
+PASSWORD = "screenshots only"
+
+
+def account(url: str, name: str) -> httpx.Client:
+    """A registered, logged-in client (its session cookie also goes into the browser)."""
+    httpx.post(url + "/api/auth/register", json={"username": name, "password": PASSWORD}).raise_for_status()
+    client = httpx.Client(base_url=url, timeout=10)
+    client.post("/api/auth/login", data={"username": name, "password": PASSWORD}).raise_for_status()
+    return client
+
+
+def rated_game(winner: httpx.Client, loser: httpx.Client) -> None:
+    """A rated dice game of two accounts: ``loser`` resigns, ``winner`` plays the first legal
+    placement of each turn to the end (the resigned seat's bot plays the other)."""
+    room_id = winner.post("/api/rooms", json={"game": "dice", "rated": True, "seats": [{"kind": "open"}, {"kind": "open"}]}).json()["id"]
+    mine = winner.post(f"/api/rooms/{room_id}/join", json={"name": "x"}).json()
+    theirs = loser.post(f"/api/rooms/{room_id}/join", json={"name": "x"}).json()
+    loser.post(f"/api/rooms/{room_id}/leave", headers={"X-Seat-Token": theirs["token"]}).raise_for_status()
+    token = {"X-Seat-Token": mine["token"]}
+    while True:
+        state = winner.get(f"/api/rooms/{room_id}", headers=token).json()
+        game = state["game"]
+        if game and game["over"]:
+            return
+        if game and game["to_move"] == mine["seat"] and state["private"] and state["private"].get("options"):
+            opt, form = next((o, f) for o in state["private"]["options"] for f in o["orientations"] if f["places"])
+            x, y = form["places"][0]
+            move: dict[str, Any] = {"place": [[x + dx, y + dy] for dx, dy in form["cells"]], "shape": opt["shape"], "turn": game["turn"]}
+            if opt["take"]:
+                move["take"] = opt["take"]["cells"]
+            if "rows" in form:
+                move["rewards"] = ["point"] * form["rows"][0]
+            winner.post(f"/api/rooms/{room_id}/moves", json=move, headers=token)
+        else:
+            time.sleep(0.05)
+
+
+def profile_shots(url: str, browser: Any, out: Path, tag: str, locale: dict[str, str]) -> None:
+    """Two accounts play rated games (each wins some): Ann's profile with its rating chart at
+    both sizes, and the lobby as Ann sees it (Play now, the lists and their filters)."""
+    ann, bob = account(url, "Ann"), account(url, "Bob")
+    for ann_wins in (True, True, False, True, False, True):
+        if ann_wins:
+            rated_game(ann, bob)
+        else:
+            rated_game(bob, ann)
+    while httpx.get(f"{url}/api/players/Ann").json()["games"].get("dice", {}).get("played", 0) < 6:
+        time.sleep(0.2)
+    cookie = [{"name": "tabletris_session", "value": ann.cookies["tabletris_session"], "url": url}]
+    for kind, ctx_args in (("desktop", DESKTOP), ("phone", PHONE)):
+        ctx = browser.new_context(**ctx_args, **locale)
+        ctx.add_cookies(cookie)
+        page = ctx.new_page()
+        page.goto(f"{url}/players/Ann")
+        page.wait_for_selector("#chart-dice")
+        time.sleep(0.3)
+        page.screenshot(path=str(out / f"web_profile_{kind}{tag}.png"))
+        if kind == "desktop":
+            page.goto(url + "/")
+            page.wait_for_selector("#playnow-btn")
+            time.sleep(0.3)
+            page.screenshot(path=str(out / f"web_lobby_account{tag}.png"))
+        ctx.close()
+    ann.close()
+    bob.close()
 
 
 def shoot(page: Any, path: Path, phone: bool) -> None:
@@ -121,6 +191,7 @@ def main() -> None:
                 page.goto(f"{url}/rules")
                 page.wait_for_selector("#tower")
                 page.screenshot(path=str(args.out / f"web_rules{tag}.png"))
+                profile_shots(url, browser, args.out, tag, locale)
                 browser.close()
         finally:
             server.should_exit = True

@@ -33,7 +33,8 @@ export function summary(history) {
 // The chart of ``history`` ([{room, at, rating}], oldest first): one point per rated game, from
 // left to right, the rating on the vertical axis; ``id`` names it for its caption.
 export function ratingChart(history, id) {
-  const w = 640;
+  // As wide as the screen allows (up to 640 units), so that its labels keep their size on a phone.
+  const w = Math.round(Math.max(300, Math.min(640, document.documentElement.clientWidth - 64)));
   const h = 220;
   const pad = { left: 46, right: 14, top: 14, bottom: 28 };
   const values = history.map((p) => p.rating);

@@ -177,7 +177,7 @@ async function main() {
   const mainEl = el("main", {},
     el("div", { class: "lobby" },
       lists.panel,
-      el("div", { class: "lobby-side" }, playNowPanel(state.meta, who), createForm(who))));
+      el("div", { class: "lobby-side" }, playNowPanel(state.meta, who, state.words), createForm(who))));
   // The page shows once the room lists are in: a list that filled in later pushed the form below
   // it down on a phone (a layout shift, and a moving target for whoever was typing).
   await lists.refresh();

@@ -5,7 +5,8 @@
 import { _, api, el, gameName, seats, statusName, valueName } from "./common.js";
 
 function roomLine(room) {
-  const names = room.seats.map((s) => (s.open ? _("· open ·") : s.bot ? _("{name} (bot)", { name: s.name }) : s.name)).join(", ");
+  const names = room.seats.map((s) => (s.open ? _("· open ·") : s.kind === "resigned" ? _("{name} (resigned)", { name: s.name })
+    : s.bot ? _("{name} (bot)", { name: s.name }) : s.name)).join(", ");
   const mine = seats.get(room.id);
   const actions = [];
   if (room.status === "waiting") actions.push(el("a", { class: "button small", href: `/room/${room.id}` }, mine ? _("Back to seat") : _("Join")));
@@ -63,7 +64,7 @@ export function lobbyLists(meta) {
     return q.toString();
   }, () => ([...filters.querySelectorAll("select")].some((s) => s.value) ? _("No open table matches these filters.") : _("No open tables: create one, or press Play now.")));
   const playing = roomList("playing-rooms", () => "status=playing&limit=30", () => _("No game is being played now."));
-  const recent = roomList("recent-rooms", () => "list=recent&limit=20", () => _("No finished games yet."));
+  const recent = roomList("recent-rooms", () => "list=recent&limit=10", () => _("No finished games yet."));
   const refresh = () => Promise.all([open.refresh(), playing.refresh(), recent.refresh()]);
   const panel = el("section", { class: "panel", id: "lists", "aria-labelledby": "open-title" },
     el("div", { class: "row" }, el("h2", { id: "open-title", style: "flex:1" }, _("Open tables")), el("button", { class: "small", onclick: refresh }, _("Refresh"))),

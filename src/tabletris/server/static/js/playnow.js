@@ -14,7 +14,8 @@ function clock(seconds) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-export function playNowPanel(meta, who) {
+// ``words``: each game's words (gameWords), for its name in the menu as the create form has it.
+export function playNowPanel(meta, who, words = {}) {
   const games = Object.keys(meta.games);
   const error = errorLine("playnow-error");
   const panel = el("section", { class: "panel", id: "playnow", "aria-labelledby": "playnow-title" });
@@ -23,7 +24,7 @@ export function playNowPanel(meta, who) {
   let seenAt = 0;
 
   const form = () => {
-    const game = el("select", { id: "pn-game" }, ...games.map((g) => el("option", { value: g }, gameName(g))));
+    const game = el("select", { id: "pn-game" }, ...games.map((g) => el("option", { value: g }, words[g] ? words[g].menu : gameName(g))));
     const preset = el("select", { id: "pn-preset" });
     const players = el("select", { id: "pn-players" });
     const botAfter = el("select", { id: "pn-bot", "aria-describedby": "pn-bot-help" },
