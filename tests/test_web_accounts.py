@@ -612,3 +612,31 @@ def test_play_now_shows_the_servers_refusal(site: LiveServer, browser: Any) -> N
     assert page.locator("#playnow-error").inner_text() == "příliš mnoho pokusů o přihlášení: zkuste to později Zkuste to znovu za 7 sekund."
     assert not errors
     ctx.close()
+
+
+def test_a_guest_at_a_rated_table_is_asked_to_log_in_and_comes_back_to_sit(site: LiveServer, browser: Any) -> None:
+    """A rated room seats accounts only (a guest's join is refused with login_required): the
+    page says so instead of offering a name field, and its login link comes back to the table."""
+    host = logged_in(site.url, "Hal")
+    try:
+        room = host.post("/api/rooms", json={"game": "dice", "rated": True, "seats": [{"kind": "open"}, {"kind": "open"}]}).json()["id"]
+    finally:
+        host.close()
+    httpx.post(site.url + "/api/auth/register", json={"username": "Ida", "password": PASSWORD}).raise_for_status()
+    ctx = browser.new_context(**DESKTOP)
+    page = ctx.new_page()
+    errors = errors_of(page)
+    page.goto(f"{site.url}/room/{room}")
+    page.wait_for_selector("#join-rated")
+    assert page.locator("#join-name").count() == 0 and page.locator("[data-join]").count() == 0
+    page.click("#join-rated a[href^='/login']")
+    page.fill("#username", "Ida")
+    page.fill("#password", PASSWORD)
+    page.click("#auth-submit")
+    page.wait_for_url(f"{site.url}/room/{room}")
+    page.wait_for_selector("#join-as")
+    page.click("[data-join='1']")
+    wait_until(lambda: state(site, room)["room"]["seats"][1]["name"] == "Ida", 10, "Ida's seat")
+    assert state(site, room)["room"]["seats"][1]["account"] is True
+    assert not errors
+    ctx.close()

@@ -190,6 +190,16 @@ function renderJoin(room) {
   if (app.seat !== null || room.status !== "waiting" || !open.length) { dom.join.classList.add("hidden"); return; }
   if (dom.join.dataset.for === JSON.stringify(open.map((s) => s.seat))) { dom.join.classList.remove("hidden"); return; }
   dom.join.dataset.for = JSON.stringify(open.map((s) => s.seat));
+  // A rated table seats accounts only: a guest is asked to log in (and comes back here).
+  if (room.rated && !app.me) {
+    const back = encodeURIComponent(location.pathname);
+    dom.join.replaceChildren(el("h2", {}, _("Join this game")),
+      el("p", { id: "join-rated" }, _("This is a rated game: its seats are for accounts."), " ",
+        el("a", { href: `/login?next=${back}` }, _("Log in")), " · ", el("a", { href: `/register?next=${back}` }, _("Register"))),
+      el("p", { class: "muted" }, _("Or just watch: the game starts when every seat is taken.")));
+    dom.join.classList.remove("hidden");
+    return;
+  }
   // Logged in, the seat is the account's, named by its username (the server takes it from the
   // session); a guest types a name.
   const name = app.me
