@@ -8,6 +8,8 @@ import { errorLine, refusal } from "./forms.js";
 
 const BOT_AFTER = [["", null], ["15", 15], ["30", 30], ["60", 60], ["120", 120]];
 const POLL_MS = 1000;
+// A Play now table seats 2 to 4 (docs/api.md, POST /api/queue), within the game's own seats.
+const PLAYERS_MAX = 4;
 
 function clock(seconds) {
   const s = Math.max(0, Math.floor(seconds));
@@ -34,7 +36,7 @@ export function playNowPanel(meta, who, words = {}) {
       preset.replaceChildren(...Object.keys(g.presets).map((p) => el("option", { value: p }, valueName(p))));
       if ("standard" in g.presets) preset.value = "standard";
       const counts = [];
-      for (let n = Math.max(2, g.min_seats); n <= g.max_seats; n++) counts.push(n);
+      for (let n = Math.max(2, g.min_seats); n <= Math.min(PLAYERS_MAX, g.max_seats); n++) counts.push(n);
       players.replaceChildren(...counts.map((n) => el("option", { value: n }, ngettext("{n} player", "{n} players", n))));
       players.value = String(counts[0]);
     };
