@@ -266,6 +266,85 @@ def test_every_instance_lists_the_rooms_created_on_the_others(instances: tuple[l
     assert seats == ["open", "human"]
 
 
+def test_play_now_pairs_players_who_queue_on_different_instances_once(instances: tuple[list[ServeProcess], str]) -> None:
+    """Issue 25 item 5: eight accounts press Play now at once, each on one of three instances
+    (each instance matches on its own posts and every second): four tables, each account
+    seated once, each ticket followed to its room from another instance."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    servers, db = instances
+    people = [logged_in(servers[i % 3].url) for i in range(8)]
+    try:
+        wish = {"game": "dice", "preset": "standard", "players": 2, "bot_after": None}
+        with ThreadPoolExecutor(8) as pool:
+            posted = list(pool.map(lambda p: p.post("/api/queue", json=wish), people))
+        assert all(r.status_code == 201 for r in posted), [r.text for r in posted]
+        tickets: dict[int, dict[str, Any]] = {}
+
+        def all_matched() -> bool:
+            for i, p in enumerate(people):
+                r = httpx.get(servers[(i + 1) % 3].url + "/api/queue", cookies=p.cookies, timeout=10)
+                assert r.status_code == 200, r.text
+                tickets[i] = r.json()
+            return all(t["status"] == "matched" for t in tickets.values())
+
+        deadline = time.monotonic() + 30
+        while not all_matched():
+            assert time.monotonic() < deadline, tickets
+            time.sleep(0.2)
+        tables: dict[str, list[int]] = {}
+        for t in tickets.values():
+            tables.setdefault(t["room"], []).append(t["seat"])
+        assert len(tables) == 4 and all(sorted(seats) == [0, 1] for seats in tables.values())
+
+        async def seated() -> list[tuple[str, str]]:
+            conn = await asyncpg.connect(db.replace("postgresql+asyncpg://", "postgresql://"))
+            try:
+                ids = [p.account["id"] for p in people]  # type: ignore[attr-defined]
+                rows = await conn.fetch("SELECT room_id, account_id FROM seats WHERE account_id = ANY($1::text[])", ids)
+                return [(r["room_id"], r["account_id"]) for r in rows]
+            finally:
+                await conn.close()
+
+        rows = asyncio.run(seated())
+        assert sorted(a for _, a in rows) == sorted(p.account["id"] for p in people)  # type: ignore[attr-defined]
+        assert {r for r, _ in rows} == set(tables)
+        for room in tables:
+            state = httpx.get(f"{servers[2].url}/api/rooms/{room}", timeout=10).json()["room"]
+            assert state["status"] == "playing" and state["rated"] is True
+    finally:
+        for p in people:
+            p.close()
+
+
+@pytest.mark.asyncio
+async def test_a_deleted_players_new_name_reaches_a_live_room_held_by_another_instance(
+    instances: tuple[list[ServeProcess], str],
+) -> None:
+    """The deleting instance tells every instance holding the room (the bus's reload): the
+    watcher on another instance sees the neutral name at once, not at the next move."""
+    servers, _db = instances
+    a, b, c = servers
+    name = "Gone" + str(random.randrange(10**6))
+    ann = logged_in(a.url, name)
+    try:
+        room = create_room(a.url, {"game": "dice", "rules": SMALL, "seats": [{"kind": "open"}, {"kind": "open"}]})["id"]
+        assert ann.post(f"/api/rooms/{room}/join", json={"name": "x"}).status_code == 200
+        guest = join(b.url, room, "Guest")
+        watcher = await Client.connect(ws(b), room, guest["token"])
+        await watcher.state_where(lambda m: m["room"]["status"] == "playing", timeout=20)
+        cookie = {"tabletris_session": ann.cookies["tabletris_session"]}
+        gone = await asyncio.to_thread(
+            httpx.request, "DELETE", c.url + "/api/me", json={"password": "correct horse battery"}, cookies=cookie, timeout=20,
+        )
+        assert gone.status_code == 204, gone.text
+        renamed = await watcher.state_where(lambda m: m["room"]["seats"][0]["name"] == "(deleted player)", timeout=15)
+        assert name not in json.dumps(renamed)
+        await watcher.close()
+    finally:
+        ann.close()
+
+
 @pytest.mark.asyncio
 async def test_kill_9_of_the_lease_holder_moves_bots_and_timer_to_another_instance(
     instances: tuple[list[ServeProcess], str],

@@ -31,6 +31,7 @@ from tabletris.server.logs import install_log_redaction
 from tabletris.server.mail.config import MailConfig
 from tabletris.server.mail.routes import mail_router
 from tabletris.server.mail.sender import Mailer
+from tabletris.server.me_api import me_router
 from tabletris.server.ops import (
     GC_THRESHOLDS,
     DatabaseCheck,
@@ -141,6 +142,7 @@ def create_app(
     app.include_router(mail_router())
     app.include_router(players_router(storage))
     app.include_router(queue_router())
+    app.include_router(me_router(lobby))
     app.include_router(pages_router())
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(socket_router(lobby, limits, origins))

@@ -458,13 +458,33 @@ class Lobby:
         )
         return new_room, new_seat, new_token
 
+    async def renamed(self, room_ids: Sequence[str]) -> None:
+        """Rooms whose stored seats or players' names changed outside a room's own writes (a
+        deleted account's seats and record names): every instance holding one reads it back
+        from the database and sends its connections the new state (told on the bus); an ended
+        room listed here from its stored rows is listed anew."""
+        for room_id in room_ids:
+            self.bus.publish(room_id, {"kind": "reload"})
+            room = self.rooms.get(room_id)
+            try:
+                if room is not None:
+                    await room.replica.resync()
+                elif room_id in self.ended:
+                    stored = await self.storage.load_room(room_id)
+                    if stored is not None:
+                        self.ended[room_id] = self._listed(stored)
+            except Exception as e:  # the database answers for it: the next read shows it
+                log.warning("room %s could not be read back after its names changed: %s", room_id, e)
+
     async def _heard(self, room_id: str, data: dict[str, Any]) -> None:
         """A message about a room from another instance (``bus``)."""
         room = self.rooms.get(room_id)
         if room is None:
             return
         kind = data.get("kind")
-        if kind == "room":
+        if kind == "reload":
+            await room.replica.resync()
+        elif kind == "room":
             await room.replica.adopt(data)
         elif kind == "chat":
             room.chat.hear(str(data["line"]))

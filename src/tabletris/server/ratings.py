@@ -194,6 +194,41 @@ def _insert(conn: AsyncConnection, table: Table) -> Any:
     return (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(table)
 
 
+def standing(winners: Sequence[int], scores: Sequence[int], resigned: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Each seat's place (``places``) and who won, as the profile counts it: the engine's
+    winners, less those who resigned (a resigned game is lost); when every winner resigned,
+    the best placed of the rest."""
+    gone = set(resigned)
+    place = places(winners, scores, resigned)
+    won = [w for w in winners if w not in gone] or [i for i, p in enumerate(place) if p == 0 and i not in gone]
+    return place, won
+
+
+def result_of(seat: SeatResult, won: Sequence[int]) -> str:
+    """A seat's result in ``player_games``: resigned, won or lost."""
+    return "resigned" if seat.kind == "resigned" else "won" if seat.seat in won else "lost"
+
+
+async def record_claimed(
+    storage: Storage, room_id: str, game: str, seat: SeatResult, winners: Sequence[int], scores: Sequence[int],
+    resigned: Sequence[int], at: float,
+) -> bool:
+    """Record an ended game for an account that took its guest seat afterwards (the seat's
+    token proved it was theirs): played, never rated (a rating is computed once per game, when
+    it ends). True when it was recorded now."""
+    place, won = standing(winners, scores, resigned)
+    assert seat.account_id is not None
+
+    async def work(conn: AsyncConnection) -> bool:
+        row = _insert(conn, player_games).values(
+            room_id=room_id, account_id=seat.account_id, username=seat.name or "", game=game, seat=seat.seat, at=at,
+            result=result_of(seat, won), place=place[seat.seat], rated=False, rating=None,
+        )
+        return bool((await conn.execute(row.on_conflict_do_nothing(index_elements=["room_id", "account_id"]))).rowcount == 1)
+
+    return bool(await storage.transact(work))
+
+
 async def rate_room(
     storage: Storage, room_id: str, game: str, rated: bool, seats: Sequence[SeatResult],
     winners: Sequence[int], scores: Sequence[int], at: float | None = None,
@@ -202,11 +237,7 @@ async def rate_room(
     and every seat qualifies (``rated_refusal``). True when this call recorded it; False when
     the room was recorded before (here or on another instance): nothing changed."""
     when = time.time() if at is None else at
-    gone = [s.seat for s in seats if s.kind == "resigned"]
-    place = places(winners, scores, gone)
-    # Who won, as the profile counts it: the engine's winners, less those who resigned (a
-    # resigned game is lost); when every winner resigned, the best placed of the rest.
-    won = [w for w in winners if w not in gone] or [i for i, p in enumerate(place) if p == 0 and i not in gone]
+    place, won = standing(winners, scores, [s.seat for s in seats if s.kind == "resigned"])
     accounts = [s for s in seats if s.person and s.account_id is not None]
     refusal = rated_refusal(game, seats) if rated else "not a rated room"
     rate = refusal is None
@@ -237,7 +268,7 @@ async def rate_room(
                     await conn.execute(_insert(conn, ratings).values(account_id=s.account_id, game=game, games=1, **values))
         for s in accounts:
             assert s.account_id is not None
-            result = "resigned" if s.kind == "resigned" else "won" if s.seat in won else "lost"
+            result = result_of(s, won)
             mine = after.get(s.account_id)
             await conn.execute(_insert(conn, player_games).values(
                 room_id=room_id, account_id=s.account_id, username=s.name or "", game=game, seat=s.seat, at=when,
@@ -316,5 +347,5 @@ async def profile_games(storage: Storage, account_id: str, recent: int = 20) -> 
 
 __all__ = [
     "BOT_RATINGS", "MODEL", "SeatResult", "bot_rating", "fixed_bot", "rated_room_refusal", "forget_account", "new_ratings", "places", "player_games",
-    "profile_games", "ranking", "rate_room", "rated_refusal", "rating_of", "ratings", "scored_rooms", "shown",
+    "profile_games", "ranking", "rate_room", "record_claimed", "result_of", "standing", "rated_refusal", "rating_of", "ratings", "scored_rooms", "shown",
 ]

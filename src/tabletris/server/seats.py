@@ -72,12 +72,13 @@ class Seat:
     def row(self) -> dict[str, Any]:
         """What another instance needs to know about the seat (the bus message)."""
         return {"kind": self.kind, "name": self.name, "strength": self.strength,
-                "token_hash": self.token_hash, "tower": self.tower}
+                "token_hash": self.token_hash, "tower": self.tower, "account_id": self.account_id}
 
 
 def seat_facts(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    """A seat as the database has it."""
-    return (row["kind"], row["name"], row["strength"], row["token_hash"], row.get("tower"))
+    """A seat as the database has it (a seat that became an account's, or stopped being one,
+    differs: the receiving instance reads the room back)."""
+    return (row["kind"], row["name"], row["strength"], row["token_hash"], row.get("tower"), row.get("account_id"))
 
 
 

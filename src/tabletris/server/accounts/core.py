@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import secrets
 import time
 import uuid
@@ -15,6 +16,7 @@ from fastapi import Request
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 from sqlalchemy import Column, Float, ForeignKey, String, Table, delete, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.requests import HTTPConnection
 
 from tabletris.i18n import _
@@ -22,7 +24,7 @@ from tabletris.server.errors import ActionError
 from tabletris.server.guard import allowed_origins, same_site
 from tabletris.server.limits import Bucket, Limits, clean_name, name_skeleton
 from tabletris.server.ratings import forget_account
-from tabletris.server.storage import Storage, metadata, seats
+from tabletris.server.storage import Storage, metadata, rooms, seats
 
 COOKIE = "tabletris_session"
 SESSION_DAYS = 30
@@ -61,6 +63,20 @@ class Account:
     id: str
     username: str
     created: float = 0.0
+
+
+def renamed_start(start: Any, places: Sequence[int]) -> dict[str, Any] | None:
+    """A stored game start (its record's header) with the players at ``places`` named
+    ``DELETED_NAME`` (None: no start, or no such players)."""
+    if isinstance(start, str):
+        start = json.loads(start)
+    if not isinstance(start, dict) or not isinstance(start.get("players"), list):
+        return None
+    players = list(start["players"])
+    for place in places:
+        if 0 <= place < len(players):
+            players[place] = DELETED_NAME
+    return {**start, "players": players}
 
 
 def session_hash(session_id: str) -> str:
@@ -153,15 +169,33 @@ class Accounts:
                 ended = ended.where(sessions.c.id_hash != session_hash(keep_session))
             await conn.execute(ended)
 
-    async def delete_account(self, account: Account, password: Any) -> None:
+    async def delete_account(self, account: Account, password: Any) -> list[str]:
         """The account, its sessions and its ratings go; its games stay, their seats named
-        ``DELETED_NAME`` and tied to no account."""
+        ``DELETED_NAME`` and tied to no account, and the players' names their records keep
+        (``rooms.start``) say the same. The rooms whose names changed (to tell every instance
+        holding one: ``Lobby.renamed``)."""
         await self._check_own_password(account, password)
-        async with self.storage.engine.begin() as conn:
+
+        async def work(conn: AsyncConnection) -> list[str]:
+            held = (await conn.execute(
+                select(seats.c.room_id, seats.c.seat).where(seats.c.account_id == account.id)
+            )).all()
             await conn.execute(update(seats).where(seats.c.account_id == account.id).values(account_id=None, name=DELETED_NAME))
+            by_room: dict[str, list[int]] = {}
+            for room_id, seat in held:
+                by_room.setdefault(str(room_id), []).append(int(seat))
+            for room_id, places in by_room.items():
+                start = (await conn.execute(select(rooms.c.start).where(rooms.c.id == room_id))).scalar()
+                renamed = renamed_start(start, places)
+                if renamed is not None:
+                    await conn.execute(update(rooms).where(rooms.c.id == room_id).values(start=renamed))
             await conn.execute(delete(sessions).where(sessions.c.user_id == account.id))
             await conn.execute(delete(users).where(users.c.id == account.id))
+            return sorted(by_room)
+
+        changed: list[str] = await self.storage.transact(work)
         await forget_account(self.storage, account.id)
+        return changed
 
     def _take(self, buckets: dict[str, Bucket], key: str) -> None:
         bucket = buckets.get(key)

@@ -12,7 +12,6 @@ from pydantic import BaseModel, Field
 from tabletris.i18n import _
 from tabletris.server.accounts.core import (
     COOKIE,
-    DELETED_NAME,
     SESSION_DAYS,
     Account,
     accounts_of,
@@ -134,12 +133,9 @@ def accounts_router() -> APIRouter:
     ) -> Response:
         """Delete the account (its password asked again): its sessions and ratings go, its games
         stay under a neutral name."""
-        await accounts_of(request).delete_account(account, body.password)
+        changed = await accounts_of(request).delete_account(account, body.password)
         await request.app.state.playnow.forget(account.id)
-        for room in request.app.state.lobby.rooms.values():  # the rooms held here, as stored
-            for seat in room.seats:
-                if seat.account_id == account.id:
-                    seat.account_id, seat.name = None, DELETED_NAME
+        await request.app.state.lobby.renamed(changed)  # every instance reads these rooms back
         response = Response(status_code=204)
         response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
         return response
