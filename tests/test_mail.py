@@ -275,6 +275,27 @@ def test_an_smtp_server_that_is_down_delays_no_move_and_the_mail_goes_when_it_is
             bob.close()
 
 
+def test_the_queue_outlives_a_restart(tmp_path: Path) -> None:
+    """A notice queued while the SMTP server was down is sent by the next server on the same
+    database (the queue is a table, not a task)."""
+    db = tmp_path / "restart.sqlite3"
+    port = free_port()
+    with mail_server(db, port) as server:
+        ann = logged_in(server.url, "Ann")
+        bob = wants_mail(server, "Bob", BOB)
+        try:
+            room, tokens = turn_based_room(server, ann, bob)
+            play_dice_turn(server.url, room, tokens[0])
+            wait_for(lambda: [r for r in queue_rows(db) if r["attempts"] >= 1], what="a failed try")
+        finally:
+            ann.close()
+            bob.close()
+    with smtp_sink(port) as sink, mail_server(db, port):
+        message = wait_for(lambda: sink.messages, what="the mail, from the restarted server")[0]
+        assert message["To"] == BOB and f"/room/{room}" in message.get_content()
+        wait_for(lambda: [r["status"] for r in queue_rows(db)] == ["sent"], what="the notice sent")
+
+
 def test_a_mail_whose_turn_passed_while_the_server_was_down_is_not_sent(tmp_path: Path) -> None:
     db = tmp_path / "passed.sqlite3"
     port = free_port()
