@@ -25,10 +25,16 @@ export function guestSeats() {
 
 // The guest seats become the account's. A server without the endpoint (404) or a refusal leaves
 // them as they were: they still work by their tokens, and logging in must not fail for it.
+// A claim names at most CLAIM_MOST seats (the server's bound): more go in several.
+const CLAIM_MOST = 256;
+
 export async function claimSeats() {
   const seats = guestSeats();
-  if (!seats.length) return null;
-  try { return await api("/api/me/seats", { method: "POST", body: { seats } }); } catch { return null; }
+  const answers = [];
+  for (let i = 0; i < seats.length; i += CLAIM_MOST) {
+    try { answers.push(await api("/api/me/seats", { method: "POST", body: { seats: seats.slice(i, i + CLAIM_MOST) } })); } catch { return answers; }
+  }
+  return answers;
 }
 
 async function logIn(username, password) {
