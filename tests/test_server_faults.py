@@ -156,10 +156,10 @@ async def test_a_game_whose_start_failed_starts_when_the_database_is_back(pg: Po
         storage = lobby.storage
         start_room = storage.start_room
 
-        async def start_in_an_outage(room_id: str, start: dict[str, Any]) -> float:
+        async def start_in_an_outage(room_id: str, start: dict[str, Any], clocks: str | None = None) -> float:
             storage.start_room = start_room  # type: ignore[method-assign]
             await asyncio.to_thread(pg.stop)
-            return await start_room(room_id, start)
+            return await start_room(room_id, start, clocks)
 
         storage.start_room = start_in_an_outage  # type: ignore[method-assign]
         seat, token = await room.join(None, "Ann")
@@ -201,10 +201,10 @@ async def test_a_full_room_left_waiting_by_a_failed_start_is_started_after_a_res
     room = await first.create("dice", SMALL, [{"kind": "open"}, {"kind": "random"}])
     start_room = first.storage.start_room
 
-    async def start_in_an_outage(room_id: str, start: dict[str, Any]) -> float:
+    async def start_in_an_outage(room_id: str, start: dict[str, Any], clocks: str | None = None) -> float:
         first.storage.start_room = start_room  # type: ignore[method-assign]
         await asyncio.to_thread(pg.stop)
-        return await start_room(room_id, start)
+        return await start_room(room_id, start, clocks)
 
     first.storage.start_room = start_in_an_outage  # type: ignore[method-assign]
     seat, token = await room.join(None, "Ann")

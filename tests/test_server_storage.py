@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from tabletris.server.storage import Storage, rooms, schema_revision
 
-HEAD = "0009"
+HEAD = "0010"
 
 
 def last_release_metadata() -> MetaData:

@@ -165,6 +165,14 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option(help="Compress websocket messages (saves bandwidth on slow links, costs CPU per message)."),
         ] = False,
+        debug_time: Annotated[
+            bool,
+            typer.Option(
+                "--debug-time",
+                help="Tests only: let this machine move the server's clocks ahead (POST /debug/time), "
+                "so deadlines of hours or days pass at once. Never on a server people play on.",
+            ),
+        ] = False,
         log_format: Annotated[
             str | None,
             typer.Option(
@@ -237,8 +245,10 @@ def register(app: typer.Typer) -> None:
         if mail is not None:
             typer.echo(f"tabletris: your-turn mail through {mail.shown}", err=True)
         uvicorn.run(
-            create_app(url, bot_delay=bot_delay, limits=limits, origins=origin or (), redis_url=redis, lease_ttl=lease_ttl,
-                       mail=mail),
+            create_app(
+                url, bot_delay=bot_delay, limits=limits, origins=origin or (), redis_url=redis, lease_ttl=lease_ttl,
+                mail=mail, debug_time=debug_time,
+            ),
             host=host,
             port=port,
             log_level=log_level,

@@ -36,6 +36,8 @@ from tabletris.server.models import (
     RATE_LIMITED,
     CreateRoomIn,
     ErrorOut,
+    ExpelIn,
+    ExpelOut,
     GameMeta,
     JoinIn,
     JoinOut,
@@ -165,6 +167,10 @@ def install_openapi(app: FastAPI, limits: Limits) -> None:
             {"type": "number", "enum": [0]},
             {"type": "null"},
         ]
+        speed = models["SpeedIn"]["properties"]
+        speed["initial"]["anyOf"][0].update(minimum=limits.clock_min, maximum=limits.clock_max)
+        speed["increment"]["anyOf"][0].update(minimum=0, maximum=limits.increment_max)
+        speed["per_move"]["anyOf"][0].update(minimum=limits.timer_min, maximum=limits.turn_max)
         models["SeatIn"]["properties"]["name"]["anyOf"][0]["maxLength"] = limits.name_chars
         models["JoinIn"]["properties"]["name"]["maxLength"] = limits.name_chars
         error = {"$ref": "#/components/schemas/ErrorOut"}
@@ -235,12 +241,14 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
 
     @router.post("/api/rooms", response_model=RoomOut, status_code=201, responses=ERRORS, tags=["lobby"])
     async def create_room(request: Request, body: CreateRoomIn, account: Caller) -> dict[str, Any]:
-        """A new room: game, rules (preset and house rules), seats (open or bots), turn timer
-        (default for rooms with people: see docs/api.md). Logged in, the room is counted
-        against the account too (its rooms a minute and waiting rooms, as an address's)."""
+        """A new room: game, rules (preset and house rules), seats (open or bots), speed
+        (untimed, real-time or turn-based; or the older turn timer: default for rooms with
+        people, see docs/api.md). Logged in, the room is counted against the account too (its
+        rooms a minute and waiting rooms, as an address's)."""
         room = await lobby.create(
             body.game, body.rules, [s.model_dump() for s in body.seats], body.timer, creator=client_address(request.scope),
             rated=body.rated, creator_account=None if account is None else account.id,
+            speed=None if body.speed is None else body.speed.model_dump(),
         )
         log.info("room created: %s, %d seats", body.game, len(body.seats), extra={"room": room.id})
         return room.info()
@@ -287,6 +295,17 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
         room = await lobby.find(room_id)
         done = await room.leave(seat_of(room, x_seat_token, account))
         return LeaveOut(done="left" if done == "left" else "resigned")
+
+    @router.post("/api/rooms/{room_id}/expel", response_model=ExpelOut, responses=ERRORS, tags=["room"])
+    async def expel(
+        room_id: str, body: ExpelIn, account: Caller, x_seat_token: Annotated[str | None, Header(max_length=128)] = None
+    ) -> ExpelOut:
+        """Untimed rooms: expel a person who has held the game up for ``untimed_expel`` seconds
+        (the room's ``speed.expel_after``); the timer's bot plays the seat on. Before then
+        ``too_early`` (with Retry-After)."""
+        room = await lobby.find(room_id)
+        await room.expel(seat_of(room, x_seat_token, account), body.seat)
+        return ExpelOut(done="resigned")
 
     @router.post("/api/rooms/{room_id}/rematch", response_model=JoinOut, responses=ERRORS, tags=["room"])
     async def rematch(

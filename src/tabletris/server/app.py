@@ -62,6 +62,7 @@ def create_app(
     metrics_token: str | None = None,
     warm_workers: bool = True,
     mail: MailConfig | None = None,
+    debug_time: bool = False,
 ) -> FastAPI:
     """The server application, storing its rooms at ``db_url`` (see ``default_db_url``).
 
@@ -75,7 +76,8 @@ def create_app(
     ``warm_workers``: start the bot and replay worker processes at start-up, in the background
     (off: on first use).
     ``mail``: the SMTP server and From address of the your-turn mail (``server/mail``); None:
-    the server sends no mail."""
+    the server sends no mail. ``debug_time``: tests may move this server's clocks ahead
+    (``POST /debug/time`` from this machine; ``server/timesource.py``)."""
     limits = limits or Limits()
     storage = Storage(db_url or default_db_url())
     bus: Bus = LocalBus()
@@ -136,7 +138,9 @@ def create_app(
     app.add_middleware(Guard, limits=limits, ledger=lobby.ledger)
     install_error_handlers(app)
     install_openapi(app, limits)
-    app.include_router(ops_router(lobby, ready_checks, metrics_token or os.environ.get("TABLETRIS_METRICS_TOKEN") or None))
+    app.include_router(ops_router(
+        lobby, ready_checks, metrics_token or os.environ.get("TABLETRIS_METRICS_TOKEN") or None, debug_time=debug_time,
+    ))
     app.include_router(api_router(lobby, limits))
     app.include_router(accounts_router())
     app.include_router(mail_router())

@@ -23,11 +23,11 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import time
 from typing import Any
 
 from tabletris.bots.base import Bot
 from tabletris.bots.registry import make_bot
+from tabletris.server import timesource
 from tabletris.server.errors import ActionError
 from tabletris.server.logs import log_context
 from tabletris.server.rooms import Room
@@ -48,8 +48,6 @@ class TurnClock:
 
     def __init__(self, room: Room) -> None:
         self.room = room
-        self.deadline: float | None = None
-        """When the turn timer plays for the people to act (wall time), shown by every instance."""
         self.timeouts: dict[int, int] = {}
         """Consecutive turns each seat let the timer play (``kick_after`` resigns the seat)."""
         self.external: dict[int, Bot] = {}
@@ -58,11 +56,13 @@ class TurnClock:
         """The (seat, turn) of every bot thinking now."""
         self._timer: asyncio.Task[None] | None = None
         self._timer_key: Any = None
-        self._deadline_key: Any = None
+        """The turn ``_timer`` watches: one task per turn, which plays for each person whose
+        time is up and sleeps until the next one's."""
+        self._busy: asyncio.Task[Any] | None = None
+        """The timer task playing a move now: it is not cancelled then (the move is committed
+        or not, never half), and ends by itself once it is no longer ``_timer``."""
         self._starting: asyncio.Task[None] | None = None
         """The task retrying the start of a full room whose start was not stored."""
-        """The turn ``deadline`` belongs to: a tower round's deadline stays put while its seats'
-        submissions (each a stored change) come in."""
 
     def thinking(self) -> int:
         """Bots thinking now (the metrics)."""
@@ -87,6 +87,38 @@ class TurnClock:
             self.external[seat] = bot
         return bot
 
+    # ------------------------------------------------------------------ deadlines
+
+    def seat_deadline(self, seat: int) -> float | None:
+        """When ``seat``'s time for the turn in play is up (wall time; None: nothing expires):
+        the turn's stored start plus the room's time per move, or the seat's game clock.
+        Worked out from what is stored, so every instance, a restarted server and one that
+        takes the room over all say the same."""
+        room = self.room
+        speed = room.speed
+        started = room.turn_started
+        if not speed.timed or room.status != "playing" or started is None:
+            return None
+        if speed.clocked:
+            return None if room.clocks is None else room.clocks.deadline(seat, started)
+        assert speed.per_move is not None
+        return started + speed.per_move
+
+    def _people_to_act(self) -> list[int]:
+        room = self.room
+        if room.table is None or room.status != "playing":
+            return []
+        return [s for s in room.table.to_act() if room.seats[s].kind == "human"]
+
+    @property
+    def deadline(self) -> float | None:
+        """When the turn timer next plays for a person to act (wall time; None: no timer runs),
+        the same on every instance."""
+        deadlines = [d for s in self._people_to_act() if (d := self.seat_deadline(s)) is not None]
+        return min(deadlines) if deadlines else None
+
+    # ------------------------------------------------------------------ scheduling
+
     def schedule(self) -> None:
         """Start a task for each bot that must act, and the turn timer for the humans: on the
         instance that holds the room's lease. The others show the same deadline (the turn's
@@ -97,50 +129,35 @@ class TurnClock:
         if room.status != "playing" or room.game is None:
             self.cancel()
             return
-        key = room.adapter.turn_key(room.game)
-        acting = room.table.to_act() if room.table is not None else []
         if not room.runs_clock:
             self._stop_timer()
-            if room.timer and any(not room.seats[s].is_bot for s in acting):
-                self._turn_deadline(key)
-            else:
-                self.deadline = self._deadline_key = None
             return
+        key = room.adapter.turn_key(room.game)
+        acting = room.table.to_act() if room.table is not None else []
         for seat in acting:
             if room.seats[seat].is_bot and (seat, key) not in self._pending:
                 self._pending.add((seat, key))
                 room.lobby.spawn(self._bot_turn(seat, key))
-        humans = [s for s in acting if not room.seats[s].is_bot]
-        if room.timer and humans:
-            if self._timer_key != key:
+        people = [s for s in acting if room.seats[s].kind == "human"]
+        if any(self.seat_deadline(s) is not None for s in people):
+            if self._timer_key != key or self._timer is None:
                 self._stop_timer()
                 self._timer_key = key
-                deadline = self._turn_deadline(key)
-                self._timer = room.lobby.spawn(self._timeout(key, max(0.0, deadline - time.time())))
+                self._timer = room.lobby.spawn(self._run_timer(key))
         else:
-            self.cancel()
-
-    def _turn_deadline(self, key: Any) -> float:
-        """The deadline of turn ``key``: its start plus the timer, the same on every instance and
-        after a takeover; worked out when the turn begins here, then kept for that turn."""
-        timer = self.room.timer
-        assert timer is not None
-        if self._deadline_key != key or self.deadline is None:
-            started = self.room.turn_started if self.room.turn_started is not None else time.time()
-            self.deadline, self._deadline_key = started + timer, key
-        return self.deadline
+            self._stop_timer()
 
     def _stop_timer(self) -> None:
-        """Stop this instance's timer task (the deadline stays shown)."""
-        if self._timer is not None:
+        """Stop this instance's timer task (the deadline stays shown); a task playing a move
+        finishes it and then sees the turn moved on."""
+        if self._timer is not None and self._timer is not self._busy:
             self._timer.cancel()
-            self._timer = None
+        self._timer = None
         self._timer_key = None
 
     def cancel(self) -> None:
-        """No turn is timed: the timer task stops and no deadline is shown."""
+        """No turn is timed here any more (the game ended, the lease was lost)."""
         self._stop_timer()
-        self.deadline = self._deadline_key = None
 
     async def _bot_turn(self, seat: int, key: Any) -> None:
         try:
@@ -150,20 +167,40 @@ class TurnClock:
         finally:
             self._pending.discard((seat, key))
 
-    async def _timeout(self, key: Any, delay: float) -> None:
-        await asyncio.sleep(delay)
+    async def _run_timer(self, key: Any) -> None:
+        """The timer of turn ``key``: sleeps until the first person's time is up, plays the
+        timer's move for every person whose time is up, and so on until the turn moves on. A
+        game clock that ran out resigns its seat (it stays at zero); a per-move or turn-based
+        timeout does after ``kick_after`` in a row."""
         room = self.room
-        if room.game is None or room.adapter.turn_key(room.game) != key:
-            return
-        self._timer = None
-        for seat in room.table.to_act() if room.table is not None else []:
-            if room.seats[seat].kind == "human":
-                self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
-                await self._play_for(seat, key, "timer")
-                if self.timeouts.get(seat, 0) >= room.limits.kick_after and room.seats[seat].kind == "human":
-                    log.info("room %s: seat %d timed out %d times: resigned", room.id, seat, self.timeouts[seat])
-                    with contextlib.suppress(ActionError):
-                        await room.resign(seat)
+        me = asyncio.current_task()
+        while room.game is not None and room.status == "playing" and room.adapter.turn_key(room.game) == key:
+            if self._timer is not me:
+                return  # stopped while it played a move, or replaced: another task watches the turn
+            due = {s: d for s in self._people_to_act() if (d := self.seat_deadline(s)) is not None}
+            if not due:
+                return
+            when = min(due.values())
+            if when > timesource.now():
+                await timesource.sleep_until(when)
+                continue
+            self._busy = me
+            try:
+                for seat, deadline in sorted(due.items()):
+                    if deadline > timesource.now() or room.seats[seat].kind != "human":
+                        continue
+                    self.timeouts[seat] = self.timeouts.get(seat, 0) + 1
+                    await self._play_for(seat, key, "timer")
+                    out = room.speed.clocked
+                    if (out or self.timeouts.get(seat, 0) >= room.limits.kick_after) and room.seats[seat].kind == "human":
+                        if out:
+                            log.info("room %s: seat %d ran out of time: resigned", room.id, seat)
+                        else:
+                            log.info("room %s: seat %d timed out %d times: resigned", room.id, seat, self.timeouts[seat])
+                        with contextlib.suppress(ActionError):
+                            await room.resign(seat)
+            finally:
+                self._busy = None
 
     async def _start_later(self) -> None:
         """Start a full room whose start was not stored: tried with backoff while the room is

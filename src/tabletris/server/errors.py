@@ -59,6 +59,8 @@ STATUS = {
     "game_over": 409,
     "not_over": 409,
     "already_matched": 409,
+    "too_late": 409,
+    "too_early": 409,
     "too_large": 413,
     "rate_limited": 429,
     "too_many_rooms": 429,

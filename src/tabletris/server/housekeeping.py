@@ -7,9 +7,9 @@ import asyncio
 import contextlib
 import gc
 import logging
-import time
 from typing import Any, Protocol
 
+from tabletris.server import timesource
 from tabletris.server.bot_pool import BotPool
 from tabletris.server.bus import Bus
 from tabletris.server.errors import ActionError
@@ -45,6 +45,17 @@ class Kept(Protocol):
     def took_over(self, room_id: str) -> None: ...
     def handed_off(self, room_id: str) -> None: ...
     def follow_sockets(self, room: Room) -> None: ...
+
+
+def waiting_expiry(room: Room, limits: Limits) -> float:
+    """How long a room waits for players: ``waiting_expiry``, or as long as one move may take in
+    a turn-based room (its players come by once a day), or ``untimed_expel`` in an untimed one."""
+    speed = room.speed
+    if speed.mode == "turn" and speed.per_move is not None:
+        return max(limits.waiting_expiry, speed.per_move)
+    if not speed.timed and room.has_people:
+        return max(limits.waiting_expiry, limits.untimed_expel)
+    return limits.waiting_expiry
 
 
 class Housekeeping:
@@ -92,16 +103,21 @@ class Housekeeping:
 
     async def sweep(self) -> list[str]:
         """Let ended rooms go from memory, and end rooms nobody uses; the rooms dropped."""
-        now = time.monotonic()
+        now = timesource.monotonic()
         lobby = self.lobby
         limits = lobby.limits
         dropped = []
         for room in list(lobby.rooms.values()):
             idle = now - room.touched
             people_here = any(s.connected for s in room.seats) or bool(room.conns)
-            if room.status == "waiting" and idle > limits.waiting_expiry and not people_here:
+            if room.status == "waiting" and idle > waiting_expiry(room, limits) and not people_here:
                 await self._end(room, "expired", "nobody joined in time")
-            elif room.status == "playing" and room.has_people and idle > limits.abandoned_expiry and not people_here:
+            elif (
+                room.status == "playing" and room.speed.mode == "realtime" and room.has_people
+                and idle > limits.abandoned_expiry and not people_here
+            ):
+                # Only real-time games are abandoned for want of moves: a turn-based one has its
+                # deadline (the timer plays), an untimed one waits (its players may expel).
                 await self._end(room, "abandoned", "nobody played or watched for a long time")
             if room.status not in LIVE and room.ended_at is not None and now - room.ended_at > limits.finished_linger:
                 if room.conns and room.status != "over":
@@ -235,7 +251,7 @@ class Housekeeping:
             room.error = why
             if room.game is not None:
                 room.retire()
-            room.ended_at = time.monotonic()
+            room.ended_at = timesource.monotonic()
         self.lobby.note_ended(room)
         log.info("room %s %s: %s", room.id, status, why)
         room.broadcast()

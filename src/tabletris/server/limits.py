@@ -45,6 +45,12 @@ class Limits:
     timer_min: float = 10.0
     timer_max: float = 600.0
     default_timer: float = 60.0
+    clock_min: float = 30.0
+    clock_max: float = 10800.0
+    increment_max: float = 300.0
+    turn_min: float = 3600.0
+    turn_max: float = 1209600.0
+    untimed_expel: float = 604800.0
     # names
     name_chars: int = 24
     # requests and messages
@@ -118,6 +124,12 @@ LIMIT_TABLE: tuple[LimitRow, ...] = (
     LimitRow("timer_min", "shortest turn timer", "bad_timer", "s"),
     LimitRow("timer_max", "longest turn timer", "bad_timer", "s"),
     LimitRow("default_timer", "turn timer of a room with people when none is given", "-", "s"),
+    LimitRow("clock_min", "shortest real-time game clock (speed initial)", "bad_timer", "s"),
+    LimitRow("clock_max", "longest real-time game clock (speed initial)", "bad_timer", "s"),
+    LimitRow("increment_max", "a game clock's increment per move (speed increment)", "bad_timer", "s"),
+    LimitRow("turn_min", "shortest turn-based time per move", "bad_timer", "s"),
+    LimitRow("turn_max", "longest turn-based time per move", "bad_timer", "s"),
+    LimitRow("untimed_expel", "an untimed room's player to act may be expelled by the others after", "too_early", "s"),
     LimitRow("name_chars", "a name, as sent and after NFC and space folding", "bad_name", "characters"),
     LimitRow("body_bytes", "the body of a record upload (POST /api/replay)", "too_large", "bytes"),
     LimitRow("request_bytes", "every other HTTP body (rooms, joins, moves: refused before it is read)", "too_large", "bytes"),
@@ -160,7 +172,9 @@ assert {r.field for r in LIMIT_TABLE} == {f.name for f in fields(Limits)}
 def limit_value(limits: Limits, row: LimitRow) -> str:
     """A limit's value as the documentation table writes it."""
     value = getattr(limits, row.field)
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, float):
+        return f"{value:.0f}" if value == int(value) else f"{value:g}"  # 1209600, not 1.2096e+06
+    return str(value)
 
 
 # ---------------------------------------------------------------------- rules

@@ -13,7 +13,6 @@ import functools
 import json
 import logging
 import secrets
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -26,6 +25,7 @@ from tabletris.engine.games import spec as game_spec
 from tabletris.engine.records import replay
 from tabletris.engine.texts import N_, Message
 from tabletris.i18n import _
+from tabletris.server import timesource
 from tabletris.server.bot_pool import BotPool
 from tabletris.server.bus import Bus, LocalBus
 from tabletris.server.clock import TurnClock
@@ -37,7 +37,6 @@ from tabletris.server.limits import (
     ClientLedger,
     Limits,
     check_rules,
-    check_timer,
     clean_name,
     name_skeleton,
 )
@@ -46,6 +45,7 @@ from tabletris.server.ratings import SeatResult, rate_room, rated_room_refusal
 from tabletris.server.replication import Replica
 from tabletris.server.rooms import ENDED, LIVE, Clock, Room
 from tabletris.server.seats import Seat, rematch_token
+from tabletris.server.speeds import Clocks, check_speed
 from tabletris.server.storage import Conflict, Storage, StoredRoom
 
 log = logging.getLogger("tabletris.server")
@@ -129,7 +129,6 @@ class Lobby:
             except Exception as e:  # any damage: this room is set aside, the rest start
                 self._quarantine(stored.id, f"{type(e).__name__}: {e}")
                 continue
-            room.turn_started = None  # a restarted server: the player to move gets a whole turn
             self.rooms[room.id] = room
         for room in self.rooms.values():
             room.refresh()
@@ -180,6 +179,7 @@ class Lobby:
             self, stored.id, stored.game, stored.config, seats, stored.status, stored.created,
             stored.rematch, stored.start, list(stored.events), stored_events=stored.event_count,
             turn_started=stored.turn_started if stored.turn_started is not None else stored.updated,
+            clocks=Clocks.parse(stored.clocks),
         )
         if stored.start is not None and stored.status != "broken":
             try:
@@ -194,7 +194,7 @@ class Lobby:
             if room.game.over:
                 room.status = "over"
             if room.status != "playing":
-                room.ended_at = time.monotonic()
+                room.ended_at = timesource.monotonic()
                 game = room.game
                 room.game_text = json.dumps(room.public_game(), separators=(",", ":"))
                 room.record_text = json.dumps(room.adapter.record(game), separators=(",", ":"))
@@ -238,7 +238,7 @@ class Lobby:
                     self.took_over(room_id)
                 room.runs_clock = got != NOT_HELD
             else:
-                room.ended_at = time.monotonic()
+                room.ended_at = timesource.monotonic()
             room.refresh()
             if room_id in self.rooms:  # read meanwhile again, while the lease was asked for
                 return self.rooms[room_id]
@@ -291,6 +291,7 @@ class Lobby:
         seated: Sequence[tuple[str, str] | None] | None = None,
         claim: Callable[[str, AsyncConnection], Awaitable[None]] | None = None,
         creator_account: str | None = None,
+        speed: Mapping[str, Any] | None = None,
     ) -> Room:
         """A new room; its rules are checked against the server's ranges (cheap), then by
         building a game with them (in a thread) before anything is stored. ``reserved``: per
@@ -299,7 +300,9 @@ class Lobby:
         now queue; its session acts for the seat, which has no token), stored with the room;
         ``claim``: work done in the room's own transaction with its id (the queue's tickets
         taken: its ``Conflict`` stores nothing and is raised here). ``creator_account``: the
-        logged-in creator, remembered with the room and counted like its address."""
+        logged-in creator, remembered with the room and counted like its address. ``speed``:
+        the room's speed (``speeds.check_speed``); ``timer``, the older way to give a per-move
+        timer, is taken when it is left out."""
         adapter = adapter_for(game)
         limits = self.limits
         if self.live_count() >= limits.rooms_total:
@@ -352,9 +355,9 @@ class Lobby:
                 raise ActionError(
                     "too_many_rooms", _("you have {n} rooms waiting for players (at most {most})").format(n=mine, most=limits.open_rooms)
                 )
-        timer = check_timer(limits, timer, people)
+        pace = check_speed(limits, speed, timer, people)
         if rated:
-            refusal = rated_room_refusal(game, rules, timer, seats)
+            refusal = rated_room_refusal(game, rules, pace.timed, seats)
             if refusal is not None:
                 raise ActionError("bad_rated", refusal)
         if creator is not None and rematch_of is None:
@@ -368,14 +371,14 @@ class Lobby:
         room_id = secrets.token_urlsafe(9)
         while room_id in self.rooms:
             room_id = secrets.token_urlsafe(9)
-        created = time.time()  # stored with the room, so every instance shows the same
-        config: dict[str, Any] = {"rules": rules, "timer": timer, "rematch_of": rematch_of}
+        created = timesource.now()  # stored with the room, so every instance shows the same
+        config: dict[str, Any] = {"rules": rules, "timer": pace.per_move, "speed": pace.as_json(), "rematch_of": rematch_of}
         if rated:
             config["rated"] = True
         if creator_account is not None:
             config["creator_account"] = creator_account
         if reserved:
-            config["reserved_until"] = time.time() + limits.rematch_reserve
+            config["reserved_until"] = timesource.now() + limits.rematch_reserve
         try:
             await self.storage.create_room(
                 room_id, game, config,
@@ -434,7 +437,7 @@ class Lobby:
                     rules = game_spec(room.game_name).rematch_rules(replay(room.record()), room.rules)
                     try:
                         new = await self.create(
-                            room.game_name, rules, specs, room.timer, rematch_of=room.id, reserved=reserved
+                            room.game_name, rules, specs, rematch_of=room.id, reserved=reserved, speed=room.speed.as_json()
                         )
                         room.rematch = new.id
                     except Conflict:  # another instance stored the rematch first: take it

@@ -51,6 +51,22 @@ class SeatIn(Strict):
     tower: str | None = Field(None, max_length=16, description="Tower game: this seat's tower and bottom end, e.g. '2b' (left out: a free one at random)")
 
 
+Seconds = Annotated[StrictFloat, Field(allow_inf_nan=False)]
+
+
+class SpeedIn(Strict):
+    """A room's speed (docs/api.md, "Speeds"); each time within the server's limits (bad_timer)."""
+
+    mode: Literal["untimed", "realtime", "turn"] = Field(
+        description="untimed: nothing expires (the others may expel a player who holds the game up for untimed_expel s); "
+        "realtime: a per-move timer (per_move) or a game clock per person (initial + increment); "
+        "turn: turn-based, per_move seconds (hours or days) per move"
+    )
+    per_move: Seconds | None = Field(None, description="realtime: seconds per turn or round (the older timer); turn: seconds per move")
+    initial: Seconds | None = Field(None, description="realtime game clock: each person's starting time, seconds")
+    increment: Seconds | None = Field(None, description="realtime game clock: seconds added for each move made in time (default 0)")
+
+
 class CreateRoomIn(Strict):
     game: GameName = GAME_NAMES[0]
     rules: dict[str, Any] = Field(default_factory=dict, description="{'preset': NAME} and/or options")
@@ -61,8 +77,11 @@ class CreateRoomIn(Strict):
         "Omitted or 0: the server's default for rooms with people, none for bot-only rooms; "
         "out of the server's range: bad_timer (range and default: docs/security.md)",
     )
+    speed: SpeedIn | None = Field(
+        None, description="The room's speed (untimed, realtime, turn); left out: timer as before. Not with timer (bad_timer)",
+    )
     rated: StrictBool = Field(
-        False, description="A rated game: the standard preset without house rules, a timer, bots only those with a "
+        False, description="A rated game: the standard preset without house rules, a timed speed, bots only those with a "
         "fixed rating at full strength (bad_rated says which failed); rated when every person's seat is an account",
     )
 
@@ -86,7 +105,14 @@ class RoomOut(BaseModel):
     created: float
     rules: dict[str, Any]
     preset: Any
-    timer: float | None
+    timer: float | None = Field(description="Seconds per turn or round (a per-move timer or turn-based); null: a game clock or untimed")
+    speed: dict[str, Any] = Field(
+        description="{mode: untimed|realtime|turn, per_move?, initial?, increment?, expel_after? (untimed: seconds)}"
+    )
+    clocks: list[dict[str, Any] | None] | None = Field(
+        None, description="A game clock per seat (realtime with initial): {left: seconds, until: wall time it reaches 0 while it runs, else null}; null for a seat without one"
+    )
+    turn_started: float | None = Field(None, description="When the turn or round in play began (Unix time)")
     rated: bool = False
     seats: list[SeatOut]
     rematch: str | None
@@ -107,6 +133,14 @@ class JoinOut(BaseModel):
     room: str
     seat: int
     token: str = Field(description="The seat's secret: send it as X-Seat-Token, or in the websocket's hello message")
+
+
+class ExpelIn(Strict):
+    seat: StrictInt = Field(ge=0, le=7, description="The seat to expel: a person who has not acted for untimed_expel seconds (untimed rooms)")
+
+
+class ExpelOut(BaseModel):
+    done: Literal["resigned"] = Field(description="The seat is resigned: the timer's bot plays it on")
 
 
 class LeaveOut(BaseModel):

@@ -12,6 +12,7 @@ import asyncio
 import gc
 import hmac
 import logging
+import math
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,8 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy import text as sql_text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from tabletris.server import timesource
+from tabletris.server.errors import ActionError
 from tabletris.server.guard import client_address
 from tabletris.server.lobby import Lobby
 from tabletris.server.metrics import CONTENT_TYPE
@@ -154,9 +157,12 @@ def rss_bytes() -> int:
     return 0
 
 
-def ops_router(lobby: Lobby, ready_checks: dict[str, ReadyCheck], metrics_token: str | None) -> APIRouter:
+def ops_router(
+    lobby: Lobby, ready_checks: dict[str, ReadyCheck], metrics_token: str | None, debug_time: bool = False,
+) -> APIRouter:
     """The operations routes (none in the OpenAPI document). ``ready_checks``: what ``/readyz``
-    asks, by name (the dict is read at each probe). ``metrics_token``: see ``observer``."""
+    asks, by name (the dict is read at each probe). ``metrics_token``: see ``observer``.
+    ``debug_time``: serve ``/debug/time`` (tests only: ``tabletris serve --debug-time``)."""
     router = APIRouter()
     probe_faults = FaultLog(log)
 
@@ -226,6 +232,25 @@ def ops_router(lobby: Lobby, ready_checks: dict[str, ReadyCheck], metrics_token:
             raise StarletteHTTPException(404, "Not Found")
         collected = gc.collect()
         return {"collected": collected, "rss_bytes": rss_bytes(), "objects": len(gc.get_objects())}
+
+    @router.post("/debug/time", include_in_schema=False)
+    async def debug_time_route(request: Request) -> dict[str, float]:
+        """Move the server's clocks ahead by ``{"advance": seconds}`` (``timesource``), then
+        sweep the rooms as the housekeeping would: the tests see a day's deadlines and expiries
+        pass without waiting a day. Only on a server started with ``--debug-time``, and only for
+        ``observer``s (404 otherwise, as if it did not exist)."""
+        if not debug_time or not observer(request):
+            raise StarletteHTTPException(404, "Not Found")
+        try:
+            body = await request.json()
+            seconds = float(body["advance"])
+            if not math.isfinite(seconds) or seconds < 0:
+                raise ValueError(seconds)
+        except Exception as e:
+            raise ActionError("bad_request", f"expected {{\"advance\": seconds (0 or more)}}: {e}") from None
+        timesource.advance(seconds)
+        await lobby.housekeeping.sweep()
+        return {"offset": timesource.offset(), "now": timesource.now()}
     return router
 
 

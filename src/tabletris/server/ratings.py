@@ -154,14 +154,16 @@ def rated_refusal(game: str, seats: Sequence[SeatResult]) -> str | None:
     return None
 
 
-def rated_room_refusal(game: str, rules: Mapping[str, Any], timer: float | None, seats: Sequence[Any]) -> str | None:
+def rated_room_refusal(game: str, rules: Mapping[str, Any], timed: bool, seats: Sequence[Any]) -> str | None:
     """Why a room cannot be created rated (None: it can): rated games are played by the
-    standard rules, under a clock, with bots whose rating is fixed (``seats``: ``Seat``s)."""
+    standard rules, at a timed speed (``timed``: real-time or turn-based, not untimed, where a
+    player who walks away holds the result up for good), with bots whose rating is fixed
+    (``seats``: ``Seat``s)."""
     # Catalog sentences (the web client shows them in the player's language, found by template).
     if any(key != "preset" for key in rules) or rules.get("preset", "standard") != "standard":
         return _("a rated room plays the standard preset without house rules")
-    if not timer:
-        return _("a rated room needs a timer")
+    if not timed:
+        return _("a rated room needs a timed speed: real-time or turn-based, not untimed")
     for s in seats:
         if s.is_bot and not fixed_bot(game, s.kind, s.strength):
             fixed = ", ".join(BOT_RATINGS.get(game, {}))

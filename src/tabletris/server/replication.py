@@ -22,9 +22,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tabletris.engine.errors import IllegalMove, RecordError, RulesError
+from tabletris.server import timesource
 from tabletris.server.connection import Connection
 from tabletris.server.rooms import LIVE, Room
 from tabletris.server.seats import seat_facts
+from tabletris.server.speeds import Clocks
 
 log = logging.getLogger("tabletris.server")
 
@@ -61,6 +63,7 @@ class Replica:
                 "kind": "room", "events_from": self.published, "events": room.events[self.published:],
                 "status": room.status, "seats": [s.row() for s in room.seats], "rematch": room.rematch,
                 "error": room.error, "by_timer": sorted(room.by_timer), "turn_started": room.turn_started,
+                "clocks": None if room.clocks is None else room.clocks.text(),
             })
         self.published = len(room.events)
 
@@ -88,6 +91,8 @@ class Replica:
                 added = new[have - first:]
                 room.events.extend(added)
                 room.turn_started = data.get("turn_started", room.turn_started)
+                if data.get("clocks"):
+                    room.clocks = Clocks.parse(data["clocks"])
                 if room.start is not None:
                     if not self._follow(added, have):
                         start, logged = room.start, room.logged_events()
@@ -133,12 +138,13 @@ class Replica:
         room.seats = fresh.seats
         room.status, room.start, room.events = fresh.status, fresh.start, fresh.events
         room.turn_started = fresh.turn_started
+        room.clocks = fresh.clocks
         room.table = fresh.table
         room.game_text, room.record_text = fresh.game_text, fresh.record_text
         room.rematch, room.error = fresh.rematch, fresh.error
         if room.status not in LIVE:
             room.retire()
-            room.ended_at = room.ended_at or time.monotonic()
+            room.ended_at = room.ended_at or timesource.monotonic()
             room.clock.cancel()
             room.lobby.note_ended(room)
         self.published = len(room.events)

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from tabletris.bots.base import Bot
 from tabletris.engine.errors import IllegalMove
 from tabletris.i18n import _
+from tabletris.server import timesource
 from tabletris.server.adapter import GameAdapter
 from tabletris.server.bot_pool import BotPool
 from tabletris.server.bus import Bus
@@ -40,6 +41,7 @@ from tabletris.server.limits import Limits, check_name_free, clean_name
 from tabletris.server.logs import log_context
 from tabletris.server.metrics import Metrics
 from tabletris.server.seats import TIMER_BOT, Seat, hash_token
+from tabletris.server.speeds import Clocks, Speed
 from tabletris.server.storage import Conflict, Storage, StoredRoom
 from tabletris.table.driver import Table
 
@@ -63,6 +65,9 @@ class Clock(Protocol):
     @property
     def deadline(self) -> float | None:
         """When the turn timer plays for the people to act (wall time); None: no timer runs."""
+
+    def seat_deadline(self, seat: int) -> float | None:
+        """When ``seat``'s time for the turn in play is up (None: nothing expires)."""
 
     def schedule(self) -> None:
         """The room changed: start what must act now (bots, the turn timer)."""
@@ -128,7 +133,7 @@ class Room:
     config: dict[str, Any]
     seats: list[Seat]
     status: str = "waiting"
-    created: float = field(default_factory=time.time)
+    created: float = field(default_factory=timesource.now)
     rematch: str | None = None
     start: dict[str, Any] | None = None
     events: list[str] = field(default_factory=list)
@@ -151,7 +156,7 @@ class Room:
     """The address that created the room (per-client limits; not stored)."""
     stored_events: int = 0
     """The event count of a room listed from the database without its events."""
-    touched: float = field(default_factory=time.monotonic)
+    touched: float = field(default_factory=timesource.monotonic)
     """When the room last changed (expiry of abandoned rooms)."""
     ended_at: float | None = None
     by_timer: set[int] = field(default_factory=set)
@@ -171,6 +176,10 @@ class Room:
     _adapter: GameAdapter | None = field(default=None, repr=False, compare=False)
     runs_clock: bool = True
     """This instance holds the room's lease: it runs the bots and the turn timer."""
+    clocks: Clocks | None = None
+    """The game clocks of a real-time room with clocks (stored with each move: ``rooms.clocks``)."""
+    speed: Speed = field(init=False, repr=False, compare=False)
+    """How the room's time runs (from its config: ``speeds.Speed``)."""
     clock: Clock = field(init=False, repr=False, compare=False)
     """Its bots' turns and the turn timer."""
     replica: Replica = field(init=False, repr=False, compare=False)
@@ -178,6 +187,7 @@ class Room:
     chat: Chat = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self.speed = Speed.of_config(self.config)
         self.clock = self.lobby.clock_for(self)
         self.replica = self.lobby.replica_for(self)
         self.chat = Chat(self)
@@ -209,8 +219,8 @@ class Room:
 
     @property
     def timer(self) -> float | None:
-        value = self.config.get("timer")
-        return float(value) if value else None
+        """Seconds per turn or round (a per-move timer, or turn-based); None: a game clock, or untimed."""
+        return self.speed.per_move
 
     @property
     def has_people(self) -> bool:
@@ -241,6 +251,9 @@ class Room:
             "rules": self.rules,
             "preset": self.rules.get("preset", "standard"),
             "timer": self.timer,
+            "speed": self.speed_info(),
+            "clocks": self.clock_info(),
+            "turn_started": self.turn_started if self.status == "playing" else None,
             "rated": bool(self.config.get("rated")),
             "seats": [s.info() for s in self.seats],
             "rematch": self.rematch,
@@ -250,6 +263,34 @@ class Room:
             "spectators": self.spectators(),
             "error": self.error,
         }
+
+    def speed_info(self) -> dict[str, Any]:
+        """The room's speed as the API shows it: an untimed room also says after how long the
+        others may expel a player who does not act (``expel_after``, seconds)."""
+        info = self.speed.as_json()
+        if not self.speed.timed:
+            info["expel_after"] = self.limits.untimed_expel
+        return info
+
+    def clock_info(self) -> list[dict[str, Any] | None] | None:
+        """Each seat's game clock (None: the room has none; a seat's None: no clock, a bot):
+        ``left``, seconds left when not running; ``until``, the wall time it reaches zero while
+        it runs (the seat is to act). Fixed between two changes, so the state is rendered once."""
+        clocks = self.clocks
+        if clocks is None:
+            return None
+        started = self.turn_started
+        acting = set(self.table.to_act()) if self.table is not None and self.status == "playing" else set()
+        out: list[dict[str, Any] | None] = []
+        for seat in self.seats:
+            i = seat.index
+            if clocks.left[i] is None:
+                out.append(None)
+                continue
+            running = i in acting and seat.kind == "human" and clocks.used[i] is None and started is not None
+            left = clocks.remaining(i, started or 0.0, started or 0.0, False)
+            out.append({"left": left, "until": clocks.deadline(i, started) if running and started is not None else None})
+        return out
 
     def public_game(self) -> dict[str, Any]:
         """The game's public state, with the moves the timer played marked ``"by": "timer"``."""
@@ -308,7 +349,7 @@ class Room:
             return
         self._dirty = False
         self.version += 1
-        self.touched = time.monotonic()
+        self.touched = timesource.monotonic()
         self.refresh()
         for conn in list(self.conns):
             if conn.alive:
@@ -348,7 +389,7 @@ class Room:
         return float(self.config.get("reserved_until") or 0)
 
     def _is_open(self, seat: Seat) -> bool:
-        return seat.kind == "open" or (seat.kind == "reserved" and time.time() >= self._reserved_until())
+        return seat.kind == "open" or (seat.kind == "reserved" and timesource.now() >= self._reserved_until())
 
     def account_seat(self, account_id: str | None) -> int | None:
         """The seat this account holds here (None: none): its session acts for it like its token."""
@@ -494,7 +535,7 @@ class Room:
                     raise ActionError("not_seated", _("seat {seat} is not played by a person").format(seat=seat))
                 await self.lobby.storage.set_seat(self.id, seat, "resigned", s.name, s.token_hash, s.tower)
                 s.kind = "resigned"
-                self.touched = time.monotonic()
+                self.touched = timesource.monotonic()
         finally:
             self.schedule()
             self.broadcast()
@@ -502,14 +543,54 @@ class Room:
             log.info("room %s: every person resigned; the bots play it out", self.id)
         return "resigned"
 
+    def expel_at(self, seat: int) -> float | None:
+        """When the others may expel ``seat`` (untimed rooms: ``untimed_expel`` seconds after its
+        turn began, while it is to act); None: not to act, not a person, or a timed room (its
+        clock plays for a player out of time)."""
+        if self.speed.timed or self.status != "playing" or self.table is None or self.turn_started is None:
+            return None
+        if self.seats[seat].kind != "human" or seat not in self.table.to_act():
+            return None
+        return self.turn_started + self.limits.untimed_expel
+
+    async def expel(self, by: int, seat: Any) -> str:
+        """``by`` expels ``seat``, a person who has not acted for ``untimed_expel`` seconds in an
+        untimed room: the seat is resigned (the timer's bot plays it to the end). Refused before
+        then (``too_early``, saying when), in a timed room, and for oneself."""
+        if not isinstance(seat, int) or isinstance(seat, bool) or not (0 <= seat < len(self.seats)):
+            raise ActionError("bad_seat", f"room {self.id} has seats 0 to {len(self.seats) - 1}, not {seat!r}")
+        if self.seats[by].kind != "human":
+            raise ActionError("not_seated", _("only a player can expel another"))
+        if seat == by:
+            raise ActionError("bad_seat", _("you cannot expel yourself: resign instead"))
+        if self.status != "playing":
+            raise ActionError("not_started" if self.status == "waiting" else "game_over", _("no game in play"))
+        if self.speed.timed:
+            raise ActionError("too_early", _("in a timed room nobody is expelled: when a player's time runs out, a bot plays for them"))
+        when = self.expel_at(seat)
+        if when is None:
+            raise ActionError("too_early", _("seat {seat} is not a person to act: only a player who holds the game up may be expelled").format(seat=seat))
+        wait = when - timesource.now()
+        if wait > 0:
+            raise ActionError(
+                "too_early", _("seat {seat} may be expelled in {hours:.1f} h ({days:g} days after their turn began)").format(
+                    seat=seat, hours=wait / 3600, days=self.limits.untimed_expel / 86400),
+                retry_after=wait,
+            )
+        log.info("room %s: seat %d expelled by seat %d after %.0f s without a move", self.id, seat, by, timesource.now() - (self.turn_started or 0))
+        return await self.resign(seat)
+
     async def start_game(self) -> None:
         players = [s.name or f"Seat {s.index + 1}" for s in self.seats]
         seed = secrets.randbits(SEED_BITS)
         rules = self.adapter.setup_rules(self.rules, [s.tower for s in self.seats])
         game = await asyncio.to_thread(self.adapter.new_game, players, rules, seed)
         start = self.adapter.start_record(game)
+        clocks = None
+        if self.speed.clocked and self.speed.initial is not None:
+            clocks = Clocks.start(self.speed.initial, [s.kind == "human" for s in self.seats])
         try:
-            self.turn_started = await self.lobby.storage.start_room(self.id, start)
+            self.turn_started = await self.lobby.storage.start_room(self.id, start, None if clocks is None else clocks.text())
         except Conflict:  # another instance started it: take its game
             await self.replica.reload()
             return
@@ -517,6 +598,7 @@ class Room:
             raise ActionError("storage", _("the game could not be started: the database did not store it; it starts when it does")) from e
         self.start = start
         self.game = game
+        self.clocks = clocks
         self.status = "playing"
         assert self.table is not None
         opening = self.table.advance()  # the first roll or card: part of the turn the start began
@@ -584,6 +666,9 @@ class Room:
         if claimed is not None and claimed != seat:
             raise ActionError("wrong_seat", f"your token holds seat {seat}, not seat {claimed}")
         self._check_turn(move)
+        now = timesource.now()
+        if by is None:
+            self._check_in_time(seat, now)
         key = self.adapter.turn_key(self.game)
         engine_move = {k: v for k, v in move.items() if k != self.adapter.turn_field}
         first = len(self.events)
@@ -595,27 +680,51 @@ class Room:
             raise ActionError("illegal", engine_text(e)) from None
         events += self.table.advance()
         seq = first + 1  # this move's number in the log (a roll may follow it)
-        await self._commit(events, key)
+        await self._commit(events, key, now, seat if by != "bot" else None)
         if by == "timer":
             self.by_timer.add(self.adapter.timer_mark(key, seat, first))
         elif by is None:
             self.clock.moved(seat)
-        self.touched = time.monotonic()
+        self.touched = timesource.monotonic()
         return seq
 
-    async def _commit(self, new_events: Sequence[dict[str, Any]], turn_before: Any) -> None:
+    def _check_in_time(self, seat: int, now: float) -> None:
+        """``too_late`` for a person's move that comes after their time ran out: the timer's
+        bot plays for them (on the instance that runs the clock), and the move never applies."""
+        deadline = self.clock.seat_deadline(seat)
+        if deadline is not None and now > deadline:
+            raise ActionError(
+                "too_late", _("your time for this turn ran out {late:.1f} s ago: the move was not played").format(late=now - deadline)
+            )
+
+    async def _commit(
+        self, new_events: Sequence[dict[str, Any]], turn_before: Any, now: float | None = None, mover: int | None = None,
+    ) -> None:
         """Store the events the game just produced; on failure, fall back to the stored log.
         ``turn_before``: the turn key before them; the turn starts anew when it changed (a tower
-        seat's submission leaves the round, and its clock, as they were)."""
+        seat's submission leaves the round, and its clock, as they were). ``now``: when the
+        move was worked out; ``mover``: the person (or the timer for them) who made it, whose
+        game clock stops (real-time rooms with clocks: stored in the same update)."""
         over = bool(self.game is not None and self.game.over)
         capped = (
             not over and not self.has_people and len(self.events) + len(new_events) >= self.limits.bot_only_moves
         )
         status = "over" if over else "stopped" if capped else None
         texts = [dumps(e) for e in new_events]
+        now = timesource.now() if now is None else now
         try:
             new_turn = self.game is not None and self.adapter.turn_key(self.game) != turn_before
-            stored_at = await self.lobby.storage.append(self.id, len(self.events), texts, status, new_turn=new_turn)
+            clocks = self.clocks
+            if clocks is not None and texts:
+                started = now if self.turn_started is None else self.turn_started
+                if mover is not None and self.seats[mover].kind == "human":
+                    clocks = clocks.acted(mover, started, now)
+                if new_turn:
+                    clocks = clocks.next_turn(self.speed.increment)
+            changed = None if clocks == self.clocks or clocks is None else clocks.text()
+            stored_at = await self.lobby.storage.append(
+                self.id, len(self.events), texts, status, new_turn=new_turn, clocks=changed, now=now
+            )
         except Conflict:
             # Another instance committed to this room first: take the database's room (the
             # caller tries the move again on it, or answers it as stale).
@@ -628,6 +737,7 @@ class Room:
             self.table.advance()
             raise ActionError("storage", _("the move could not be stored; nothing changed: try again")) from e
         self.events.extend(texts)
+        self.clocks = clocks
         if texts and new_turn:
             self.turn_started = stored_at
             if status is None:
@@ -651,7 +761,7 @@ class Room:
         self.record_text = json.dumps(self.adapter.record(self.game), separators=(",", ":"))
         self.game = None
         self.start = None
-        self.ended_at = time.monotonic()
+        self.ended_at = timesource.monotonic()
         self.clock.cancel()
         self.lobby.bots.close(self.clock.release_bots())
 

@@ -217,6 +217,11 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
                 raise ActionError("not_seated", _("only a player can resign") if kind == "resign" else _("only a player can leave"))
             done = await (room.resign(seat) if kind == "resign" else room.leave(seat))
             conn.send_json({"type": "ack", "id": msg_id, "done": done})
+        elif kind == "expel":
+            if seat is None:
+                raise ActionError("not_seated", _("only a player can expel another"))
+            done = await room.expel(seat, data.get("seat"))
+            conn.send_json({"type": "ack", "id": msg_id, "done": done})
         elif kind == "rematch":
             if seat is None:
                 raise ActionError("not_seated", _("only a player can ask for a rematch"))
@@ -225,7 +230,7 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
         else:
             raise ActionError(
                 "unknown_type",
-                f"unknown message type {str(kind)[:32]!r}: expected move, query, chat, rematch, resign, leave, state or ping",
+                f"unknown message type {str(kind)[:32]!r}: expected move, query, chat, rematch, resign, leave, expel, state or ping",
             )
 
     return router

@@ -52,6 +52,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.sql.elements import ClauseElement
 from sqlalchemy.sql.expression import Executable
 
+from tabletris.server import timesource
 from tabletris.server.storage_errors import FaultLog, kind
 
 log = logging.getLogger("tabletris.server")
@@ -71,6 +72,7 @@ rooms = Table(
     Column("rematch", String(32), nullable=True),
     Column("version", Integer, nullable=False, server_default="0"),
     Column("turn_started", Float, nullable=True),
+    Column("clocks", Text, nullable=True),
 )
 
 seats = Table(
@@ -101,18 +103,24 @@ INSERT_EVENTS = insert(events)
 new cache key (a walk of the whole statement) on every execution."""
 
 
-def _append_guard(new_turn: bool, status: bool) -> Update:
+def _append_guard(new_turn: bool, status: bool, clocks: bool = False) -> Update:
     """The guarded update of a move (``Storage.append``), with bound parameters: one statement
-    object per shape, built once (see ``INSERT_EVENTS``)."""
+    object per shape, built once (see ``INSERT_EVENTS``). ``clocks``: the room's game clocks
+    are written with it (a real-time room with clocks: ``speeds.Clocks``)."""
     values: dict[str, Any] = {"version": bindparam("g_version"), "updated": bindparam("g_now")}
     if new_turn:
         values["turn_started"] = bindparam("g_now")
     if status:
         values["status"] = bindparam("g_status")
+    if clocks:
+        values["clocks"] = bindparam("g_clocks")
     return update(rooms).where(rooms.c.id == bindparam("g_room"), rooms.c.version == bindparam("g_first")).values(**values)
 
 
-APPEND_GUARDS = {(turn, status): _append_guard(turn, status) for turn in (False, True) for status in (False, True)}
+APPEND_GUARDS = {
+    (turn, status, clocks): _append_guard(turn, status, clocks)
+    for turn in (False, True) for status in (False, True) for clocks in (False, True)
+}
 
 
 def _sqlite_sql(statement: ClauseElement) -> str:
@@ -201,6 +209,8 @@ class StoredRoom:
     """When the turn in play began (wall time), so an instance taking the room over keeps its
     deadline. Not ``updated``: a tower round spans several stored submissions, and the round's
     clock runs from the first. None in rooms stored before it was kept; ``updated`` stands in."""
+    clocks: str | None = None
+    """The game clocks of a real-time room with clocks, as stored (``speeds.Clocks.text``)."""
 
 
 class Conflict(Exception):
@@ -310,7 +320,7 @@ class Storage:
         ``created``: the room's creation time (the lobby's, so that its copy and the stored
         row say the same); now if left out. ``claim``: more work in the same transaction
         (the Play now queue's tickets taken for this room); its ``Conflict`` stores nothing."""
-        now = time.time() if created is None else created
+        now = timesource.now() if created is None else created
         room = insert(rooms).values(
             id=room_id, game=game, config=config, start=None, status="waiting",
             created=now, updated=now, rematch=None,
@@ -351,16 +361,17 @@ class Storage:
         await self._submit([], [(statement, None)])
 
     async def set_status(self, room_id: str, status: str) -> None:
-        statement = update(rooms).where(rooms.c.id == room_id).values(status=status, updated=time.time())
+        statement = update(rooms).where(rooms.c.id == room_id).values(status=status, updated=timesource.now())
         await self._submit([], [(statement, None)])
 
-    async def start_room(self, room_id: str, start: dict[str, Any]) -> float:
-        """Start the game; ``Conflict`` if another instance started it first. Returns the time
-        stored as the room's ``updated``."""
-        now = time.time()
+    async def start_room(self, room_id: str, start: dict[str, Any], clocks: str | None = None, now: float | None = None) -> float:
+        """Start the game (with its game clocks, a real-time room's); ``Conflict`` if another
+        instance started it first. Returns the time stored as the room's ``updated``: the first
+        turn began then."""
+        now = timesource.now() if now is None else now
         statement = (
             update(rooms).where(rooms.c.id == room_id, rooms.c.status == "waiting")
-            .values(start=start, status="playing", updated=now, turn_started=now)
+            .values(start=start, status="playing", updated=now, turn_started=now, clocks=clocks)
         )
         await self._submit([], [], guard=statement)
         return now
@@ -371,26 +382,31 @@ class Storage:
     # ---------------------------------------------------------------- events (grouped commits)
 
     async def append(
-        self, room_id: str, first_seq: int, data: Sequence[str], status: str | None = None, new_turn: bool = True
+        self, room_id: str, first_seq: int, data: Sequence[str], status: str | None = None, new_turn: bool = True,
+        clocks: str | None = None, now: float | None = None,
     ) -> float | None:
         """Store a room's events (JSON texts) from number ``first_seq`` on (and its new status);
         returns once they are committed, with the time stored as the room's ``updated`` (None
         when there was nothing to store). All of them or none: they share one transaction.
         ``new_turn``: the events began a new turn, which starts now (``turn_started``).
+        ``clocks``: the room's game clocks after them, stored in the same update. ``now``: the
+        time the room worked the move out at (``timesource.now()`` when left out).
 
         The room's ``version`` (its stored event count) is checked and bumped in the same
         transaction: if the database holds more than ``first_seq`` events (another instance
         answered this turn first) nothing is stored and ``Conflict`` is raised."""
         if not data and status is None:
             return None
-        now = time.time()
+        now = timesource.now() if now is None else now
         rows = [{"room_id": room_id, "seq": first_seq + i, "data": d, "created": now} for i, d in enumerate(data)]
         params: dict[str, Any] = {
             "g_room": room_id, "g_first": first_seq, "g_version": first_seq + len(data), "g_now": now,
         }
         if status is not None:
             params["g_status"] = status
-        guard = APPEND_GUARDS[bool(new_turn and data), status is not None]
+        if clocks is not None:
+            params["g_clocks"] = clocks
+        guard = APPEND_GUARDS[bool(new_turn and data), status is not None, clocks is not None]
         await self._submit(rows, [], guard=guard, guard_params=params)
         return now
 
@@ -709,6 +725,7 @@ def _assemble(
             stored = StoredRoom(
                 r["id"], r["game"], dict(_json(r["config"])), _json(r["start"]), r["status"], r["created"],
                 r["rematch"], [], [], updated=r.get("updated"), turn_started=r.get("turn_started"),
+                clocks=r.get("clocks"),
             )
         except Exception as e:  # a row that does not decode (hand-edited, half-written)
             broken[r["id"]] = f"its row does not decode: {type(e).__name__}: {e}"
