@@ -200,7 +200,7 @@ def test_refusals_are_shown_in_the_players_language(site: LiveServer, browser: A
 
 def test_a_guests_seats_go_to_the_account_registered_in_that_browser(site: LiveServer, browser: Any) -> None:
     """Right after registering, every seat token the browser keeps is sent to POST /api/me/seats
-    ({"seats": [{"room", "token"}]}), and the page goes on whatever the answer."""
+    ({"seats": [{"room", "token"}]}), and the seats become the account's."""
     rooms = [new_room(site, "dice", ["open", "random"]), new_room(site, "dice", ["open", "open"])]
     ctx = browser.new_context(**DESKTOP)
     page = ctx.new_page()
@@ -217,10 +217,10 @@ def test_a_guests_seats_go_to_the_account_registered_in_that_browser(site: LiveS
     register_in(page, site, "Gus")
     assert len(claims) == 1
     assert sorted((c["room"], c["token"]) for c in claims[0]["seats"]) == sorted(tokens.items())
-    answer = page.evaluate(f"fetch('/api/me/seats', {{method: 'POST', headers: {{'Content-Type': 'application/json'}}, body: JSON.stringify({json.dumps({'seats': []})})}}).then((r) => r.status)")
-    if answer != 404:  # the endpoint is there: the seats are the account's now
-        for room in rooms:
-            wait_until(lambda room=room: state(site, room)["room"]["seats"][0].get("account") is True, 10, "the claimed seat")
+    # the seats are the account's now, named by it
+    for room in rooms:
+        wait_until(lambda room=room: state(site, room)["room"]["seats"][0].get("account") is True, 10, "the claimed seat")
+        assert state(site, room)["room"]["seats"][0]["name"] == "Gus"
     assert not errors
     ctx.close()
 
@@ -639,5 +639,26 @@ def test_a_guest_at_a_rated_table_is_asked_to_log_in_and_comes_back_to_sit(site:
     page.click("[data-join='1']")
     wait_until(lambda: state(site, room)["room"]["seats"][1]["name"] == "Ida", 10, "Ida's seat")
     assert state(site, room)["room"]["seats"][1]["account"] is True
+    assert not errors
+    ctx.close()
+
+
+def test_the_account_page_downloads_the_accounts_games(site: LiveServer, browser: Any) -> None:
+    ctx = browser.new_context(**DESKTOP, accept_downloads=True)
+    page = ctx.new_page()
+    errors = errors_of(page)
+    register_in(page, site, "Jo")
+    client = httpx.Client(base_url=site.url, timeout=10, cookies={"tabletris_session": next(c["value"] for c in ctx.cookies() if c["name"] == "tabletris_session")})
+    client.account = {"username": "Jo"}  # type: ignore[attr-defined]
+    try:
+        room = rated_game_lost(site, client)
+    finally:
+        client.close()
+    page.goto(site.url + "/account")
+    with page.expect_download() as download:
+        page.click("#records-download")
+    assert download.value.suggested_filename == "tabletris-games.json"
+    games = json.loads(Path(download.value.path()).read_text())
+    assert [(g["room"], g["game"], g["record"]["format"]) for g in games] == [(room, "dice", "tabletris/1")]
     assert not errors
     ctx.close()

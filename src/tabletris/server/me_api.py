@@ -107,10 +107,10 @@ async def export_records(lobby: Lobby, account: Account) -> list[dict[str, Any]]
 
 
 async def claim_seats(lobby: Lobby, account: Account, wanted: list[SeatTokenIn]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The guest seats whose tokens are given become the account's: each seat whose token
-    matches and that holds no account (one conditional update per seat, so two accounts
-    claiming one token get it once). A live room's copies are told (every instance reads it
-    back); a game already over is recorded for the account as unrated (``player_games``)."""
+    """The guest seats whose tokens are given become the account's, named by its username:
+    each seat whose token matches and that holds no account (one conditional update per seat,
+    so two accounts claiming one token get it once). A live room's copies are told (every
+    instance reads it back); a game already over is recorded for the account as unrated (``player_games``)."""
     claimed: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
     for item in wanted:
@@ -130,7 +130,7 @@ async def claim_seats(lobby: Lobby, account: Account, wanted: list[SeatTokenIn])
                 return ("mine" if row.account_id == account.id else "seat_taken"), int(row.seat)
             done = await conn.execute(
                 update(seats).where(seats.c.room_id == room_id, seats.c.seat == row.seat, seats.c.account_id.is_(None),
-                                    seats.c.token_hash == token_hash).values(account_id=account.id)
+                                    seats.c.token_hash == token_hash).values(account_id=account.id, name=account.username)
             )
             return ("claimed" if done.rowcount == 1 else "seat_taken"), int(row.seat)
 
@@ -150,7 +150,9 @@ async def _claimed(lobby: Lobby, account: Account, room_id: str, seat: int) -> N
     recorded now, unrated."""
     room = lobby.rooms.get(room_id)
     if room is not None and seat < len(room.seats):
-        room.seats[seat].account_id = account.id
+        # Named by the username from now on, as a seat taken while logged in is: the pages link
+        # an account's seat to the profile of that name.
+        room.seats[seat].account_id, room.seats[seat].name = account.id, account.username
         room.broadcast()  # publishes the seats: the other instances read the room back
     else:
         lobby.bus.publish(room_id, {"kind": "reload"})
