@@ -5,7 +5,12 @@ Setups (``--setup``, several allowed; the client is the same for all):
 - ``sqlite``: one ``tabletris serve`` on a fresh SQLite file;
 - ``pg``: one instance on a throw-away PostgreSQL, with a throw-away Redis as its bus;
 - ``pg2``: two instances on the same PostgreSQL and Redis; each room is created on one
-  instance and its two people connect one to each instance, so every move crosses the bus.
+  instance and its two people connect one to each instance, so every move crosses the bus;
+- ``pg2proxy``: the same two instances behind HAProxy with docs/deploy.md's configuration
+  (hashing on the room id): rooms are created through it (on either instance) and all of a
+  room's people reach the instance its id hashes to, which takes the room's lease (a hand-off
+  when the other one created it). It reports the lease takeovers and hand-offs, and the proxy's
+  own CPU apart from the instances'.
 
 PostgreSQL and Redis are started by the script (``tests/services.py``, the same code the tests
 use: ``initdb`` into a temp dir, ``redis-server`` saving nothing) and thrown away after.
@@ -589,6 +594,16 @@ class Instance:
             time.sleep(0.2)
         sys.exit(f"load.py: tabletris serve on {self.base} not ready within {timeout:g} s")
 
+    def leases(self) -> dict[str, float]:
+        """The instance's lease takeovers and hand-offs so far (its metrics)."""
+        text = httpx.get(self.base + "/metrics", timeout=10).text
+        found = {"takeovers": 0.0, "handoffs": 0.0}
+        for line in text.splitlines():
+            for key in found:
+                if line.startswith(f"tabletris_lease_{key}_total "):
+                    found[key] = float(line.split()[-1])
+        return found
+
     def collect(self) -> dict[str, Any]:
         """A full garbage collection in the server (its loopback-only debug endpoint)."""
         return dict(httpx.post(self.base + "/debug/gc", timeout=60).json())
@@ -614,13 +629,19 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
             print(json.dumps({"setup": setup, "note": "tabletris serve has no --redis yet: PostgreSQL only"}))
             redis = None
         instances: list[Instance] = []
+        stack = contextlib.ExitStack()
         try:
             # One after the other: the first one creates the schema.
-            for _ in range(2 if setup == "pg2" else 1):
+            for _ in range(2 if setup in ("pg2", "pg2proxy") else 1):
                 instances.append(Instance(db_url, redis, args.bot_delay))
                 instances[-1].wait_ready()
             bases = [i.base for i in instances]
-            print(json.dumps({"setup": setup, "instances": bases, "pids": [i.proc.pid for i in instances],
+            proxy: subprocess.Popen[bytes] | None = None
+            if setup == "pg2proxy":  # every room's traffic through HAProxy to the instance its id hashes to
+                url, proxy = stack.enter_context(services_module().haproxy_server([i.port for i in instances]))
+                bases = [url]
+            print(json.dumps({"setup": setup, "instances": [i.base for i in instances], "clients_use": bases,
+                              "pids": [i.proc.pid for i in instances],
                               "think_s": args.think, "bot_delay_s": args.bot_delay, "cpus": os.cpu_count(),
                               "load_average_before": load_average()}), flush=True)
             acked_all = []
@@ -628,6 +649,8 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
             for n in levels:
                 before_rss = [rss_mb(i.proc.pid) for i in instances]
                 server_cpu, client_cpu = [cpu_seconds(i.proc.pid) for i in instances], time.process_time()
+                leases_before = [i.leases() for i in instances]
+                proxy_cpu = cpu_seconds(proxy.pid) if proxy is not None else 0.0
                 with asyncio.Runner(loop_factory=loop_factory()) as runner:
                     if args.rss:
                         checkpoints: list[dict[str, Any]] = []
@@ -660,6 +683,12 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                         sum(cpu_seconds(i.proc.pid) - c for i, c in zip(instances, server_cpu, strict=True)), 1)
                     result["server_cpu_ms_per_move"] = round(1000 * result["server_cpu_s"] / moves, 2)
                 result["client_cpu_s"] = round(time.process_time() - client_cpu, 1)
+                if redis is not None:  # lease churn: takeovers (a holder that stopped renewing) and hand-offs
+                    after_leases = [i.leases() for i in instances]
+                    for key in ("takeovers", "handoffs"):
+                        result[f"lease_{key}"] = sum(a[key] - b[key] for a, b in zip(after_leases, leases_before, strict=True))
+                if proxy is not None:
+                    result["proxy_cpu_ms_per_move"] = round(1000 * (cpu_seconds(proxy.pid) - proxy_cpu) / moves, 3)
                 result["load_average"] = load_average()
                 result["rss_mb_before_after"] = [[b, rss_mb(i.proc.pid)] for b, i in zip(before_rss, instances, strict=True)]
                 if args.rss:
@@ -675,6 +704,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                 check = runner.run(check_store(db_url, acked_all))
             print(json.dumps({"setup": setup, "store_check": check}), flush=True)
         finally:
+            stack.close()
             for i in instances:
                 i.stop()
     shutil.rmtree(tmp, ignore_errors=True)
@@ -682,8 +712,9 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--setup", nargs="*", choices=["sqlite", "pg", "pg2"], default=["sqlite"],
-                        help="sqlite (1 instance), pg (1 instance, PostgreSQL + Redis), pg2 (2 instances)")
+    parser.add_argument("--setup", nargs="*", choices=["sqlite", "pg", "pg2", "pg2proxy"], default=["sqlite"],
+                        help="sqlite (1 instance), pg (1 instance, PostgreSQL + Redis), pg2 (2 instances, each room's "
+                             "people split over them), pg2proxy (2 instances behind HAProxy hashing on the room)")
     parser.add_argument("--rooms", type=int, nargs="*", default=[10, 100, 500])
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of play per level")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds a person thinks before a move")

@@ -1,4 +1,5 @@
-"""Real PostgreSQL and Redis servers for the tests, on loopback.
+"""Real PostgreSQL and Redis servers (and HAProxy in front of instances) for the tests and the
+load benchmark, on loopback.
 
 ``.ci/run`` starts one of each and exports their URLs (``TABLETRIS_TEST_POSTGRES``,
 ``TABLETRIS_TEST_REDIS``); without them (plain ``pytest`` on a dev machine) the session starts
@@ -23,6 +24,37 @@ from pathlib import Path
 
 PG_INSTALL = "PostgreSQL server binaries (initdb, pg_ctl) are missing: apt-get install postgresql"
 REDIS_INSTALL = "redis-server is missing: apt-get install redis-server"
+HAPROXY_INSTALL = "haproxy is missing: apt-get install haproxy (.ci/run installs it)"
+
+HAPROXY_CFG = """\
+global
+    maxconn 8000
+
+defaults
+    mode http
+    option redispatch
+    retries 3
+    timeout connect 2s
+    timeout client 60s
+    timeout server 60s
+    timeout tunnel 120s
+
+frontend table
+    bind 127.0.0.1:{port}
+    http-request deny if {{ path_beg /metrics /debug/ }}
+    http-request set-var(txn.room) path,field(3,/) if {{ path_reg ^/(ws|room|replay)/[A-Za-z0-9_-]+ }}
+    http-request set-var(txn.room) path,field(4,/) if {{ path_reg ^/api/rooms/[A-Za-z0-9_-]+ }}
+    http-request set-var(txn.room) rand if !{{ var(txn.room) -m found }}
+    default_backend tabletris
+
+backend tabletris
+    balance hash var(txn.room)
+    hash-type consistent
+    option httpchk GET /readyz
+{servers}
+"""
+"""docs/deploy.md's HAProxy configuration, without TLS, on loopback."""
+SERVER_LINE = "    server {name} 127.0.0.1:{port} check inter 500 fall 1 rise 2 on-marked-down shutdown-sessions"
 
 
 class ServiceMissing(RuntimeError):
@@ -107,6 +139,41 @@ def redis_server() -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@contextlib.contextmanager
+def haproxy_server(ports: list[int]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """HAProxy with docs/deploy.md's configuration in front of the instances on ``ports``, on a
+    free loopback port; yields its URL (once it answers ``/api/meta``) and its process."""
+    binary = shutil.which("haproxy")
+    if binary is None:
+        raise ServiceMissing(HAPROXY_INSTALL)
+    folder = Path(tempfile.mkdtemp(prefix="tabletris-haproxy-"))
+    port = free_port()
+    lines = "\n".join(SERVER_LINE.format(name=f"i{k}", port=p) for k, p in enumerate(ports))
+    (folder / "haproxy.cfg").write_text(HAPROXY_CFG.format(port=port, servers=lines))
+    proc = subprocess.Popen([binary, "-f", str(folder / "haproxy.cfg")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        import httpx
+
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "haproxy exited")
+            try:
+                if httpx.get(url + "/api/meta", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("haproxy did not answer")
+            time.sleep(0.1)
+        yield url, proc
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def new_database(server_url: str) -> str:

@@ -10,90 +10,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import shutil
-import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 import redis
 import websockets
 
-from server_helpers import Client, ServeProcess, create_room, dice_moves, free_port, join
+from server_helpers import Client, ServeProcess, create_room, dice_moves, join
 from tabletris.server.leases import KEY
 from test_multi_instance import replays, stored_events
-
-HAPROXY_CFG = """\
-global
-    maxconn 4096
-
-defaults
-    mode http
-    option redispatch
-    retries 3
-    timeout connect 2s
-    timeout client 60s
-    timeout server 60s
-    timeout tunnel 120s
-
-frontend table
-    bind 127.0.0.1:{port}
-    http-request deny if {{ path_beg /metrics /debug/ }}
-    http-request set-var(txn.room) path,field(3,/) if {{ path_reg ^/(ws|room|replay)/[A-Za-z0-9_-]+ }}
-    http-request set-var(txn.room) path,field(4,/) if {{ path_reg ^/api/rooms/[A-Za-z0-9_-]+ }}
-    http-request set-var(txn.room) rand if !{{ var(txn.room) -m found }}
-    default_backend tabletris
-
-backend tabletris
-    balance hash var(txn.room)
-    hash-type consistent
-    option httpchk GET /readyz
-{servers}
-"""
-SERVER_LINE = "    server {name} 127.0.0.1:{port} check inter 500 fall 1 rise 2 on-marked-down shutdown-sessions"
 
 
 @pytest.fixture
 def proxied(postgres_cluster: str, redis_url: str) -> Iterator[tuple[str, list[ServeProcess], str]]:
     """Two instances on a fresh database behind HAProxy; yields the proxy's URL, them, the database."""
-    if shutil.which("haproxy") is None:
-        pytest.skip("haproxy is missing: apt-get install haproxy (.ci/run installs it)")
-    from services import new_database
+    from services import ServiceMissing, haproxy_server, new_database
 
     db = new_database(postgres_cluster)
     extra = ["--redis", redis_url, "--lease-ttl", "2"]
     servers: list[ServeProcess] = []
-    folder = Path(tempfile.mkdtemp(prefix="tabletris-haproxy-"))
-    proc = None
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.callback(lambda: [s.stop() for s in servers])
         for _ in range(2):
             servers.append(ServeProcess(db, extra=extra).start())  # type: ignore[arg-type]
-        port = free_port()
-        lines = "\n".join(SERVER_LINE.format(name=f"i{k}", port=s.port) for k, s in enumerate(servers))
-        (folder / "haproxy.cfg").write_text(HAPROXY_CFG.format(port=port, servers=lines))
-        proc = subprocess.Popen(["haproxy", "-f", str(folder / "haproxy.cfg")], stderr=subprocess.PIPE)
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "haproxy exited"
-            try:
-                if httpx.get(url + "/api/meta", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "haproxy did not answer"
-            time.sleep(0.1)
+        try:
+            url, _proc = stack.enter_context(haproxy_server([s.port for s in servers]))
+        except ServiceMissing as e:
+            pytest.skip(str(e))
         yield url, servers, db
-    finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(10)
-        for s in servers:
-            s.stop()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def metric(server: ServeProcess, name: str) -> float:
