@@ -275,13 +275,18 @@ async def run_level(
     try:
         sem = asyncio.Semaphore(50)
 
+        async def post(http: httpx.AsyncClient, path: str, body: dict[str, Any]) -> dict[str, Any]:
+            r = await http.post(path, json=body)
+            if r.status_code >= 300:
+                sys.exit(f"load.py: POST {path}: {r.status_code} {r.text[:200]}")
+            return dict(r.json())
+
         async def make(i: int) -> None:
             async with sem:
                 http = clients[i % len(clients)]
-                r = await http.post("/api/rooms", json=room_body)
-                room = r.json()["id"]
+                room = (await post(http, "/api/rooms", room_body))["id"]
                 for k, name in enumerate(("Ann", "Bob")):
-                    j = (await http.post(f"/api/rooms/{room}/join", json={"name": name})).json()
+                    j = await post(http, f"/api/rooms/{room}/join", {"name": name})
                     seats.append((room, j["seat"], j["token"], bases[(i + k) % len(bases)].replace("http", "ws")))
 
         t0 = time.perf_counter()
@@ -343,6 +348,7 @@ async def run_level(
         if isinstance(r, BaseException):
             stats.errors.append(f"client: {type(r).__name__}: {r}")
     all_moves = await events_between(db_url, wall_start, wall_end)
+    statuses = {str(k): int(v) for k, v in await fetch(db_url, "SELECT status, COUNT(*) FROM rooms GROUP BY status")}
     rtts = sorted(stats.rtts)
     parts = split_parts(samplers, main_cpu, max(1, all_moves)) if samplers else None
     return {
@@ -352,6 +358,7 @@ async def run_level(
         "seconds": round(elapsed, 1),
         "people_moves_acked": len(rtts),
         "rematches": stats.rematches // 2,
+        "rooms_by_status": statuses,
         "all_moves_stored": all_moves,
         "moves_per_s": round(all_moves / elapsed, 1),
         "p50_ms": round(1000 * statistics.median(rtts), 1) if rtts else None,

@@ -33,8 +33,10 @@ global
 defaults
     mode http
     option redispatch
+    option http-server-close
     retries 3
     timeout connect 2s
+    timeout check 2s
     timeout client 60s
     timeout server 60s
     timeout tunnel 120s
@@ -54,7 +56,7 @@ backend tabletris
 {servers}
 """
 """docs/deploy.md's HAProxy configuration, without TLS, on loopback."""
-SERVER_LINE = "    server {name} 127.0.0.1:{port} check inter 500 fall 1 rise 2 on-marked-down shutdown-sessions"
+SERVER_LINE = "    server {name} 127.0.0.1:{port} check inter 500 fall 2 rise 2 on-marked-down shutdown-sessions"
 
 
 class ServiceMissing(RuntimeError):

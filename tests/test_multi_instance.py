@@ -420,3 +420,34 @@ async def test_kill_9_of_the_lease_holder_moves_bots_and_timer_to_another_instan
     for c in [*clients, *back, watcher]:
         with contextlib.suppress(Exception):
             await c.close()
+
+
+@pytest.mark.asyncio
+async def test_a_seat_taken_elsewhere_a_moment_ago_is_recognised_on_hello(instances: tuple[list[ServeProcess], str]) -> None:
+    """B holds a copy of the room read before a seat was taken elsewhere (a rematch's second
+    player, seated on the instance that made the rematch): B reads the room back before refusing
+    the token. Here the seat is written to the database without telling the bus, so B's copy is
+    surely stale; B answered 4403 "this token holds no seat" (the load benchmark saw it through
+    HAProxy)."""
+    import secrets
+
+    from tabletris.server.seats import hash_token
+    from tabletris.server.storage import Storage
+
+    servers, db = instances
+    room = create_room(servers[0].url, {"game": "dice", "seats": [{"kind": "open"}, {"kind": "open"}]})
+    first = join(servers[0].url, room["id"], "Ann", seat=0)["token"]
+    ann = await Client.connect(ws(servers[1]), room["id"], first)  # B reads the room: seat 1 open
+    await ann.state_where(lambda m: m["room"]["seats"][1]["kind"] == "open")
+    token = secrets.token_urlsafe(24)
+    storage = Storage(db)
+    await storage.open()
+    try:
+        await storage.take_seat(room["id"], 1, "Bob", hash_token(token))
+    finally:
+        await storage.close()
+    bob = await Client.connect(ws(servers[1]), room["id"], token)
+    state = await bob.state_where(lambda m: True, timeout=20)
+    assert state["type"] == "state" and state["you"] == 1
+    for c in (ann, bob):
+        await c.close()

@@ -94,6 +94,7 @@ class RedisBus:
 
         self.url = url
         self.instance = secrets.token_hex(6)
+        self._own = '{"from":"' + self.instance + '",'
         self.redis = aioredis.from_url(url, decode_responses=True)
         self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self._out: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
@@ -137,7 +138,9 @@ class RedisBus:
             await self.redis.aclose()
 
     def publish(self, room_id: str, message: dict[str, Any]) -> None:
-        text = dumps({**message, "from": self.instance})
+        # "from" first: an instance hears its own messages too (it is subscribed to the rooms
+        # it publishes about) and drops them by this prefix, without decoding them.
+        text = dumps({"from": self.instance, **message})
         while self._out.qsize() >= MAX_QUEUED:
             self._out.get_nowait()
             self.dropped += 1
@@ -203,8 +206,11 @@ class RedisBus:
             channel = str(message["channel"])
             if not channel.startswith(CHANNEL):
                 continue
+            raw = message["data"]
+            if isinstance(raw, str) and raw.startswith(self._own):
+                continue
             try:
-                data = json.loads(message["data"])
+                data = json.loads(raw)
             except (TypeError, ValueError):
                 continue
             if data.get("from") == self.instance:

@@ -185,9 +185,8 @@ class Housekeeping:
             lobby.follow_sockets(room)  # a presence message missed: hand on now
         if scan:
             # Playing rooms that no instance serves (their holder died with nobody watching).
-            for room_id in await lobby.storage.room_ids("playing", limit=200):
-                if room_id in lobby.rooms:
-                    continue
+            unserved = [r for r in await lobby.storage.room_ids("playing", limit=200) if r not in lobby.rooms]
+            for room_id in await lobby.leases.free(unserved):
                 got = await lobby.leases.acquire(room_id)
                 if got == TAKEN_OVER:
                     lobby.took_over(room_id)

@@ -71,6 +71,7 @@ class Leases(Protocol):
     async def acquire(self, room_id: str) -> int: ...
     async def renew(self, room_ids: Iterable[str]) -> set[str]: ...
     async def release(self, room_id: str) -> None: ...
+    async def free(self, room_ids: Iterable[str]) -> list[str]: ...
     async def hand_off(self, room_id: str) -> bool: ...
     async def close(self) -> None: ...
 
@@ -94,6 +95,9 @@ class LocalLeases:
 
     async def hand_off(self, room_id: str) -> bool:
         return False
+
+    async def free(self, room_ids: Iterable[str]) -> list[str]:
+        return []
 
     async def close(self) -> None:
         return None
@@ -202,6 +206,15 @@ class RedisLeases:
         with self._lock:
             self._held.discard(room_id)
         await self._release(keys=[KEY + room_id], args=[self.instance])
+
+    async def free(self, room_ids: Iterable[str]) -> list[str]:
+        """The rooms among ``room_ids`` whose lease nobody holds (one MGET: the lease loop's
+        scan asked for each room's lease in turn, two round trips a room every few seconds)."""
+        ids = list(room_ids)
+        if not ids:
+            return []
+        held = await self.redis.mget([KEY + room_id for room_id in ids])
+        return [room_id for room_id, holder in zip(ids, held, strict=True) if holder is None]
 
     async def hand_off(self, room_id: str) -> bool:
         """Let the lease go for another instance to take (``acquire`` answers it ``HANDED``, not

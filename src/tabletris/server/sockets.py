@@ -99,7 +99,7 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
             return
         try:
             room = await lobby.find(room_id)
-            seat = room.authenticate(token) if token else await session_seat(ws, room)
+            seat = await authenticate(room, token) if token else await session_seat(ws, room)
         except ActionError as e:
             await refuse(ws, 4404 if e.code == "unknown_room" else 4403, e.code, e.message)
             return
@@ -127,6 +127,21 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
                 await _close_flood(ws, conn)
             else:
                 await conn.close()
+
+    async def authenticate(room: Room, token: str) -> int:
+        """The token's seat. With several instances a token this copy does not know may hold a
+        seat taken on another instance a moment ago (a rematch's second player, seated there
+        while this instance read the room for the first): the room is read back from the
+        database once before the token is refused."""
+        try:
+            return room.authenticate(token)
+        except ActionError as e:
+            if e.code != "bad_token" or not lobby.leases.distributed:
+                raise
+        async with room.lock:
+            await room.replica.reload()
+        room.broadcast(publish=False)
+        return room.authenticate(token)
 
     async def serve_socket(ws: WebSocket, room: Room, conn: Connection, seat: int | None) -> None:
         bucket = Bucket(limits.message_rate, limits.message_burst)
