@@ -70,6 +70,7 @@ def game_meta(name: str, adapter: GameAdapter) -> GameMeta:
         max_seats=adapter.max_seats,
         bots=[*bots_for(name), *(c for c in allowed_commands() if game.offers(c))],
         view=None if view is None else "/static/" + view,
+        tutorial=f"/tutorial/{name}" if view is not None and game.has_front_end("tutorial") else None,
         **adapter.rules_meta(),
     )
 

@@ -44,6 +44,7 @@ from tabletris.server.pages import STATIC, StaticFiles, pages_router
 from tabletris.server.players_api import players_router
 from tabletris.server.playnow import PlayNow, queue_router
 from tabletris.server.sockets import socket_router
+from tabletris.server.tutorials import tutorial_router
 from tabletris.server.storage import Storage
 
 
@@ -148,6 +149,7 @@ def create_app(
     app.include_router(queue_router())
     app.include_router(me_router(lobby))
     app.include_router(pages_router())
+    app.include_router(tutorial_router())
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.include_router(socket_router(lobby, limits, origins))
     return app

@@ -226,6 +226,7 @@ class GameMeta(BaseModel):
     max_seats: int
     bots: list[str] = Field(description="The bots this game offers: built-in names, and the operator's allowed ext: commands when it takes outside programs")
     view: str | None = Field(description="The URL of the game's web view module, or null when the web client has none")
+    tutorial: str | None = Field(None, description="The page of the game's guided first game (/tutorial/GAME), or null when it has none")
     summary: str = Field(description="The game's rules in brief (Markdown)")
     presets: dict[str, dict[str, Any]]
     options: list[dict[str, Any]]

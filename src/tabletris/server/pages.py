@@ -64,6 +64,7 @@ DESCRIPTIONS: dict[str, str] = {
     "account.html": N_("Your tabletris account: change your password, export your games, or delete the account."),
     "player.html": N_("A tabletris player's profile: games played and won, the rating and its history, recent games."),
     "ratings.html": N_("The ranking of tabletris players in a game, by rating."),
+    "tutorial.html": N_("A guided first game of tabletris: a few short steps that teach the rules by playing."),
 }
 """Each page's ``<meta name="description">`` (in the player's language)."""
 

@@ -186,19 +186,28 @@ class Lesson:
         if not self.guide.judge(trial.game, before, len(self.kept) + 1):
             return False
         self.table.act(seat, action)
+        self._keep(seat, action)
+        return True
+
+    def replay(self, moves: Sequence[tuple[int, Action]]) -> int | None:
+        """Play ``moves`` on the lesson's own game, as a player who followed the steps did: the
+        index of the first one the step would have taken back (the lesson stops there, past it:
+        the caller refuses such a list), None when all are kept. ``IllegalMove`` passes up from
+        the engine. No copy is tried, so replaying n moves costs n moves."""
+        for number, (seat, action) in enumerate(moves):
+            before = self.script.capture(self.game)
+            self.table.act(seat, action)
+            if not self.guide.judge(self.game, before, len(self.kept) + 1):
+                return number
+            self._keep(seat, action)
+        return None
+
+    def _keep(self, seat: int, action: Action) -> None:
+        """A move the step kept is in: the engine's chance comes next (a roll), and maybe the end."""
         self.kept.append((seat, action))
         self.table.to_act()
         if self.game.over:
             self.guide.finish()
-        return True
-
-    def replay(self, moves: Sequence[tuple[int, Action]]) -> int | None:
-        """Play ``moves`` as a player would have; the index of the first the step takes back (or
-        the engine refuses: ``IllegalMove`` passes up), None when all are kept."""
-        for number, (seat, action) in enumerate(moves):
-            if not self.play(seat, action):
-                return number
-        return None
 
 
 __all__ = ["Guide", "Lesson", "Script", "Step", "script_of", "tutorial_games"]

@@ -166,6 +166,24 @@ function createForm(who) {
   return box;
 }
 
+// The guided first games, offered on this browser's first visit to the lobby: once (remembered
+// here), beside the page rather than over it, and dismissed with one click. The rules page
+// offers them always. The server names the games that have one (/api/meta's ``tutorial``).
+const OFFERED = "tabletris:tutorial-offered";
+function tutorialOffer() {
+  const games = Object.entries(state.meta.games).filter(([, g]) => g.tutorial);
+  let seen = true;
+  try { seen = Boolean(localStorage.getItem(OFFERED)); localStorage.setItem(OFFERED, "1"); } catch { /* private mode: no offer */ }
+  if (seen || !games.length) return "";
+  const box = el("section", { class: "panel tutorial-offer", id: "tutorial-offer", "aria-labelledby": "tutorial-offer-title" },
+    el("div", { class: "row" },
+      el("h2", { id: "tutorial-offer-title", style: "flex:1" }, _("New here? Learn a game by playing it")),
+      el("button", { class: "small", id: "tutorial-offer-close", "aria-label": _("No, thanks: hide this"), title: _("No, thanks"), onclick: () => box.remove() }, "×")),
+    el("p", {}, _("A guided first game takes a few minutes: each step says what to do, and the game checks it.")),
+    el("div", { class: "row" }, ...games.map(([name, g]) => el("a", { class: "button", href: g.tutorial }, _("Guided first game: {game}", { game: state.words[name].title })))));
+  return box;
+}
+
 async function main() {
   document.body.append(header());
   let who;
@@ -174,7 +192,7 @@ async function main() {
   await Promise.all(games.map(async (name) => { state.views[name] = await gameView(name); state.words[name] = await gameWords(name); }));
   state.game = games[0];
   const lists = lobbyLists(state.meta);
-  const mainEl = el("main", {},
+  const mainEl = el("main", {}, tutorialOffer(),
     el("div", { class: "lobby" },
       lists.panel,
       el("div", { class: "lobby-side" }, playNowPanel(state.meta, who, state.words), createForm(who))));

@@ -7,6 +7,8 @@
 //   names         {title, menu, heading, rulesLink}: the game's words on the shared pages
 //   timerMoves(before, now)  [{id, text}]: this seat's moves the turn timer's bot played
 //   seatChoice(game, room)   optional: a choice made on sitting down ({field, label, yours, options})
+//   tutorialHints optional: how this page's controls do each step of the guided first game
+//                 (js/tutorial.js), by the step's name
 //   table()       a promise of the module with the game's table and replay (loaded only by the
 //                 pages that draw them; the lobby and the rules page need only the words):
 //     View        the table: nodes(), update(state), myTurn(state), turnText(), clockText(time),

@@ -10,6 +10,7 @@ function gameSection(name, g, words) {
   return el("section", { class: "panel", id: name, "aria-labelledby": `${name}-title` },
     el("h2", { id: `${name}-title` }, words.heading),
     ...markdown(trBlocks(g.summary)),
+    g.tutorial ? el("p", {}, el("a", { class: "button", href: g.tutorial }, _("Learn it by playing: the guided first game"))) : "",
     el("p", { class: "muted" }, _("{players}. Presets: {presets}. A room shows the rules in force under \"Rules in force\".", { players, presets: presets.map(valueName).join(", ") })),
     el("h3", {}, _("House rules and options")),
     el("div", { class: "scroll-x", tabindex: 0, role: "region", "aria-label": _("{game} options", { game: gameName(name) }) }, el("table", { class: "scores rules-table" },

@@ -7,10 +7,11 @@ import { _, el, prefs, profileHref, toast } from "./common.js";
 // The room page's state: the socket, the last state message, this browser's seat, the loaded
 // game module (``game``: undefined until it arrives, null for a game without a view) and its
 // table view (``view``). ``mine`` holds the ids of the moves this page sent, ``timerPlayed``
-// those the turn timer's bot played for this seat.
+// those the turn timer's bot played for this seat. ``local``: a page without a socket (the
+// tutorial) answers the views' requests itself (a function of the message, giving a promise).
 export const app = {
   roomId: null, ws: null, state: null, seat: null, token: null, nextId: 1, game: undefined, view: null, retry: 0, closed: false,
-  meta: null, hello: null, wasMyTurn: false, mine: new Set(), timerPlayed: new Set(), table: null,
+  meta: null, hello: null, wasMyTurn: false, mine: new Set(), timerPlayed: new Set(), table: null, local: null,
 };
 
 export function send(message) {
@@ -22,6 +23,7 @@ export function send(message) {
 
 const waiters = new Map();
 export function request(message) {
+  if (app.local) return app.local(message);
   return new Promise((resolve, reject) => {
     const id = send(message);
     if (id === null) { reject(new Error("not connected")); return; }
@@ -95,7 +97,7 @@ function byTimer(m, id) { return m.by === "timer" || app.timerPlayed.has(id); }
 // game is over a link to the replay at that point.
 export function logItem(n, children, id, m) {
   const item = el("li", { value: n + 1 }, ...children, byTimer(m, id) ? el("span", { class: "tag timer-tag" }, _("timer")) : "");
-  if (app.state.game.over) item.append(" ", el("a", { href: `/replay/${app.roomId}?step=${n + 1}`, "aria-label": _("replay from move {n}", { n: n + 1 }) }, "▶"));
+  if (app.state.game.over && app.roomId) item.append(" ", el("a", { href: `/replay/${app.roomId}?step=${n + 1}`, "aria-label": _("replay from move {n}", { n: n + 1 }) }, "▶"));
   return item;
 }
 

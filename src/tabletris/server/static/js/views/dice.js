@@ -17,6 +17,14 @@ export const names = {
   rulesLink: _("The dice game's rules page"),
 };
 
+// Each step of the guided first game (/tutorial/dice, by the step's name), as this page's controls
+// do it: the step's own words (the engine's, shared with the terminal) name no control.
+export const tutorialHints = {
+  place: _("Click or tap a place on the board (⟳ Turn turns the piece), then ✓ Confirm. Keys: the arrows, R and Enter."),
+  row: _("⟳ Turn lays the I flat. After ✓ Confirm, take the token the page suggests."),
+  take: _("The stone to take is marked on the board; the tray lists any other you may take."),
+};
+
 // The moves of this seat that the turn timer's bot played: new log entries by this seat that
 // the page did not send.
 export function timerMoves(before, now) {

@@ -45,7 +45,8 @@ export class View {
     ];
   }
 
-  myTurn(s) { const g = s.game; return Boolean(!g.over && app.seat !== null && g.to_move === app.seat && s.private); }
+  // The state's own seat (``you``) is to move: a page holding several seats asks each one's state.
+  myTurn(s) { const g = s.game; return Boolean(!g.over && s.you !== null && s.you !== undefined && g.to_move === s.you && s.private); }
 
   turnText() { const g = app.state.game; return g.roll === "*" ? _("Your turn: place the piece of your choice") : _("Your turn: place the {shape}", { shape: g.roll }); }
 

@@ -16,6 +16,15 @@ export const names = {
   rulesLink: _("The tower game's rules page"),
 };
 
+// Each step of the guided first game (/tutorial/tower, by the step's name), as this page's controls
+// do it: the step's own words (the engine's, shared with the terminal) name no control.
+export const tutorialHints = {
+  icons: _("Point at the left wall of your tower and click or tap there, or use the arrows and Drop."),
+  card: _("Point beside the first O and click or tap there, or use the arrows and Drop."),
+  minos: _("Press a column's ▼ to drop a mino there, then drop the T."),
+  hold: _("Press Hold (once)."),
+};
+
 // The seat's tower and bottom end, chosen on sitting down (the engine checks the choice; "b" is
 // "a" turned 180°): the join request's field, the choice's labels (``yours`` where the player
 // creates the room) and its options. In a room, a tower another seat chose (either end) is not offered: each player has a
