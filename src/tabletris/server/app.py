@@ -44,8 +44,8 @@ from tabletris.server.pages import STATIC, StaticFiles, pages_router
 from tabletris.server.players_api import players_router
 from tabletris.server.playnow import PlayNow, queue_router
 from tabletris.server.sockets import socket_router
-from tabletris.server.tutorials import tutorial_router
 from tabletris.server.storage import Storage
+from tabletris.server.tutorials import tutorial_router
 
 
 def default_db_url() -> str:
