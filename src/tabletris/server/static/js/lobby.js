@@ -3,6 +3,7 @@
 // every rule option with the engine's help text, the bots each game offers). A game's own module
 // (its view) gives its words and any choice a seat makes on sitting down; nothing here names a game.
 import { _, api, choiceOptions, el, footer, gameView, gameWords, header, me, meta, myName, num, rememberName, seats, toast, tr, valueName } from "./common.js";
+import { formRow, otherPeople, seatEveryone } from "./hotseat.js";
 import { lobbyLists } from "./lobby_lists.js";
 import { playNowPanel } from "./playnow.js";
 
@@ -102,6 +103,8 @@ function createForm(who) {
       who ? el("span", { id: "create-as" }, _("You sit down as {name}.", { name: who.username }))
         : [el("label", { for: "myname" }, _("Your name")), el("input", { id: "myname", maxlength: 24, value: myName(), placeholder: _("Ann"), required: true })],
       el("button", { class: "primary", type: "submit", id: "create-btn" }, _("Create and sit down"))));
+  // Pass and play: every person at this device sits here (js/hotseat.js).
+  box.insertBefore(formRow(box), box.querySelector("#create-btn").closest(".row"));
   const presetSel = box.querySelector("#preset");
   const fillPresets = () => {
     presetSel.replaceChildren(...Object.keys(g().presets).map((p) => el("option", { value: p, title: g().preset_help && g().preset_help[p] ? tr(g().preset_help[p]) : null }, valueName(p))));
@@ -130,6 +133,9 @@ function createForm(who) {
       toast(_("Type your name to take a seat."));
       return;
     }
+    const here = otherPeople(box, name);
+    if (here && here.error) { toast(here.error); return; }
+    if (here && who && box.querySelector("#rated").checked) { toast(_("A rated game is played by accounts, each on their own device: not by pass and play.")); return; }
     try {
       for (const input of box.querySelectorAll("[data-rule]")) {
         if (input.value === input.dataset.initial) continue;
@@ -155,6 +161,7 @@ function createForm(who) {
         if (chosen) body[choice.field] = chosen;
         const joined = await api(`/api/rooms/${room.id}/join`, { method: "POST", body });
         seats.set(room.id, { seat: joined.seat, token: joined.token, name });
+        if (here) await seatEveryone(room.id, { seat: joined.seat, token: joined.token, name }, here.people);
       }
       location.href = `/room/${room.id}`;
     } catch (err) {

@@ -15,6 +15,7 @@
 //                 endReason(state), breakdown(state), destroy()
 //     Replay      new Replay(firstFrame, players): boards, step({step, total}), show(frame, info)
 import { _, announce, api, applyPrefs, el, choiceOptions, errorText, gameName, gameView, gameWords, header, markdown, me, meta, myName, ngettext, prefs, rememberName, ruleValue, scrollToEnd, seats, statusName, toast, tr, trBlocks, valueName } from "./common.js";
+import { Hotseat, hotseats } from "./hotseat.js";
 import { app, dialog, legend, playerName, request, send, waiterFor, winnersText } from "./table.js";
 
 const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -46,6 +47,16 @@ function connect() {
     app.retry = Math.min(app.retry + 1, 6);
     setTimeout(connect, 300 * 2 ** app.retry);
   };
+}
+
+// Pass and play (js/hotseat.js): every seat of this device on a socket of its own; the page shows
+// one seat's state at a time, and a curtain between two people.
+function startHotseat(local) {
+  new Hotseat(roomId, local, onMessage).start(() => { app.retry = 0; setConn(true); }, (e, primary) => {
+    if (e.code === 4404) { app.closed = true; showMissing(); return true; }
+    if (primary) setConn(false);
+    return false;
+  });
 }
 
 function onMessage(msg) {
@@ -283,6 +294,7 @@ function render() {
   renderJoin(room);
   if (!s.game) { renderWaiting(room); notifyTurn(false, title); return; }
   if (!app.game) { renderNoView(room); notifyTurn(false, title); return; }
+  if (app.hotseat && app.hotseat.curtained(dom.table)) { notifyTurn(false, title); return; }
   const View = app.table.View;
   if (!(app.view instanceof View) || app.view.seat !== app.seat) {
     if (app.view) app.view.destroy();
@@ -452,7 +464,9 @@ function renderEnd(s) {
 async function main() {
   layout();
   [app.meta, app.me] = await Promise.all([meta(), me()]);
-  connect();
+  const local = hotseats.get(roomId);
+  if (local && local.length > 1) startHotseat(local);
+  else connect();
 }
 
 main();
