@@ -89,6 +89,14 @@ async def test_play_now_to_a_rated_game_played_by_session_and_the_ratings_move(t
             assert again["you"] == reply["seat"]
             stored = server.app.state.lobby.rooms[reply["room"]].seats[reply["seat"]]
             assert stored.account_id == ann.account["id"] and stored.token_hash == hash_token(reply["token"])  # type: ignore[attr-defined]
+            # Bob's seat there is kept for Bob's account (his Play now seat had no token to keep it by)
+            bobs_seat = tickets["bob"]["seat"]
+            kept = httpx.get(f"{server.url}/api/rooms/{reply['room']}", timeout=10).json()["room"]["seats"][bobs_seat]
+            assert kept["kind"] == "reserved" and kept["name"] == "Bob"
+            stranger = httpx.post(f"{server.url}/api/rooms/{reply['room']}/join", json={"name": "Eve"}, timeout=10)
+            assert stranger.status_code == 409 and stranger.json()["error"] == "room_full", stranger.text
+            bobs = bob.post(f"/api/rooms/{room}/rematch")
+            assert bobs.status_code == 200 and bobs.json()["room"] == reply["room"] and bobs.json()["seat"] == bobs_seat, bobs.text
             for c in clients:
                 await c.close()
         finally:

@@ -286,7 +286,7 @@ class Lobby:
         timer: float | None = None,
         rematch_of: str | None = None,
         creator: str | None = None,
-        reserved: Sequence[tuple[str | None, str | None]] | None = None,
+        reserved: Sequence[tuple[str | None, str | None, str | None]] | None = None,
         rated: bool = False,
         seated: Sequence[tuple[str, str] | None] | None = None,
         claim: Callable[[str, AsyncConnection], Awaitable[None]] | None = None,
@@ -295,7 +295,8 @@ class Lobby:
     ) -> Room:
         """A new room; its rules are checked against the server's ranges (cheap), then by
         building a game with them (in a thread) before anything is stored. ``reserved``: per
-        seat, the old token hash and name of a rematch seat kept for its player. ``seated``:
+        seat, the old token hash, name and account of a rematch seat kept for its player (by
+        the token, or by the account's session: a Play now seat has no token). ``seated``:
         per seat, the (username, account id) of an account seated from the start (the Play
         now queue; its session acts for the seat, which has no token), stored with the room;
         ``claim``: work done in the room's own transaction with its id (the queue's tickets
@@ -339,9 +340,9 @@ class Lobby:
             if person is not None and seat.kind == "open":
                 seat.kind, seat.name, seat.account_id = "human", person[0], person[1]
         if reserved:
-            for seat, (old_hash, old_name) in zip(seats, reserved, strict=False):
-                if seat.kind == "open" and old_hash:
-                    seat.kind, seat.token_hash, seat.name = "reserved", old_hash, old_name
+            for seat, (old_hash, old_name, old_account) in zip(seats, reserved, strict=False):
+                if seat.kind == "open" and (old_hash or old_account):
+                    seat.kind, seat.token_hash, seat.name, seat.account_id = "reserved", old_hash, old_name, old_account
         people = any(not s.is_bot for s in seats)
         if creator is not None and rematch_of is None and people:
             mine = sum(1 for r in self.rooms.values() if r.creator == creator and r.status == "waiting")
@@ -432,7 +433,7 @@ class Lobby:
                             spec.pop("name", None)
                             spec.pop("strength", None)
                     reserved = [
-                        (s.token_hash, s.name) if s.kind == "human" else (None, None) for s in room.seats
+                        (s.token_hash, s.name, s.account_id) if s.kind == "human" else (None, None, None) for s in room.seats
                     ]
                     rules = game_spec(room.game_name).rematch_rules(replay(room.record()), room.rules)
                     try:

@@ -433,7 +433,10 @@ class Room:
         new_token = token or secrets.token_urlsafe(24)
         try:
             async with self.lock:
-                mine = [s.index for s in self.seats if s.kind == "reserved" and old_hash and s.token_hash == old_hash]
+                mine = [
+                    s.index for s in self.seats if s.kind == "reserved"
+                    and ((old_hash and s.token_hash == old_hash) or (account_id is not None and s.account_id == account_id))
+                ]
                 open_seats = [s.index for s in self.seats if self._is_open(s)]
                 if mine:
                     seat = mine[0]
