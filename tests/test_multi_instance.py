@@ -256,8 +256,14 @@ def test_every_instance_lists_the_rooms_created_on_the_others(instances: tuple[l
     servers, _ = instances
     room = create_room(servers[0].url, {"game": "dice", "rules": SMALL, "seats": [{"kind": "open"}, {"kind": "open"}]})
     for server in servers[1:]:
-        listed = httpx.get(server.url + "/api/rooms", params={"status": "waiting"}, timeout=10).json()
-        mine = [r for r in listed if r["id"] == room["id"]]
+        # The entry comes over the bus (the list reads no database per request): wait for it.
+        end = time.monotonic() + 10
+        while True:
+            listed = httpx.get(server.url + "/api/rooms", params={"status": "waiting"}, timeout=10).json()
+            mine = [r for r in listed if r["id"] == room["id"]]
+            if mine or time.monotonic() > end:
+                break
+            time.sleep(0.05)
         assert len(mine) == 1 and mine[0]["status"] == "waiting"
         assert [s["kind"] for s in mine[0]["seats"]] == ["open", "open"]
         assert room["id"] in [r["id"] for r in httpx.get(server.url + "/api/rooms", timeout=10).json()]
@@ -434,9 +440,9 @@ async def test_a_seat_taken_elsewhere_a_moment_ago_is_recognised_on_hello(instan
     from tabletris.server.seats import hash_token
     from tabletris.server.storage import Storage
 
-    servers, db = instances
-    room = create_room(servers[0].url, {"game": "dice", "seats": [{"kind": "open"}, {"kind": "open"}]})
-    first = join(servers[0].url, room["id"], "Ann", seat=0)["token"]
+    servers, db = instances  # (the instances of the module; the kill -9 test stopped the first)
+    room = create_room(servers[2].url, {"game": "dice", "seats": [{"kind": "open"}, {"kind": "open"}]})
+    first = join(servers[2].url, room["id"], "Ann", seat=0)["token"]
     ann = await Client.connect(ws(servers[1]), room["id"], first)  # B reads the room: seat 1 open
     await ann.state_where(lambda m: m["room"]["seats"][1]["kind"] == "open")
     token = secrets.token_urlsafe(24)

@@ -45,6 +45,9 @@ gap and read the room back, and they read every room back when they reconnect an
 
 CHANNEL = "tabletris:room:"
 CONTROL = "tabletris:instances"
+LOBBY = "-lobby"
+"""The pseudo-room whose channel carries the lobby list's entries (``Lobby.list_changed``): no
+room id is this short."""
 
 
 class Bus(Protocol):
@@ -120,7 +123,7 @@ class RedisBus:
         self._deliver = deliver
         self._reconnected = reconnected
         await self.redis.ping()
-        await self.pubsub.subscribe(CONTROL)
+        await self.pubsub.subscribe(CONTROL, CHANNEL + LOBBY)
         self._tasks = [
             asyncio.create_task(self._send_loop(), name="bus-send"),
             asyncio.create_task(self._receive_loop(), name="bus-receive"),

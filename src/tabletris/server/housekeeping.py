@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
 import logging
 from typing import Any, Protocol
 
@@ -45,6 +46,9 @@ class Kept(Protocol):
     def took_over(self, room_id: str) -> None: ...
     def handed_off(self, room_id: str) -> None: ...
     def follow_sockets(self, room: Room) -> None: ...
+    async def load_elsewhere(self) -> None: ...
+
+    elsewhere: dict[str, tuple[dict[str, Any], str]]
 
 
 def waiting_expiry(room: Room, limits: Limits) -> float:
@@ -135,10 +139,13 @@ class Housekeeping:
         return dropped
 
     async def _evict(self, room: Room) -> None:
-        """Let a room go from this instance's cache (served from the database on demand)."""
+        """Let a room go from this instance's cache (served from the database on demand; a live
+        one stays in the lobby's list as its last entry here, until its holder publishes one)."""
         lobby = self.lobby
         if lobby.rooms.get(room.id) is room:
             del lobby.rooms[room.id]
+            if lobby.bus.distributed and room.status in LIVE and room.info_text:
+                lobby.elsewhere[room.id] = (json.loads(room.info_text), room.info_text)
         room.clock.cancel()
         lobby.bots.close(room.clock.release_bots())
         with contextlib.suppress(Exception):
@@ -156,6 +163,8 @@ class Housekeeping:
             ticks += 1
             try:
                 await self.tend_leases(scan=ticks % 3 == 0)
+                if ticks % 36 == 0:
+                    await self.lobby.load_elsewhere()
                 if ticks % 6 == 0:
                     for room in list(self.lobby.rooms.values()):
                         if room.conns and room.status in LIVE:

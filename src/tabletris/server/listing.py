@@ -4,13 +4,15 @@ Each live room renders its lobby entry (``Room.info_text``) once per change, wit
 an ended room's entry is rendered once, when it ends. A request joins the entries: the list
 for a status is rebuilt (sorted, joined) only when one of its entries changed, and a page
 already answered since then is answered again as it was. Nothing is decoded, validated or
-encoded per request.
+encoded per request, and nothing is read from the database.
 
 Pages: newest first (``created``, then ``id``); ``limit`` entries, and when more follow, a
 ``next`` cursor (``after``) that names the last entry's place in the order, so a page does not
-shift when rooms are created meanwhile (they come before it). With several instances the
-database is the authority on which rooms exist: each request reads the newest ones from it,
-and the rooms this instance holds are described from memory.
+shift when rooms are created meanwhile (they come before it). With several instances, the
+rooms other instances hold are listed from the entries those publish on the bus when they
+change them (``Lobby.elsewhere``; read from the database once at start), and the rooms this
+instance holds are described from memory: no request reads the database (each did before,
+the newest 500 rooms for a page after the first).
 """
 
 from __future__ import annotations
@@ -26,26 +28,19 @@ from urllib.parse import urlencode
 from tabletris.server.errors import ActionError
 from tabletris.server.leases import Leases
 from tabletris.server.rooms import ENDED, LIVE, Room
-from tabletris.server.storage import Storage, StoredRoom
 
 PAGES_KEPT = 64
 """Answered pages kept per rebuilt list (different limits and cursors)."""
 
-DB_ROWS = 500
-"""With several instances, the newest rooms read from the database for a request (the
-largest page)."""
-
 
 class ListedLobby(Protocol):
     """What the list reads from the lobby (``lobby.Lobby``): its rooms in memory, the newest
-    ended ones' entries, whether it is one of several instances, and the stored rooms."""
+    ended ones' entries, and (several instances) the entries of the rooms others hold."""
 
     rooms: dict[str, Room]
     ended: dict[str, dict[str, Any]]
+    elsewhere: dict[str, tuple[dict[str, Any], str]]
     leases: Leases
-    storage: Storage
-
-    def _listed(self, stored: StoredRoom) -> dict[str, Any]: ...
 
 
 FILTERED_KEPT = 64
@@ -168,8 +163,6 @@ class LobbyList:
         self, status: str | None, limit: int, after: str | None = None, filters: Filters = NO_FILTERS
     ) -> tuple[str, str | None]:
         """A page of the list (JSON text) and the next page's cursor."""
-        if self.lobby.leases.distributed:
-            return await self._from_database(status, limit, after, filters)
         built = self._current(status, filters)
         key = (limit, after)
         answer = built.pages.get(key)
@@ -199,42 +192,25 @@ class LobbyList:
                 if (allowed is None or info["status"] in allowed) and (plain or filters.keeps_info(info))
             ]
             sources += [self._ended_text(info) for info in ended]
+        here = self.lobby.rooms
+        elsewhere = [
+            (info, text) for room_id, (info, text) in self.lobby.elsewhere.items()
+            if (allowed is None or info["status"] in allowed) and room_id not in here and room_id not in self.lobby.ended
+            and (plain or filters.keeps_info(info))
+        ]
+        sources += [text for _, text in elsewhere]
         built = self._built.get((status, filters))
         if built is not None and len(built.sources) == len(sources) and all(map(operator.is_, built.sources, sources)):
             return built
         entries = [Entry(r.created, r.id, r.status, r.info_text) for r in live]
         entries += [Entry(info["created"], info["id"], info["status"], self._ended_text(info)) for info in ended]
+        entries += [Entry(info["created"], info["id"], info["status"], text) for info, text in elsewhere]
         if len(self._built) >= FILTERED_KEPT and (status, filters) not in self._built:
             self._built.clear()
         built = self._built[(status, filters)] = _Built(sources, entries)
         if len(self._ended) > 2 * max(1, len(self.lobby.ended)):
             self._ended = {k: v for k, v in self._ended.items() if k in self.lobby.ended}
         return built
-
-    async def _from_database(
-        self, status: str | None, limit: int, after: str | None, filters: Filters = NO_FILTERS
-    ) -> tuple[str, str | None]:
-        allowed = filters.statuses(status)
-        statuses = list(allowed) if allowed is not None else [*LIVE, *ENDED, "broken"]
-        if not statuses:
-            return "[]", None
-        plain = filters == NO_FILTERS
-        entries = []
-        rows = limit + 1 if after is None else DB_ROWS  # one more than the page: is there a next?
-        for stored in await self.lobby.storage.list_rooms(statuses, rows):
-            room = self.lobby.rooms.get(stored.id)
-            if room is not None and room.status == stored.status and room.info_text:
-                if not (plain or filters.keeps_room(room)):
-                    continue
-                text = room.info_text
-            else:
-                info = self.lobby._listed(stored)
-                if not (plain or filters.keeps_info(info)):
-                    continue
-                text = json.dumps(info, separators=(",", ":"))
-            entries.append(Entry(stored.created, stored.id, stored.status, text))
-        entries.sort(key=lambda e: e.key)
-        return page_of([e.key for e in entries], [e.text for e in entries], limit, after)
 
 
 def next_link(path: str, query: Mapping[str, str], after: str) -> str:
@@ -244,4 +220,4 @@ def next_link(path: str, query: Mapping[str, str], after: str) -> str:
     return f'<{path}?{urlencode(params)}>; rel="next"'
 
 
-__all__ = ["CURSOR_PATTERN", "DB_ROWS", "NO_FILTERS", "Filters", "LobbyList", "ListedLobby", "cursor", "next_link", "page_of", "parse_cursor"]
+__all__ = ["CURSOR_PATTERN", "NO_FILTERS", "Filters", "LobbyList", "ListedLobby", "cursor", "next_link", "page_of", "parse_cursor"]

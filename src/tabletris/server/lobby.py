@@ -8,6 +8,7 @@ sweeps them and tends the leases; ended rooms are read back from the database on
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import json
@@ -27,11 +28,12 @@ from tabletris.engine.texts import N_, Message
 from tabletris.i18n import _
 from tabletris.server import timesource
 from tabletris.server.bot_pool import BotPool
-from tabletris.server.bus import Bus, LocalBus
+from tabletris.server.bus import LOBBY, Bus, LocalBus
 from tabletris.server.clock import TurnClock
 from tabletris.server.errors import ActionError, engine_text
 from tabletris.server.games import adapter_for
 from tabletris.server.housekeeping import Housekeeping
+from tabletris.server.jsontext import dumps
 from tabletris.server.leases import NOT_HELD, TAKEN_OVER, Leases, LocalLeases
 from tabletris.server.limits import (
     ClientLedger,
@@ -52,6 +54,12 @@ log = logging.getLogger("tabletris.server")
 
 ENDED_LISTED = 500
 """Ended rooms the lobby lists (newest first); older ones are still served by id."""
+LIST_EVERY = 5.0
+"""Seconds between two lobby entries of a room published while only its counters (events,
+deadline, spectators) change; a change of status, seats or rematch goes out at once."""
+LIVE_LOADED = 2000
+"""Live rooms read from the database into the list when an instance starts or its bus comes
+back (the rest arrive as they change)."""
 
 
 class Lobby:
@@ -79,6 +87,14 @@ class Lobby:
         self.ended: dict[str, dict[str, Any]] = {}
         """The lobby entries of the newest ended rooms, oldest first: listing them costs no
         database query and no memory beyond these small dicts."""
+        self.elsewhere: dict[str, tuple[dict[str, Any], str]] = {}
+        """Several instances: the lobby entries (and their JSON text) of rooms this instance does
+        not hold, as the instances that changed them last published them (``list_changed``), or
+        as read from the database at start: the list is served from these and the rooms here,
+        never from a query per request."""
+        self._ended_elsewhere: collections.deque[str] = collections.deque()
+        self._entries_sent: dict[str, tuple[Any, float]] = {}
+        self._entries_due: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.bots = BotPool(self.limits)
         self.scoring: set[str] = set()
@@ -135,7 +151,57 @@ class Lobby:
             room.schedule()
         for stored in reversed(await self.storage.list_rooms([*ENDED, "broken"], ENDED_LISTED)):
             self.ended[stored.id] = self._listed(stored)
+        if self.bus.distributed:
+            await self.load_elsewhere()
         self.housekeeping.start_sweeping()
+
+    async def load_elsewhere(self) -> None:
+        """Several instances: the live rooms from the database into the list (at start, when
+        the bus comes back, and once a minute: an entry published while this instance was not
+        listening never arrived). A live entry of a room the database no longer has live goes."""
+        stored_rooms = await self.storage.list_rooms(list(LIVE), LIVE_LOADED)
+        live = {stored.id for stored in stored_rooms}
+        for room_id in [k for k, entry in self.elsewhere.items() if entry[0]["status"] in LIVE and k not in live]:
+            del self.elsewhere[room_id]
+        for stored in stored_rooms:
+            if stored.id not in self.rooms:
+                known = self.elsewhere.get(stored.id)
+                if known is None or known[0]["status"] != stored.status:
+                    info = self._listed(stored)
+                    self.elsewhere[stored.id] = (info, dumps(info))
+
+    def list_changed(self, room: Room, now: bool = False) -> None:
+        """Several instances: this instance changed ``room``; publish its lobby entry for the
+        others' lists: at once when its status, seats or rematch changed (``now``: it was just
+        created), else at most every ``LIST_EVERY`` seconds (its counters), the last one always."""
+        if not self.bus.distributed:
+            return
+        facts = (room.status, [(s.kind, s.name) for s in room.seats], room.rematch)
+        sent = self._entries_sent.get(room.id)
+        at = timesource.monotonic()
+        if now or sent is None or sent[0] != facts or at - sent[1] >= LIST_EVERY:
+            self._entries_sent[room.id] = (facts, at)
+            self.bus.publish(LOBBY, {"kind": "entry", "entry": room.info_text or dumps(room.info())})
+            if room.status not in LIVE:
+                self._entries_sent.pop(room.id, None)
+        elif room.id not in self._entries_due:
+            self._entries_due.add(room.id)
+            asyncio.get_running_loop().call_later(LIST_EVERY - (at - sent[1]), self._entry_due, room)
+
+    def _entry_due(self, room: Room) -> None:
+        self._entries_due.discard(room.id)
+        if room.id in self._entries_sent:
+            self.list_changed(room, now=True)
+
+    def heard_entry(self, text: str) -> None:
+        """Another instance's lobby entry for a room (``list_changed``)."""
+        info = json.loads(text)
+        room_id = str(info["id"])
+        if room_id not in self.elsewhere and info["status"] not in LIVE:
+            self._ended_elsewhere.append(room_id)
+            while len(self._ended_elsewhere) > ENDED_LISTED:
+                self.elsewhere.pop(self._ended_elsewhere.popleft(), None)
+        self.elsewhere[room_id] = (info, text)
 
     def _listed(self, stored: StoredRoom) -> dict[str, Any]:
         """What the lobby's list says about a room known only from its stored rows."""
@@ -397,6 +463,8 @@ class Lobby:
         room = Room(self, room_id, game, config, seats, created=created, creator=creator)
         room.refresh()
         self.rooms[room_id] = room
+        self.elsewhere.pop(room_id, None)
+        self.list_changed(room, now=True)
         await self.bus.watch(room_id)
         room.runs_clock = await self.leases.acquire(room_id) != NOT_HELD
         if room.full():
@@ -482,6 +550,10 @@ class Lobby:
 
     async def _heard(self, room_id: str, data: dict[str, Any]) -> None:
         """A message about a room from another instance (``bus``)."""
+        if room_id == LOBBY:
+            if data.get("kind") == "entry":
+                self.heard_entry(str(data["entry"]))
+            return
         room = self.rooms.get(room_id)
         if room is None:
             return
@@ -514,6 +586,10 @@ class Lobby:
         """The bus works again after a failure: every live room here is read back from the
         database (what other instances published meanwhile never reached this one)."""
         rooms = [r for r in self.rooms.values() if r.status in LIVE]
+        try:
+            await self.load_elsewhere()
+        except Exception as e:
+            log.warning("bus: reading the lobby list back after the bus came back failed: %s", e)
         for room in rooms:
             try:
                 await room.replica.resync()

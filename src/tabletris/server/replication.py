@@ -66,6 +66,8 @@ class Replica:
                 "clocks": None if room.clocks is None else room.clocks.text(),
             })
         self.published = len(room.events)
+        if publish:
+            room.lobby.list_changed(room)
 
     async def adopt(self, data: Mapping[str, Any]) -> None:
         """Bring this instance's copy up to date from another instance's message: its new

@@ -121,6 +121,8 @@ class Host(Protocol):
     def replica_for(self, room: Room) -> Replica: ...
     def follow_sockets(self, room: Room) -> None:
         """The room's connections changed here or elsewhere: its lease may move to them."""
+    def list_changed(self, room: Room, now: bool = False) -> None:
+        """This instance changed the room: its entry in the other instances' lobby lists."""
 
 
 @dataclass
