@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from web_helpers import Page, browser, errors_of, server, state, wait_until
+from web_helpers import Page, axe_violations, browser, errors_of, server, state, wait_until
 
 __all__ = ["browser", "server"]  # fixtures, used by name
 
@@ -87,6 +87,7 @@ def test_a_tower_round_keeps_each_players_choice_hidden_from_the_next(server: An
     page.wait_for_selector("#curtain")
     assert page.inner_text("#curtain-title") == "Pass the device to Bob"
     assert page.locator(".stage").count() == 0 and page.locator(".cell.pending").count() == 0
+    assert page.evaluate("document.activeElement.id") == "curtain-go" and axe_violations(page) == []
     # Bob looks: his own table; nothing of Ann's drop is in the page while he chooses.
     page.click("#curtain-go")
     page.wait_for_selector("#play-card")
