@@ -12,9 +12,9 @@ ticket matched (client side, p50 / p99 / max), the server's own ``waited`` at th
 rating gap of each table and the window each ticket had when it was matched (half-width
 ``50 + 10 * waited``), the tables made, and the server's CPU seconds over the rounds.
 
-    .venv/bin/python benchmarks/queue.py                          # 20 players, 3 rounds, SQLite
-    .venv/bin/python benchmarks/queue.py --setup pg2 --rounds 3
-    .venv/bin/python benchmarks/queue.py --bot-after 5 --table 3
+    .venv/bin/python benchmarks/playnow_queue.py                          # 20 players, 3 rounds, SQLite
+    .venv/bin/python benchmarks/playnow_queue.py --setup pg2 --rounds 3
+    .venv/bin/python benchmarks/playnow_queue.py --bot-after 5 --table 3
 """
 
 from __future__ import annotations
