@@ -154,7 +154,7 @@ def test_the_phone_header_holds_the_account_in_one_menu(site: LiveServer, browse
     assert page.locator("#nav-menu summary").inner_text().startswith("Bea")
     page.click("#nav-menu summary")
     items = page.locator("#nav-menu .nav-items > *")
-    assert items.all_inner_texts() == ["Your profile", "Your account", "Watch a record", "Log out"]
+    assert items.all_inner_texts() == ["Your profile", "Your account", "Your games", "Watch a record", "Log out"]
     for i in range(items.count()):
         assert items.nth(i).bounding_box()["height"] >= 44  # a finger's target
     page.click("#nav-menu a[href='/account']")

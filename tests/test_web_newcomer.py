@@ -22,6 +22,7 @@ import pytest
 from web_helpers import (
     DESKTOP,
     PHONE,
+    TOASTS,
     FakeTable,
     LiveServer,
     Page,
@@ -43,13 +44,6 @@ LAPTOP: dict[str, Any] = {"viewport": {"width": 1366, "height": 768}, "bypass_cs
 SMALL_PHONE: dict[str, Any] = {**PHONE, "viewport": {"width": 360, "height": 740}}
 SCREENS = {"390x844": PHONE, "360x740": SMALL_PHONE, "1366x768": LAPTOP}
 
-# Records the text of every toast the page shows (they go away after a few seconds).
-TOASTS = """
-window.__toasts = [];
-new MutationObserver(() => {
-  for (const t of document.querySelectorAll('.toast')) if (t.dataset.seen !== t.textContent) { t.dataset.seen = t.textContent; window.__toasts.push(t.textContent); }
-}).observe(document, { subtree: true, childList: true, characterData: true });
-"""
 
 
 def token_of(page: Page, room: str) -> str:
@@ -399,7 +393,7 @@ def test_timer_field_takes_the_servers_bounds(server: LiveServer, browser: Any) 
     assert float(timer.get_attribute("min") or "nan") == limits.timer_min
     assert float(timer.get_attribute("max") or "nan") == limits.timer_max
     assert timer.get_attribute("placeholder") == f"{limits.default_timer:g}"
-    assert f"blank: {limits.default_timer:g} s" in page.locator("#timer-help").inner_text()
+    assert f"blank: {limits.default_timer:g} s" in page.locator("#speed-help").inner_text()
     before = rooms_now(server)
     page.fill("#myname", "Ann")
     page.fill("#timer", f"{limits.timer_max + 1:g}")

@@ -35,6 +35,14 @@ PHONE: dict[str, Any] = {
     "bypass_csp": True,
 }
 
+# Records the text of every toast the page shows (they go away after a few seconds): an init script.
+TOASTS = """
+window.__toasts = [];
+new MutationObserver(() => {
+  for (const t of document.querySelectorAll('.toast')) if (t.dataset.seen !== t.textContent) { t.dataset.seen = t.textContent; window.__toasts.push(t.textContent); }
+}).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
 if not shutil.which(CHROMIUM):
     # A missing browser is a broken test machine, not a reason to pass: `bash .ci/run` installs it.
     pytest.fail(f"browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium)", pytrace=False)

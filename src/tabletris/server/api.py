@@ -22,6 +22,7 @@ from tabletris.bots.registry import bot_names, bots_for
 from tabletris.engine.games import spec
 from tabletris.engine.shapes import Shape
 from tabletris.i18n import _
+from tabletris.server import timesource
 from tabletris.server.accounts.core import Account, optional_account
 from tabletris.server.adapter import GameAdapter
 from tabletris.server.bot_pool import replay_text
@@ -48,6 +49,7 @@ from tabletris.server.models import (
     ReplayOut,
     RoomOut,
     StateOut,
+    TimeOut,
 )
 from tabletris.server.rooms import ENDED, TIMER_BOT, Room
 
@@ -211,6 +213,12 @@ def api_router(lobby: Lobby, limits: Limits) -> APIRouter:
         games = {name: game_meta(name, a) for name, a in ADAPTERS.items()}
         colours = {shape.value: shape.colour for shape in Shape}
         return MetaOut(games=games, bots=[*bot_names(), *allowed_commands()], timer_bot=TIMER_BOT, colours=colours)
+
+    @router.get("/api/time", response_model=TimeOut, tags=["meta"])
+    async def server_time() -> TimeOut:
+        """The server's time (Unix seconds): deadlines and clocks are in it, and a page counts
+        down to them by its own clock corrected by the difference."""
+        return TimeOut(now=timesource.now())
 
     @router.get(
         "/api/rooms", response_model=list[RoomOut], tags=["lobby"],

@@ -46,6 +46,7 @@ from tabletris.server.playnow import PlayNow, queue_router
 from tabletris.server.sockets import socket_router
 from tabletris.server.storage import Storage
 from tabletris.server.tutorials import tutorial_router
+from tabletris.server.your_games import your_games_router
 
 
 def default_db_url() -> str:
@@ -148,6 +149,7 @@ def create_app(
     app.include_router(players_router(storage))
     app.include_router(queue_router())
     app.include_router(me_router(lobby))
+    app.include_router(your_games_router(lobby))
     app.include_router(pages_router())
     app.include_router(tutorial_router())
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -113,6 +113,7 @@ class RoomOut(BaseModel):
         None, description="A game clock per seat (realtime with initial): {left: seconds, until: wall time it reaches 0 while it runs, else null}; null for a seat without one"
     )
     turn_started: float | None = Field(None, description="When the turn or round in play began (Unix time)")
+    to_act: list[int] = Field(default_factory=list, description="The seats the game waits for now (a dice player, the tower seats still to submit)")
     rated: bool = False
     seats: list[SeatOut]
     rematch: str | None
@@ -133,6 +134,10 @@ class JoinOut(BaseModel):
     room: str
     seat: int
     token: str = Field(description="The seat's secret: send it as X-Seat-Token, or in the websocket's hello message")
+
+
+class TimeOut(BaseModel):
+    now: float = Field(description="The server's time, Unix seconds (deadlines and clocks are in it)")
 
 
 class ExpelIn(Strict):

@@ -65,6 +65,7 @@ DESCRIPTIONS: dict[str, str] = {
     "player.html": N_("A tabletris player's profile: games played and won, the rating and its history, recent games."),
     "ratings.html": N_("The ranking of tabletris players in a game, by rating."),
     "tutorial.html": N_("A guided first game of tabletris: a few short steps that teach the rules by playing."),
+    "games.html": N_("Your tabletris games: those waiting for your move first, with the time you have left."),
 }
 """Each page's ``<meta name="description">`` (in the player's language)."""
 
@@ -135,11 +136,13 @@ def pages_router() -> APIRouter:
 
     @router.get("/", include_in_schema=False)
     async def index(request: Request) -> HTMLResponse:
-        # The create form's turn timer: this server's bounds, and what a blank field gets.
+        # The create form's speeds: this server's bounds, and what a blank field gets.
         lobby = getattr(request.app.state, "lobby", None)
         limits = getattr(lobby, "limits", None)
         data = {} if limits is None else {
             "timer-min": f"{limits.timer_min:g}", "timer-max": f"{limits.timer_max:g}", "timer-default": f"{limits.default_timer:g}",
+            "clock-min": f"{limits.clock_min:g}", "clock-max": f"{limits.clock_max:g}", "increment-max": f"{limits.increment_max:g}",
+            "turn-min": f"{limits.turn_min:.0f}", "turn-max": f"{limits.turn_max:.0f}", "expel-after": f"{limits.untimed_expel:.0f}",
         }
         return page("index.html", request, data)
 
@@ -178,6 +181,10 @@ def pages_router() -> APIRouter:
     @router.get("/ratings/{game}", include_in_schema=False)
     async def ratings_page(game: str, request: Request) -> HTMLResponse:
         return page("ratings.html", request)
+
+    @router.get("/games", include_in_schema=False)
+    async def games_page(request: Request) -> HTMLResponse:
+        return page("games.html", request)
 
     @router.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:

@@ -261,6 +261,7 @@ class Room:
             "rematch": self.rematch,
             "rematch_of": self.config.get("rematch_of"),
             "deadline": self.deadline,
+            "to_act": self.table.to_act() if self.table is not None and self.status == "playing" else [],
             "events": max(len(self.events), self.stored_events),
             "spectators": self.spectators(),
             "error": self.error,

@@ -2,26 +2,12 @@
 // the server's refusals shown in the page's language (a taken name, a wrong login, a rate limit
 // with its wait). Right after logging in, this browser's guest seats (their tokens in
 // localStorage) are handed to the account, so a guest who registers keeps their games.
-import { _, api, el, footer, header, me, profileHref, safeNext } from "./common.js";
+import { _, api, el, footer, header, me, profileHref, safeNext, seats } from "./common.js";
 import { errorLine, field, onSubmit } from "./forms.js";
 
 const registering = location.pathname.startsWith("/register");
 const next = safeNext(new URLSearchParams(location.search).get("next"));
 const withNext = (path) => (next === "/" ? path : `${path}?next=${encodeURIComponent(next)}`);
-
-// Every seat token this browser keeps ({room, token}), for POST /api/me/seats.
-export function guestSeats() {
-  const found = [];
-  for (let i = 0; i < localStorage.length; i++) {
-    const key = localStorage.key(i);
-    if (!key || !key.startsWith("tabletris:seat:")) continue;
-    try {
-      const value = JSON.parse(localStorage.getItem(key));
-      if (value && value.token) found.push({ room: key.slice("tabletris:seat:".length), token: value.token });
-    } catch { /* not one of ours */ }
-  }
-  return found;
-}
 
 // The guest seats become the account's. A server without the endpoint (404) or a refusal leaves
 // them as they were: they still work by their tokens, and logging in must not fail for it.
@@ -29,10 +15,10 @@ export function guestSeats() {
 const CLAIM_MOST = 256;
 
 export async function claimSeats() {
-  const seats = guestSeats();
+  const kept = seats.all();  // every seat token this browser keeps
   const answers = [];
-  for (let i = 0; i < seats.length; i += CLAIM_MOST) {
-    try { answers.push(await api("/api/me/seats", { method: "POST", body: { seats: seats.slice(i, i + CLAIM_MOST) } })); } catch { return answers; }
+  for (let i = 0; i < kept.length; i += CLAIM_MOST) {
+    try { answers.push(await api("/api/me/seats", { method: "POST", body: { seats: kept.slice(i, i + CLAIM_MOST) } })); } catch { return answers; }
   }
   return answers;
 }

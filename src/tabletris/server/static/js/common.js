@@ -111,6 +111,19 @@ export const seats = {
   get(room) { try { return JSON.parse(localStorage.getItem(`tabletris:seat:${room}`)); } catch { return null; } },
   set(room, value) { localStorage.setItem(`tabletris:seat:${room}`, JSON.stringify(value)); },
   drop(room) { localStorage.removeItem(`tabletris:seat:${room}`); },
+  // Every seat token this browser keeps ({room, token}): a guest's games, a seat claim.
+  all() {
+    const found = [];
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i);
+      if (!key || !key.startsWith("tabletris:seat:")) continue;
+      try {
+        const value = JSON.parse(localStorage.getItem(key));
+        if (value && value.token) found.push({ room: key.slice("tabletris:seat:".length), token: value.token });
+      } catch { /* not one of ours */ }
+    }
+    return found;
+  },
 };
 
 // The words for a game (its spec's label, from /api/meta once loaded), a room's status and a
@@ -205,8 +218,10 @@ function accountLinks(who) {
       el("a", { href: `/register${next}`, id: "nav-register" }, _("Register"))];
   const phone = who
     ? [el("a", { href: profileHref(who.username) }, _("Your profile")), el("a", { href: "/account" }, _("Your account")),
+      el("a", { href: "/games" }, _("Your games")),
       el("a", { href: "/replay" }, _("Watch a record")), el("button", { type: "button", class: "link", onclick: logout }, _("Log out"))]
-    : [el("a", { href: `/login${next}` }, _("Log in")), el("a", { href: `/register${next}` }, _("Register")), el("a", { href: "/replay" }, _("Watch a record"))];
+    : [el("a", { href: `/login${next}` }, _("Log in")), el("a", { href: `/register${next}` }, _("Register")),
+      el("a", { href: "/games" }, _("Your games")), el("a", { href: "/replay" }, _("Watch a record"))];
   const menu = el("details", { class: "nav-menu phone-only", id: "nav-menu" },
     el("summary", { "aria-label": who ? _("Menu of {name}", { name: who.username }) : null }, who ? who.username : _("Log in")),
     el("div", { class: "nav-items" }, ...phone));

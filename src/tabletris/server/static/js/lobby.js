@@ -2,17 +2,84 @@
 // recent games (js/lobby_lists.js), and the create-room form built from /api/meta (every game,
 // every rule option with the engine's help text, the bots each game offers). A game's own module
 // (its view) gives its words and any choice a seat makes on sitting down; nothing here names a game.
-import { _, api, choiceOptions, el, footer, gameView, gameWords, header, me, meta, myName, num, rememberName, seats, toast, tr, valueName } from "./common.js";
+import { _, api, choiceOptions, el, footer, gameView, gameWords, header, me, meta, myName, ngettext, num, rememberName, seats, toast, tr, valueName } from "./common.js";
 import { formRow, otherPeople, seatEveryone } from "./hotseat.js";
 import { lobbyLists } from "./lobby_lists.js";
 import { playNowPanel } from "./playnow.js";
+import { span, yourGames } from "./speeds.js";
 
-// This server's turn timer: its bounds and the default a room with people gets when the field is
-// blank (the server writes them on the page: <html data-timer-min ...>).
-function timerLimits() {
+// This server's speeds: the bounds of each time and what a blank field gets (the server writes
+// them on the page: <html data-timer-min ...>).
+function speedLimits() {
   const d = document.documentElement.dataset;
   const n = (v, fallback) => (v !== undefined && v !== "" && Number.isFinite(Number(v)) ? Number(v) : fallback);
-  return { min: n(d.timerMin, 10), max: n(d.timerMax, 600), fallback: n(d.timerDefault, 60) };
+  return {
+    min: n(d.timerMin, 10), max: n(d.timerMax, 600), fallback: n(d.timerDefault, 60),
+    clockMin: n(d.clockMin, 30), clockMax: n(d.clockMax, 10800), incrementMax: n(d.incrementMax, 300),
+    turnMin: n(d.turnMin, 3600), turnMax: n(d.turnMax, 1209600), expelAfter: n(d.expelAfter, 604800),
+  };
+}
+
+// What a blank clock field gets: 5 minutes each, 5 seconds more per move.
+const CLOCK_MINUTES = 5;
+const CLOCK_INCREMENT = 5;
+const TURN_TIMES = [12 * 3600, 86400, 2 * 86400, 3 * 86400, 7 * 86400];
+
+// The speed part of the create form: a mode, then that mode's times. Every field says what a
+// blank one gets, and a blank one gets exactly that (the per-move field left at its placeholder
+// "60" gives 60 s; "Untimed" is its own choice).
+function speedFields(limits) {
+  const turns = TURN_TIMES.filter((t) => t >= limits.turnMin && t <= limits.turnMax);
+  const mode = el("select", { id: "speed", "aria-describedby": "speed-help" },
+    el("option", { value: "move" }, _("Real-time: a time per move")),
+    el("option", { value: "clock" }, _("Real-time: a clock per player")),
+    el("option", { value: "turn" }, _("Turn-based: hours or days per move")),
+    el("option", { value: "untimed" }, _("Untimed")));
+  const help = el("span", { class: "muted", id: "speed-help", style: "font-size:12px" });
+  const part = (name, ...children) => el("span", { class: "row speed-part", "data-speed": name }, ...children);
+  const parts = [
+    part("move",
+      el("label", { for: "timer" }, _("Seconds per move")),
+      el("input", { id: "timer", type: "number", min: limits.min, max: limits.max, step: "any", placeholder: num(limits.fallback), style: "width:90px" })),
+    part("clock",
+      el("label", { for: "clock-minutes" }, _("Minutes each")),
+      el("input", { id: "clock-minutes", type: "number", min: limits.clockMin / 60, max: limits.clockMax / 60, step: "any", placeholder: num(CLOCK_MINUTES), style: "width:80px" }),
+      el("label", { for: "clock-increment" }, _("Seconds added per move")),
+      el("input", { id: "clock-increment", type: "number", min: 0, max: limits.incrementMax, step: "any", placeholder: num(CLOCK_INCREMENT), style: "width:80px" })),
+    part("turn",
+      el("label", { for: "turn-time" }, _("Time per move")),
+      el("select", { id: "turn-time" }, ...turns.map((t) => el("option", { value: t }, span(t))))),
+  ];
+  const turnSelect = parts[2].querySelector("select");
+  if (turns.includes(86400)) turnSelect.value = "86400";
+  const show = () => {
+    for (const p of parts) {
+      const hidden = p.dataset.speed !== mode.value;
+      p.classList.toggle("hidden", hidden);
+      for (const input of p.querySelectorAll("input, select")) input.disabled = hidden;  // not checked, not sent
+    }
+    help.textContent = {
+      move: _("{min} to {max} s for each turn, then a bot plays it; blank: {fallback} s", { min: limits.min, max: limits.max, fallback: limits.fallback }),
+      clock: _("each player's clock runs on their turns only; out of time, a bot plays the seat; blank: {minutes} min + {seconds} s", { minutes: CLOCK_MINUTES, seconds: CLOCK_INCREMENT }),
+      turn: _("come back when it is your turn; when the time is up, a bot plays the turn"),
+      untimed: _("nothing runs out; the others may expel a player who has not moved for {time}", { time: span(limits.expelAfter) }),
+    }[mode.value];
+  };
+  mode.addEventListener("change", show);
+  show();
+  // The speed the form says, blank fields as their placeholders.
+  const value = () => {
+    const number = (id, fallback) => {
+      const v = row.querySelector(`#${id}`).value.trim();
+      return v === "" ? fallback : Number(v);
+    };
+    if (mode.value === "untimed") return { mode: "untimed" };
+    if (mode.value === "turn") return { mode: "turn", per_move: Number(turnSelect.value) };
+    if (mode.value === "clock") return { mode: "realtime", initial: number("clock-minutes", CLOCK_MINUTES) * 60, increment: number("clock-increment", CLOCK_INCREMENT) };
+    return { mode: "realtime", per_move: number("timer", limits.fallback) };
+  };
+  const row = el("div", { class: "row", id: "speed-row" }, el("label", { for: "speed" }, _("Speed")), mode, ...parts, help);
+  return { row, value };
 }
 
 const state = { meta: null, game: null, views: {}, words: {} };
@@ -78,7 +145,7 @@ function seatChoice() {
 
 function createForm(who) {
   const g = () => state.meta.games[state.game];
-  const limits = timerLimits();
+  const speed = speedFields(speedLimits());
   const box = el("form", { class: "panel", id: "create" },
     el("h2", {}, _("New room")),
     el("div", { class: "row" },
@@ -89,16 +156,13 @@ function createForm(who) {
       el("label", { for: "count" }, _("Seats")),
       el("input", { id: "count", type: "number", min: 1, max: 8, value: 2, style: "width:64px" })),
     el("div", { id: "seats" }),
-    el("div", { class: "row" },
-      el("label", { for: "timer" }, _("Turn timer (s)")),
-      el("input", { id: "timer", type: "number", min: limits.min, max: limits.max, step: "any", placeholder: num(limits.fallback), style: "width:100px", "aria-describedby": "timer-help" }),
-      el("span", { class: "muted", id: "timer-help", style: "font-size:12px" }, _("{min} to {max} s, then a bot plays the turn; blank: {fallback} s with people, none for bots only", { min: limits.min, max: limits.max, fallback: limits.fallback }))),
+    speed.row,
     el("details", {}, el("summary", {}, _("House rules (every option, with the rule text)")), el("div", { id: "options" })),
     el("div", { class: "row hidden", id: "seat-choice" }),
     // Logged in: the seat is the account's (named by its username), and the room may be rated.
     who ? el("div", { class: "row" },
       el("label", { class: "check", for: "rated" }, el("input", { type: "checkbox", id: "rated", "aria-describedby": "rated-help" }), " ", _("Rated game")),
-      el("span", { class: "muted", id: "rated-help", style: "font-size:12px" }, _("standard rules, a turn timer, accounts and full-strength bots only; the result changes the ratings"))) : "",
+      el("span", { class: "muted", id: "rated-help", style: "font-size:12px" }, _("standard rules, a timed speed, accounts and full-strength bots only; the result changes the ratings"))) : "",
     el("div", { class: "row" },
       who ? el("span", { id: "create-as" }, _("You sit down as {name}.", { name: who.username }))
         : [el("label", { for: "myname" }, _("Your name")), el("input", { id: "myname", maxlength: 24, value: myName(), placeholder: _("Ann"), required: true })],
@@ -148,8 +212,7 @@ function createForm(who) {
         const s = row.querySelector("[data-strength]").value;
         return kind === "open" ? { kind } : { kind, strength: s === "" ? null : Number(s) };
       });
-      const timer = box.querySelector("#timer").value;
-      const body = { game: state.game, rules, seats: seatSpecs, timer: timer ? Number(timer) : null };
+      const body = { game: state.game, rules, seats: seatSpecs, speed: speed.value() };
       if (who && box.querySelector("#rated").checked) body.rated = true;
       const room = await api("/api/rooms", { method: "POST", body });
       if (room.seats.some((s) => s.open)) {
@@ -191,8 +254,35 @@ function tutorialOffer() {
   return box;
 }
 
+// The header's link to your games, saying how many wait for your move (this browser's seats and,
+// logged in, the account's).
+// A phone's header has no room for the words: there it shows only the count, when a game waits
+// (the menu holds the link).
+function yourGamesLink() {
+  const wide = el("span", { class: "wide-only" }, _("Your games"));
+  const phone = el("span", { class: "phone-only", "aria-hidden": "true" });
+  const link = el("a", { href: "/games", id: "your-games", class: "your-games none-waiting" }, wide, phone);
+  const count = async () => {
+    const found = await yourGames();
+    if (!found) return;
+    const n = found.your_turn;
+    const words = n ? ngettext("Your games: {n} waits for you", "Your games: {n} wait for you", n) : _("Your games");
+    wide.textContent = words;
+    phone.textContent = `▶ ${n}`;
+    link.setAttribute("aria-label", words);
+    link.classList.toggle("waiting", n > 0);
+    link.classList.toggle("none-waiting", n === 0);
+    link.dataset.yourTurn = String(n);
+  };
+  return { link, count };
+}
+
 async function main() {
-  document.body.append(header());
+  const top = header();
+  const yours = yourGamesLink();
+  top.querySelector(".grow").after(yours.link);
+  document.body.append(top);
+  yours.count();
   let who;
   [state.meta, who] = await Promise.all([meta(), me()]);
   const games = Object.keys(state.meta.games);
@@ -209,6 +299,7 @@ async function main() {
   document.body.append(mainEl, footer());
   if (new URLSearchParams(location.search).get("deleted")) toast(_("Your account is deleted."), "info");
   setInterval(lists.refresh, 5000);
+  setInterval(yours.count, 15000);
 }
 
 main();

@@ -3,6 +3,7 @@
 // (``list=recent``), each its own list. A filter change asks the server at once; the lists
 // refresh every few seconds.
 import { _, api, el, gameName, seats, statusName, valueName } from "./common.js";
+import { speedText } from "./speeds.js";
 
 function roomLine(room) {
   const names = room.seats.map((s) => (s.open ? _("· open ·") : s.kind === "resigned" ? _("{name} (resigned)", { name: s.name })
@@ -17,6 +18,7 @@ function roomLine(room) {
     el("b", {}, gameName(room.game)),
     el("span", { class: "muted" }, valueName(room.preset)),
     room.rated ? el("span", { class: "badge rated" }, _("rated")) : "",
+    room.speed ? el("span", { class: "muted speed" }, speedText(room.speed)) : "",
     el("span", { class: "who" }, names),
     ...actions);
 }

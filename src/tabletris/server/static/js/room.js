@@ -16,6 +16,7 @@
 //     Replay      new Replay(firstFrame, players): boards, step({step, total}), show(frame, info)
 import { _, announce, api, applyPrefs, el, choiceOptions, errorText, gameName, gameView, gameWords, header, markdown, me, meta, myName, ngettext, prefs, rememberName, ruleValue, scrollToEnd, seats, statusName, toast, tr, trBlocks, valueName } from "./common.js";
 import { Hotseat, hotseats } from "./hotseat.js";
+import { duration, serverNow, speedText, syncClock } from "./speeds.js";
 import { app, dialog, legend, playerName, request, send, waiterFor, winnersText } from "./table.js";
 
 const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
@@ -110,13 +111,30 @@ async function showState(before, msg) {
     .then(async ([game, words]) => [game, words, game ? await game.table() : null]);
   [app.game, app.words, app.table] = await loading;
   noticeTimer(before, msg);
+  noticeOutOfTime(before, msg);
   render();
+}
+
+// A game clock that ran out: the server played the move and resigned the seat; the page says so
+// once, to everyone (the clocks line shows "out of time" from then on).
+function noticeOutOfTime(before, now) {
+  const is = now.room && now.room.clocks;
+  if (!before || !before.room || !is) return;
+  is.forEach((clock, seat) => {
+    if (!clock || clock.left > 0 || clock.until || now.room.seats[seat].kind !== "resigned") return;
+    if (before.room.seats[seat].kind === "resigned") return;  // told already
+    const text = seat === app.seat ? _("Your time ran out: a bot plays your seat to the end of the game.")
+      : _("{name} ran out of time: a bot plays the seat to the end of the game.", { name: now.room.seats[seat].name });
+    toast(text, "info");
+    announce(text);
+  });
 }
 
 // A move of this seat that the player did not send was played by the turn timer's bot (the
 // server also marks it "by": "timer" in the log once it knows to); the game's module finds them.
 function noticeTimer(before, now) {
-  if (!app.game || !before || !before.game || !now.game || app.seat === null || !(now.timer ?? now.room.timer)) return;
+  const timed = now.room.speed ? now.room.speed.mode !== "untimed" : Boolean(now.timer ?? now.room.timer);
+  if (!app.game || !before || !before.game || !now.game || app.seat === null || !timed) return;
   if (resigned(now.room)) return;  // the player gave the seat to the bot: its moves are no news
   for (const { id, text } of app.game.timerMoves(before, now)) {
     app.timerPlayed.add(id);
@@ -144,6 +162,7 @@ function layout() {
   // its controls fit the screen during a turn.
   dom.actions = el("div", { class: "room-actions row hidden" },
     el("button", { class: "small", id: "invite", onclick: copyInvite }, _("Copy invite link")),
+    el("button", { class: "small hidden", id: "expel", onclick: expel }),
     el("button", { class: "small hidden", id: "resign", onclick: () => confirmThen(_("Resign this game?"), _("Your pieces stay on the board and the game goes on without you."), _("Resign"), () => sendAction("resign")) }, _("Resign")),
     el("button", { class: "small", id: "leave", onclick: leave }, _("Leave")));
   dom.top = el("div", { class: "room-top" },
@@ -151,7 +170,9 @@ function layout() {
       el("span", { id: "conn", class: "dot", role: "img", "aria-label": _("connecting") }),
       el("h2", { id: "title", class: "room-title" }, _("Room")),
       el("span", { id: "status-badge", class: "badge" }, "…"),
+      el("span", { id: "speed-badge", class: "muted speed" }),
       el("span", { id: "clock", class: "clock hidden", role: "timer", "aria-live": "off" })),
+    el("div", { id: "clocks", class: "clocks hidden", role: "timer", "aria-live": "off", "aria-label": _("The players' clocks") }),
     dom.actions);
   // Shown with the room's first state (below the table: it would be pushed down as the table came).
   dom.rules = el("details", { class: "panel rules-in-force hidden", id: "rules-in-force" }, el("summary", {}, _("Rules")));
@@ -361,23 +382,80 @@ function renderWaiting(room) {
     el("p", { class: "muted" }, _("Send the invite link to the other players."))), chatPanel());
 }
 
-// The turn clock: seconds left for the players who must act, then the timer's bot plays.
+// Each player's game clock (real-time rooms with clocks): the one running counts down, a clock
+// that ran out says so. The server sent each clock's time left and, while it runs, when it ends.
+function renderClocks(room) {
+  const box = document.querySelector("#clocks");
+  if (!box) return;
+  const clocks = room && room.status === "playing" ? room.clocks : null;
+  box.classList.toggle("hidden", !clocks);
+  if (!clocks) return;
+  const now = serverNow();
+  const parts = clocks.map((clock, seat) => {
+    if (!clock) return null;
+    const left = clock.until ? Math.max(0, clock.until - now) : clock.left;
+    const name = room.seats[seat].name || _("Seat {n}", { n: seat + 1 });
+    const out = left <= 0 && !clock.until;
+    const text = out ? _("{name}: out of time", { name }) : `${name} ${duration(left)}`;
+    return el("span", { class: `seat-clock${clock.until ? " running" : ""}${out ? " out" : ""}${seat === app.seat ? " me" : ""}`, "data-seat": seat }, clock.until ? "▶ " : "", text);
+  }).filter(Boolean);
+  box.replaceChildren(...parts);
+}
+
+// Untimed rooms: once a person to act has held the game up for the room's stated wait, the
+// others see a button to expel them (the server checks the wait again).
+function expelTarget(room) {
+  const speed = room && room.speed;
+  if (!speed || speed.mode !== "untimed" || room.status !== "playing" || app.seat === null || !room.turn_started) return null;
+  if (room.seats[app.seat].kind !== "human") return null;
+  if (serverNow() < room.turn_started + (speed.expel_after || 0)) return null;
+  const seat = (room.to_act || []).find((s) => s !== app.seat && room.seats[s].kind === "human");
+  return seat === undefined ? null : seat;
+}
+
+function renderExpel(room) {
+  const button = document.querySelector("#expel");
+  if (!button) return;
+  const seat = expelTarget(room);
+  button.classList.toggle("hidden", seat === null);
+  if (seat === null) return;
+  button.dataset.seat = String(seat);
+  button.textContent = _("Expel {name}", { name: room.seats[seat].name });
+}
+
+function expel() {
+  const room = app.state && app.state.room;
+  const seat = Number(document.querySelector("#expel").dataset.seat);
+  if (!room || !Number.isInteger(seat)) return;
+  const name = room.seats[seat].name;
+  confirmThen(_("Expel {name}?", { name }), _("{name} has not moved for {time}: a bot plays their seat to the end of the game.", { name, time: duration(serverNow() - room.turn_started) }),
+    _("Expel"), async () => {
+      try { await request({ type: "expel", seat }); } catch (e) { toast(e.message); }
+    });
+}
+
+// The turn clock: the time left for the players who must act, then the timer's bot plays; the
+// speed in words beside it.
 setInterval(() => {
   const clock = document.querySelector("#clock");
   const room = app.state && app.state.room;
   if (!clock) return;
-  // The deadline and the timer are the room's; a server may also send them beside it (issue 12).
+  const badge = document.querySelector("#speed-badge");
+  if (badge && room && room.speed) badge.textContent = speedText(room.speed);
+  renderClocks(room);
+  renderExpel(room);
+  // The deadline is the room's; a server may also send it beside it (issue 12).
   const deadline = room && (app.state.deadline ?? room.deadline);
-  const timer = room && (app.state.timer ?? room.timer);
-  if (!room || !deadline || !timer || room.status !== "playing") { clock.classList.add("hidden"); return; }
-  const left = Math.max(0, Math.ceil(deadline - Date.now() / 1000));
+  if (!room || !deadline || room.status !== "playing") { clock.classList.add("hidden"); return; }
+  const left = Math.max(0, Math.ceil(deadline - serverNow()));
   clock.classList.remove("hidden");
   clock.classList.toggle("low", left <= 10);
   const g = app.state.game;
-  const time = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  const time = duration(left);
   const text = g && app.view ? app.view.clockText(time) : _("{time} left", { time });
   clock.textContent = `⏱ ${text}`;
-  clock.title = _("When the time is up, a bot plays the turn");
+  clock.title = room.clocks ? _("When a player's clock runs out, a bot plays their seat to the end of the game")
+    : _("When the time is up, a bot plays the turn");
   if (left === 10 && app.view && app.view.myTurn(app.state) && clock.dataset.warned !== String(deadline)) {
     clock.dataset.warned = String(deadline);
     announce(_("10 seconds left"));
@@ -463,6 +541,7 @@ function renderEnd(s) {
 
 async function main() {
   layout();
+  syncClock();
   [app.meta, app.me] = await Promise.all([meta(), me()]);
   const local = hotseats.get(roomId);
   if (local && local.length > 1) startHotseat(local);
