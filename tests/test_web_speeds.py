@@ -244,3 +244,37 @@ def test_the_form_is_usable_on_a_phone(server: Any, browser: Any) -> None:
     assert page.locator("#nav-menu a[href='/games']").is_visible(), "the menu holds the link"
     ctx.close()
 
+
+
+def test_an_untimed_rooms_absent_player_is_expelled_only_after_the_stated_wait(timed: ServeProcess, browser: Any) -> None:
+    """Bob is to move and does not: Ann sees no Expel button until a week has passed on the
+    server's clock; then she expels him and a bot plays his seat."""
+    room = create(timed.url, {"mode": "untimed"}, ["open", "open"])
+    ctx = browser.new_context(**DESKTOP)
+    page = ctx.new_page()
+    errors = errors_of(page)
+    join(page, timed, room, "Ann", seat=0)
+    page.wait_for_selector("#join", state="hidden")
+    bob = httpx.post(f"{timed.url}/api/rooms/{room}/join", json={"name": "Bob", "seat": 1}).json()["token"]
+    if state(timed, room)["game"]["to_move"] == 0:  # Ann moves first, so that Bob is to move
+        page.wait_for_function("document.title.includes('▶')", timeout=20000)
+        mine = page.evaluate(f"JSON.parse(localStorage.getItem('tabletris:seat:{room}')).token")
+        from server_helpers import dice_moves
+        move = dice_moves(state(timed, room, mine))[0]
+        assert httpx.post(f"{timed.url}/api/rooms/{room}/moves", json=move, headers={"X-Seat-Token": mine}).status_code == 200
+    wait_until(lambda: state(timed, room)["room"]["to_act"] == [1], what="Bob to move")
+    early = httpx.post(f"{timed.url}/api/rooms/{room}/expel", json={"seat": 1},
+                       headers={"X-Seat-Token": page.evaluate(f"JSON.parse(localStorage.getItem('tabletris:seat:{room}')).token")})
+    assert early.status_code == 409 and early.json()["error"] == "too_early" and int(early.headers["Retry-After"]) > 6 * DAY
+    page.wait_for_selector("#speed-badge:has-text('Untimed')")
+    assert page.locator("#expel").is_hidden()
+    advance(timed.url, 7 * DAY + 60)
+    page.reload()
+    page.wait_for_selector("#expel:visible", timeout=20000)
+    assert page.locator("#expel").inner_text() == "Expel Bob"
+    page.click("#expel")
+    page.click("#confirm-yes")
+    wait_until(lambda: state(timed, room)["room"]["seats"][1]["kind"] == "resigned", what="Bob expelled")
+    page.wait_for_selector("#expel", state="hidden")
+    assert bob and not errors
+    ctx.close()

@@ -245,6 +245,7 @@ class Room:
 
     def info(self) -> dict[str, Any]:
         """What the lobby and every client see about the room."""
+        acting = self.table.to_act() if self.table is not None and self.status == "playing" else []
         return {
             "id": self.id,
             "game": self.game_name,
@@ -254,14 +255,14 @@ class Room:
             "preset": self.rules.get("preset", "standard"),
             "timer": self.timer,
             "speed": self.speed_info(),
-            "clocks": self.clock_info(),
+            "clocks": self.clock_info(acting),
             "turn_started": self.turn_started if self.status == "playing" else None,
             "rated": bool(self.config.get("rated")),
             "seats": [s.info() for s in self.seats],
             "rematch": self.rematch,
             "rematch_of": self.config.get("rematch_of"),
             "deadline": self.deadline,
-            "to_act": self.table.to_act() if self.table is not None and self.status == "playing" else [],
+            "to_act": acting,
             "events": max(len(self.events), self.stored_events),
             "spectators": self.spectators(),
             "error": self.error,
@@ -275,15 +276,15 @@ class Room:
             info["expel_after"] = self.limits.untimed_expel
         return info
 
-    def clock_info(self) -> list[dict[str, Any] | None] | None:
+    def clock_info(self, acting: Sequence[int]) -> list[dict[str, Any] | None] | None:
         """Each seat's game clock (None: the room has none; a seat's None: no clock, a bot):
         ``left``, seconds left when not running; ``until``, the wall time it reaches zero while
-        it runs (the seat is to act). Fixed between two changes, so the state is rendered once."""
+        it runs (the seat is to act: in ``acting``). Fixed between two changes, so the state is
+        rendered once."""
         clocks = self.clocks
         if clocks is None:
             return None
         started = self.turn_started
-        acting = set(self.table.to_act()) if self.table is not None and self.status == "playing" else set()
         out: list[dict[str, Any] | None] = []
         for seat in self.seats:
             i = seat.index
