@@ -106,13 +106,10 @@ def wants_mail(server: LiveServer, name: str, address: str, lang: str = "en") ->
 def turn_based_room(server: LiveServer, *players: httpx.Client, game: str = "dice") -> tuple[str, list[str]]:
     """A turn-based room where ``players`` sit, in order, by their sessions (the game starts
     when the last sits); its id and each seat's token."""
-    body = {"game": game, "seats": [{"kind": "open"} for _ in players], "timer": 600.0}
+    body = {"game": game, "seats": [{"kind": "open"} for _ in players], "speed": {"mode": "turn", "per_move": 86400.0}}
     r = httpx.post(server.url + "/api/rooms", json=body, timeout=10)
     assert r.status_code == 201, r.text
     room = str(r.json()["id"])
-    # Until turn-based rooms are created through the API (issue 26 item 1), the room is made
-    # turn-based where the server holds it, before its game starts.
-    server.app.state.lobby.rooms[room].config["speed"] = {"mode": "turn", "per_move": 86400.0}
     tokens = []
     for seat, client in enumerate(players):
         joined = client.post(f"/api/rooms/{room}/join", json={"name": "x", "seat": seat})

@@ -229,6 +229,12 @@ def test_several_games_waiting_make_one_digest_and_a_connected_player_gets_none(
                 wait_for(lambda: httpx.get(f"{server.url}/api/rooms/{watched}", timeout=10).json()["room"]["seats"][1]["connected"],
                          what="Bob connected")
                 play_dice_turn(server.url, watched, watched_tokens[0])
+                # a real-time room mails nobody, away or not
+                realtime = ann.post("/api/rooms", json={"game": "dice", "seats": [{"kind": "open"}, {"kind": "open"}],
+                                                       "speed": {"mode": "realtime", "per_move": 600.0}}).json()["id"]
+                ann_seat = ann.post(f"/api/rooms/{realtime}/join", json={"name": "x", "seat": 0}).json()["token"]
+                assert bob.post(f"/api/rooms/{realtime}/join", json={"name": "x", "seat": 1}).status_code == 200
+                play_dice_turn(server.url, realtime, ann_seat)
                 rooms = [turn_based_room(server, ann, bob) for _ in range(2)]
                 for room, tokens in rooms:
                     play_dice_turn(server.url, room, tokens[0])
@@ -243,7 +249,8 @@ def test_several_games_waiting_make_one_digest_and_a_connected_player_gets_none(
             body = message.get_content()
             for room, _ in rooms:
                 assert f"{server.url}/room/{room}" in body
-            assert watched not in body
+            assert watched not in body and realtime not in body
+            assert {r["room_id"] for r in queue_rows(db)} == {room for room, _ in rooms}
             assert len(sink.messages) == 1
             wait_for(lambda: [r["status"] for r in queue_rows(db)] == ["sent", "sent"], what="both notices marked sent")
         finally:

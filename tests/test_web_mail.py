@@ -56,12 +56,10 @@ def test_a_player_who_left_gets_the_mail_follows_its_link_and_plays(tmp_path: Pa
         try:
             log_in(page, server, "Bob")
             ask_for_mail(page, server, BOB)
-            created = ann.post("/api/rooms", json={"game": "dice", "seats": [{"kind": "open"}, {"kind": "open"}], "timer": 600.0})
+            created = ann.post("/api/rooms", json={"game": "dice", "seats": [{"kind": "open"}, {"kind": "open"}],
+                                                   "speed": {"mode": "turn", "per_move": 86400.0}})
             assert created.status_code == 201, created.text
             room = str(created.json()["id"])
-            # Until turn-based rooms are created through the API (issue 26 item 1), the room is
-            # made turn-based where the server holds it, before its game starts.
-            server.app.state.lobby.rooms[room].config["speed"] = {"mode": "turn", "per_move": 86400.0}
             joined = ann.post(f"/api/rooms/{room}/join", json={"name": "x", "seat": 0})
             assert joined.status_code == 200, joined.text
             page.goto(f"{server.url}/room/{room}")  # Bob sits down, logged in, in his browser

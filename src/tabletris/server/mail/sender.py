@@ -46,12 +46,6 @@ PRUNE_EVERY = 3600.0
 """Seconds between two sweeps of old settled notices."""
 
 
-def turn_based(config: Mapping[str, Any]) -> bool:
-    """Whether a room is played turn-based (hours or days per move): only those mail a turn."""
-    speed = config.get("speed")
-    return isinstance(speed, Mapping) and speed.get("mode") == "turn"
-
-
 def _reason(e: BaseException) -> str:
     """Why a send failed, in a few words with no address in them (aiosmtplib's texts quote
     the recipients)."""
@@ -137,9 +131,10 @@ class Mailer:
 
     def turn_began(self, room: Any) -> None:
         """A turn began in ``room`` (its commit is stored): queue a notice for each person to
-        act who has an account and is not connected to the room, when the room is turn-based.
-        Cheap checks only; the queueing runs in a task of its own."""
-        if not turn_based(room.config) or room.table is None or room.status != "playing":
+        act who has an account and is not connected to the room, when the room is turn-based
+        (``speeds.Speed``: hours or days per move). Cheap checks only; the queueing runs in a
+        task of its own."""
+        if room.speed.mode != "turn" or room.table is None or room.status != "playing":
             return
         notices = []
         for seat in room.table.to_act():
@@ -304,4 +299,4 @@ class Mailer:
         return wanted
 
 
-__all__ = ["CONCURRENT", "Mailer", "turn_based"]
+__all__ = ["CONCURRENT", "Mailer"]
