@@ -158,3 +158,46 @@ def test_a_waiting_room_s_tower_choices_survive_a_restart(db_url: str) -> None:
     chosen, layouts = asyncio.run(run())
     assert chosen == ["2b", None, "3a"]
     assert layouts[0] == "2b" and layouts[2] == "3a"
+
+
+def test_moves_queued_around_a_new_room_take_the_fast_path_in_order(tmp_path: Any) -> None:
+    """Issue 28: a room created among queued moves (the rematches when many games end at once)
+    sent the whole batch through SQLAlchemy; the moves before and after it are now committed by
+    SQLite's move writer, in queue order, and every write is stored."""
+
+    async def main() -> tuple[list[int], list[tuple[str, int]], int]:
+        storage = Storage(f"sqlite+aiosqlite:///{tmp_path / 'runs.sqlite3'}")
+        await storage.open()
+        try:
+            seat = [{"seat": 0, "kind": "open"}]
+            for room in ("a", "b"):
+                await storage.create_room(room, "dice", {}, seat)
+            assert storage._moves is not None
+            fast: list[int] = []
+            write = storage._moves.write
+
+            async def counted(batch: Any) -> None:
+                fast.append(len(batch))
+                await write(batch)
+
+            storage._moves.write = counted  # type: ignore[method-assign]
+            # Queued together, before the writer wakes: one batch of move, move, room, move.
+            await asyncio.gather(
+                storage.append("a", 0, ['{"n": 0}']),
+                storage.append("b", 0, ['{"n": 0}']),
+                storage.create_room("c", "dice", {}, seat),
+                storage.append("a", 1, ['{"n": 1}']),
+            )
+            async with storage.engine.connect() as conn:
+                from tabletris.server.storage import events
+
+                rows = (await conn.execute(select(events.c.room_id, events.c.seq).order_by(events.c.room_id, events.c.seq))).all()
+                made = (await conn.execute(select(rooms.c.id).where(rooms.c.id == "c"))).all()
+            return fast, [(str(r), int(s)) for r, s in rows], len(made)
+        finally:
+            await storage.close()
+
+    fast, rows, made = asyncio.run(main())
+    assert fast == [2, 1], fast  # the two moves before the room, then the one after it
+    assert rows == [("a", 0), ("a", 1), ("b", 0)]
+    assert made == 1

@@ -234,10 +234,13 @@ class _Write:
     the statements."""
 
 
-WAL_AUTOCHECKPOINT_PAGES = 256
-"""SQLite checkpoints the write-ahead log into the database once it holds this many pages (1 MiB
-of 4 KiB pages; SQLite's default is 1000, 4 MiB): the WAL alone filled a 2 MiB volume before a
-checkpoint ran (issue 30)."""
+WAL_AUTOCHECKPOINT_PAGES = 1000
+"""SQLite checkpoints the write-ahead log into the database once it holds this many pages (4 MiB
+of 4 KiB pages, SQLite's default). A checkpoint copies each page once however often it changed
+since the last, so checkpointing every 1 MiB (as from issue 30 until issue 28) cost a fifth of
+the server's CPU per move at 500 rooms and stalled the writer behind its fsyncs. The file is
+cut back to ``JOURNAL_SIZE_LIMIT`` after each checkpoint, so it does not stay large (issue 30:
+SQLite's default alone filled a 2 MiB volume because the file kept its largest size)."""
 JOURNAL_SIZE_LIMIT = 1 << 20
 """Bytes of WAL file SQLite keeps after a checkpoint resets it (it truncates the rest): without
 a limit the file stays as large as it ever grew."""
@@ -257,6 +260,13 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
     cursor.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
     cursor.close()
+
+
+def _execute_steps(conn: Connection, steps: Sequence[tuple[str, Any, Any, int]]) -> None:
+    """``Storage._steps`` without a ``call``, run in the driver's thread (``run_sync``)."""
+    for kind, statement, params, rows in steps:
+        if conn.execute(statement, params).rowcount != rows and kind == "guard":
+            raise Conflict("the room changed in the database before this write")
 
 
 class Storage:
@@ -445,27 +455,48 @@ class Storage:
             batch = [await self._queue.get()]
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
-            try:
-                await self._write_batch(batch)
-            except Exception:
-                # One bad write must not fail its neighbours: retry each alone.
-                for w in batch:
-                    try:
-                        await self._write_batch([w])
-                    except Exception as e:  # this move fails, never the writer
-                        if not isinstance(e, Conflict):
-                            await self._failed(e)
-                        if not w.done.done():
-                            w.done.set_exception(e)
-                    else:
-                        self._stored()
-                        if not w.done.done():
-                            w.done.set_result(None)
-                continue
-            self._stored()
+            for run in self._runs(batch):
+                await self._commit(run)
+
+    def _runs(self, batch: list[_Write]) -> list[list[_Write]]:
+        """The batch cut, in queue order, into runs of moves (SQLite's fast path) and runs of the
+        rest, one transaction each: a room created among forty moves (the rematches when games
+        end together) sent all forty through SQLAlchemy, 1-2 ms of CPU each (issue 28)."""
+        if self._moves is None:
+            return [batch]
+        runs: list[list[_Write]] = []
+        fast: bool | None = None
+        for w in batch:
+            takes = self._moves.takes((w,))
+            if takes is not fast:
+                runs.append([])
+                fast = takes
+            runs[-1].append(w)
+        return runs
+
+    async def _commit(self, batch: list[_Write]) -> None:
+        """Write one run in one transaction and settle its callers; a failed run is written
+        again write by write, so one bad write never fails its neighbours."""
+        try:
+            await self._write_batch(batch)
+        except Exception:
             for w in batch:
-                if not w.done.done():
-                    w.done.set_result(None)
+                try:
+                    await self._write_batch([w])
+                except Exception as e:  # this move fails, never the writer
+                    if not isinstance(e, Conflict):
+                        await self._failed(e)
+                    if not w.done.done():
+                        w.done.set_exception(e)
+                else:
+                    self._stored()
+                    if not w.done.done():
+                        w.done.set_result(None)
+            return
+        self._stored()
+        for w in batch:
+            if not w.done.done():
+                w.done.set_result(None)
 
     def _stored(self) -> None:
         """A write was committed: the storage works (again)."""
@@ -525,6 +556,46 @@ class Storage:
             return None
         return Path(database)
 
+    @staticmethod
+    def _steps(batch: list[_Write], grouped: bool) -> list[tuple[str, Any, Any, int]]:
+        """The batch's transaction as steps, in queue order: ``("guard", update, params, rows)``
+        (must change exactly ``rows`` rows, else ``Conflict``), ``("run", statement, params, 0)``
+        and ``("call", work, None, 0)``; consecutive event rows share one insert. ``grouped``:
+        the driver counts the rows of an executemany (consecutive moves' guards go as one)."""
+        steps: list[tuple[str, Any, Any, int]] = []
+        rows: list[dict[str, Any]] = []
+        i = 0
+        while i < len(batch):
+            group = [batch[i]]
+            w = group[0]
+            if w.guard is not None:
+                if grouped and w.guard_params is not None and not w.statements and w.call is None:
+                    # Consecutive moves with the same guarded update (other rooms: a room
+                    # has one write in flight) go as one executemany, checked by its
+                    # total row count; a conflict fails the batch, and each write is then
+                    # tried alone, which finds the one that conflicted.
+                    while i + len(group) < len(batch):
+                        nxt = batch[i + len(group)]
+                        if nxt.guard is not w.guard or nxt.guard_params is None or nxt.statements or nxt.call is not None:
+                            break
+                        group.append(nxt)
+                # Serializes per room: on PostgreSQL a second transaction updating the row
+                # waits for the first, then finds the version moved on (no row matches).
+                params = w.guard_params if len(group) == 1 else [g.guard_params for g in group if g.guard_params]
+                steps.append(("guard", w.guard, params, len(group)))
+            for g in group:
+                rows.extend(g.events)
+                if (g.statements or g.call is not None) and rows:
+                    steps.append(("run", INSERT_EVENTS, rows, 0))
+                    rows = []
+                steps.extend(("run", statement, params, 0) for statement, params in g.statements)
+                if g.call is not None:
+                    steps.append(("call", g.call, None, 0))
+            i += len(group)
+        if rows:
+            steps.append(("run", INSERT_EVENTS, rows, 0))
+        return steps
+
     async def _write_batch(self, batch: list[_Write]) -> None:
         """One transaction for the batch, in queue order; consecutive event rows share one insert."""
         if self._moves is not None and self._moves.takes(batch):
@@ -533,44 +604,15 @@ class Storage:
             self.events_written += sum(len(w.events) for w in batch)
             return
         async with self.engine.begin() as conn:
-            rows: list[dict[str, Any]] = []
-            grouped = conn.dialect.supports_sane_multi_rowcount
-            i = 0
-            while i < len(batch):
-                group = [batch[i]]
-                w = group[0]
-                if w.guard is not None:
-                    if grouped and w.guard_params is not None and not w.statements and w.call is None:
-                        # Consecutive moves with the same guarded update (other rooms: a room
-                        # has one write in flight) go as one executemany, checked by its
-                        # total row count; a conflict fails the batch, and each write is then
-                        # tried alone, which finds the one that conflicted.
-                        while i + len(group) < len(batch):
-                            nxt = batch[i + len(group)]
-                            if nxt.guard is not w.guard or nxt.guard_params is None or nxt.statements or nxt.call is not None:
-                                break
-                            group.append(nxt)
-                    # Serializes per room: on PostgreSQL a second transaction updating the row
-                    # waits for the first, then finds the version moved on (no row matches).
-                    params = w.guard_params if len(group) == 1 else [g.guard_params for g in group if g.guard_params]
-                    result = await conn.execute(w.guard, params)
-                    if result.rowcount != len(group):
+            steps = self._steps(batch, conn.dialect.supports_sane_multi_rowcount)
+            if any(kind == "call" for kind, *_ in steps):
+                for kind, what, params, rows in steps:
+                    if kind == "call":
+                        await what(conn)
+                    elif (await conn.execute(what, params)).rowcount != rows and kind == "guard":
                         raise Conflict("the room changed in the database before this write")
-                for g in group:
-                    rows.extend(g.events)
-                    if g.statements and rows:
-                        await conn.execute(INSERT_EVENTS, rows)
-                        rows = []
-                    for statement, params in g.statements:
-                        await conn.execute(statement, params)
-                    if g.call is not None:
-                        if rows:
-                            await conn.execute(INSERT_EVENTS, rows)
-                            rows = []
-                        await g.call(conn)
-                i += len(group)
-            if rows:
-                await conn.execute(INSERT_EVENTS, rows)
+            else:  # every statement in one trip to the driver's thread, not one trip each
+                await conn.run_sync(_execute_steps, steps)
         self.commits += 1
         self.events_written += sum(len(w.events) for w in batch)
 
