@@ -8,6 +8,7 @@ here, once, with an error that names the option and says what was expected.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 import types
@@ -115,6 +116,13 @@ def value_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
     return choices
 
 
+@functools.cache
+def _fields(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    """A rules class's option types and names, worked out once: ``get_type_hints`` evaluates
+    every annotation anew, a third of a new game's set-up (issue 28)."""
+    return get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
+
+
 def build_options(cls: type[T], presets: Mapping[str, Mapping[str, Any]], raw: Mapping[str, Any] | None) -> T:
     """The rules ``raw`` describes: its preset (default ``standard``) with its overrides applied."""
     raw = dict(raw or {})
@@ -124,8 +132,7 @@ def build_options(cls: type[T], presets: Mapping[str, Mapping[str, Any]], raw: M
             N_("rules.preset: unknown preset {name}: expected one of {presets}"), name=json.dumps(preset), presets=", ".join(presets)
         ))
     values: dict[str, Any] = dict(presets[preset])
-    hints = get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    hints, names = _fields(cls)
     for key, value in raw.items():
         if key not in names:
             raise RulesError(Message(N_("rules.{option}: unknown option (known: {options})"), option=key, options=", ".join(sorted(names))))

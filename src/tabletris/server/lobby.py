@@ -503,7 +503,9 @@ class Lobby:
                     reserved = [
                         (s.token_hash, s.name, s.account_id) if s.kind == "human" else (None, None, None) for s in room.seats
                     ]
-                    rules = game_spec(room.game_name).rematch_rules(replay(room.record()), room.rules)
+                    rules = room.next_rules
+                    if rules is None:  # an ended room read back from the database
+                        rules = game_spec(room.game_name).rematch_rules(replay(room.record()), room.rules)
                     try:
                         new = await self.create(
                             room.game_name, rules, specs, rematch_of=room.id, reserved=reserved, speed=room.speed.as_json()

@@ -175,6 +175,10 @@ class Room:
     """A finished game's public state as JSON text (see ``retire``)."""
     record_text: str | None = None
     """A finished game's record as JSON text (see ``retire``)."""
+    next_rules: dict[str, Any] | None = None
+    """A finished game's rematch rules (``GameSpec.rematch_rules``), worked out by ``retire``
+    while the game is at hand: replaying the record for them was half a rematch's CPU when many
+    games ended at once (issue 28)."""
     _adapter: GameAdapter | None = field(default=None, repr=False, compare=False)
     runs_clock: bool = True
     """This instance holds the room's lease: it runs the bots and the turn timer."""
@@ -766,6 +770,8 @@ class Room:
             return
         self.game_text = json.dumps(self.public_game(), separators=(",", ":"))
         self.record_text = json.dumps(self.adapter.record(self.game), separators=(",", ":"))
+        if self.status == "over" and self.game.over:
+            self.next_rules = self.adapter.spec.rematch_rules(self.game, self.rules)
         self.game = None
         self.start = None
         self.ended_at = timesource.monotonic()
