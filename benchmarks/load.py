@@ -78,6 +78,7 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     acked: list[tuple[str, int, int, str]] = field(default_factory=list)  # room, seq, seat, place as JSON
     rematches: int = 0
+    late: int = 0  # people whose websocket was not open and greeted when the play began
     games_wanted: int | None = None  # --rss: stop once this many games have ended
 
     def enough(self) -> bool:
@@ -98,7 +99,7 @@ def legal_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
 
 async def person(
     ws_url: str, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random,
-    rematch: bool = True,
+    rematch: bool = True, start_at: float = 0.0,
 ) -> None:
     """One scripted person: on each state that gives them the move, pick a legal move, think, send it
     and wait for its ``ack``; when the game is over, ask for the rematch and go on playing there, so
@@ -106,19 +107,28 @@ async def person(
 
     The move is picked as the state arrives and the state is not kept, so a thousand idle
     connections do not hold a thousand parsed states (the client's own garbage collector would
-    then stall it, and the stall would be counted as server latency)."""
+    then stall it, and the stall would be counted as server latency).
+
+    ``start_at`` (wall time): the first room's websocket is opened and greeted at once, and the
+    person starts reading and playing only then, so a thousand handshakes at once are not
+    counted into the play's latency and CPU (they are a rush of connections, not moves)."""
     while room:
-        room, seat, token = await play_room(ws_url, room, seat, token, think, until, stats, rng, rematch)
+        room, seat, token = await play_room(ws_url, room, seat, token, think, until, stats, rng, rematch, start_at)
+        start_at = 0.0
 
 
 async def play_room(
     ws_url: str, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random,
-    rematch: bool,
+    rematch: bool, start_at: float = 0.0,
 ) -> tuple[str, int, str]:
     """Play in one room until the time is up (returns an empty room) or the game is over (returns
     the rematch room, seat and token, or an empty room without ``rematch``)."""
     async with websockets.connect(f"{ws_url}/ws/{room}", max_size=2**22, open_timeout=60) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
+        if start_at:
+            if time.time() > start_at:
+                stats.late += 1
+            await asyncio.sleep(max(0.0, start_at - time.time()))
         next_id = 1
         over = False  # the game ended (seen in a state, perhaps while waiting for an ack)
         while time.monotonic() < until and not stats.enough():
@@ -211,15 +221,16 @@ def play_share(
     lags: list[float] = []
 
     async def play() -> None:
-        await asyncio.sleep(max(0.0, start_at - time.time()))
-        monitor = asyncio.create_task(loop_lag(lags))
-        until = time.monotonic() + duration
+        until = time.monotonic() + (start_at - time.time()) + duration
         rng = random.Random(seed)
-        results = await asyncio.gather(
-            *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch)
+        people = asyncio.gather(
+            *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch, start_at)
               for room, seat, token, ws_url in seats),
             return_exceptions=True,
         )
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        monitor = asyncio.create_task(loop_lag(lags))
+        results = await people
         monitor.cancel()
         for r in results:
             if isinstance(r, BaseException):
@@ -230,7 +241,7 @@ def play_share(
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         runner.run(play())
     return {"rtts": stats.rtts, "acked": stats.acked, "errors": stats.errors, "rematches": stats.rematches,
-            "lags": lags}
+            "lags": lags, "late": stats.late}
 
 
 def start_helpers(
@@ -245,7 +256,7 @@ def start_helpers(
     rooms = sorted({room for room, *_ in seats})
     share = {room: k % processes for k, room in enumerate(rooms)}
     pool = ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("spawn"))
-    start_at = time.time() + 4.0 + 0.002 * len(seats)
+    start_at = time.time() + 4.0 + 0.005 * len(seats)  # spawned, imported, connected
     futures = [
         pool.submit(play_share, [x for x in seats if share[x[0]] == k], think, start_at, duration, rng.random(), rematch)
         for k in range(processes)
@@ -312,10 +323,18 @@ async def run_level(
 
     watcher = asyncio.create_task(watch_games())
     helpers: list[Any] = []
+    people: asyncio.Future[list[Any]] | None = None
     if processes > 1:  # the people in other processes: one event loop cannot offer 1,500 moves/s
         helpers, start_at = start_helpers(seats, processes, think, duration, rng, rematch)
-        await asyncio.sleep(max(0.0, start_at - time.time()))
-    until = time.monotonic() + duration
+    else:  # connected and greeted first (``person``), then all begin together
+        start_at = time.time() + 1.0 + 0.003 * len(seats)
+        until = time.monotonic() + (start_at - time.time()) + duration
+        people = asyncio.gather(
+            *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch, start_at)
+              for room, seat, token, ws_url in seats),
+            return_exceptions=True,
+        )
+    await asyncio.sleep(max(0.0, start_at - time.time()))
     samplers = [Sampler(pid, duration, None if profile is None else profile.with_suffix(f".{k}.txt"))
                 for k, pid in enumerate(pids)] if split else []
     cpu_start = [cpu_seconds(pid) for pid in pids]
@@ -329,13 +348,11 @@ async def run_level(
                 stats.acked += r["acked"]
                 stats.errors += r["errors"]
                 stats.rematches += r["rematches"]
+                stats.late += r["late"]
                 lags += r["lags"]
     else:
-        results = await asyncio.gather(
-            *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch)
-              for room, seat, token, ws_url in seats),
-            return_exceptions=True,
-        )
+        assert people is not None
+        results = await people
     elapsed, wall_end = time.perf_counter() - start, time.time()
     server_cpu = sum(cpu_seconds(pid) - c for pid, c in zip(pids, cpu_start, strict=True))
     main_cpu = sum(cpu_seconds(pid, children=False) - c for pid, c in zip(pids, main_start, strict=True))
@@ -358,6 +375,7 @@ async def run_level(
         "seconds": round(elapsed, 1),
         "people_moves_acked": len(rtts),
         "rematches": stats.rematches // 2,
+        "late_connections": stats.late,
         "rooms_by_status": statuses,
         "all_moves_stored": all_moves,
         "moves_per_s": round(all_moves / elapsed, 1),
