@@ -243,3 +243,24 @@ def test_a_rated_game_resigned_by_an_account_is_rated_once_as_lost_when_it_ends(
         assert rating < 1000
         with contextlib.closing(sqlite3.connect(db)) as conn:
             assert conn.execute("SELECT games FROM ratings WHERE account_id = ?", (account,)).fetchall() == [(1,)]
+
+
+def test_the_rematch_of_a_rated_game_is_rated(tmp_path: Path) -> None:
+    """A rated room's rematch was always unrated (a Play now pair's second game counted for
+    nothing); it is rated, the account's seat taken again by the same account."""
+    with live_server(tmp_path / "again.sqlite3") as server:
+        room = create_room(server.url, {"game": "dice", "rated": True, "seats": [{"kind": "open"}, {"kind": "greedy"}]})["id"]
+        ann = logged_in(server.url, "Ann")
+        try:
+            token = ann.post(f"/api/rooms/{room}/join", json={"name": "Ann"}).json()["token"]
+            left = httpx.post(f"{server.url}/api/rooms/{room}/leave", headers={"X-Seat-Token": token}, timeout=10)
+            assert left.json()["done"] == "resigned", left.text
+            wait_until(lambda: httpx.get(f"{server.url}/api/rooms/{room}", timeout=10).json()["room"]["status"] == "over",
+                       60, "the game played out after Ann resigned")
+            again = ann.post(f"/api/rooms/{room}/rematch", headers={"X-Seat-Token": token})
+            assert again.status_code == 200, again.text
+            new = httpx.get(f"{server.url}/api/rooms/{again.json()['room']}", timeout=10).json()["room"]
+            assert new["rated"] is True
+            assert [(s["kind"], s["name"]) for s in new["seats"]][0] == ("human", "Ann")
+        finally:
+            ann.close()

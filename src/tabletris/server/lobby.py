@@ -424,7 +424,10 @@ class Lobby:
                 )
         pace = check_speed(limits, speed, timer, people)
         if rated:
-            refusal = rated_room_refusal(game, rules, pace.timed, seats)
+            # A rated game's rematch is rated too: its loser starts (``first_player``), the
+            # standard rules' own way to begin the next game, not a house rule.
+            standard = {k: v for k, v in rules.items() if k != "first_player"} if rematch_of is not None else rules
+            refusal = rated_room_refusal(game, standard, pace.timed, seats)
             if refusal is not None:
                 raise ActionError("bad_rated", refusal)
         if creator is not None and rematch_of is None:
@@ -508,7 +511,8 @@ class Lobby:
                         rules = game_spec(room.game_name).rematch_rules(replay(room.record()), room.rules)
                     try:
                         new = await self.create(
-                            room.game_name, rules, specs, rematch_of=room.id, reserved=reserved, speed=room.speed.as_json()
+                            room.game_name, rules, specs, rematch_of=room.id, reserved=reserved, speed=room.speed.as_json(),
+                            rated=bool(room.config.get("rated")),
                         )
                         room.rematch = new.id
                     except Conflict:  # another instance stored the rematch first: take it
