@@ -8,7 +8,6 @@ here, once, with an error that names the option and says what was expected.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import re
 import types
@@ -116,11 +115,16 @@ def value_choices(cls: type[Any], name: str, help_text: str) -> list[str]:
     return choices
 
 
-@functools.cache
+_FIELDS: dict[type, tuple[dict[str, Any], frozenset[str]]] = {}
+
+
 def _fields(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
     """A rules class's option types and names, worked out once: ``get_type_hints`` evaluates
     every annotation anew, a third of a new game's set-up (issue 28)."""
-    return get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = (get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls)))
+    return found
 
 
 def build_options(cls: type[T], presets: Mapping[str, Mapping[str, Any]], raw: Mapping[str, Any] | None) -> T:

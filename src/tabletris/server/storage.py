@@ -264,8 +264,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def _execute_steps(conn: Connection, steps: Sequence[tuple[str, Any, Any, int]]) -> None:
     """``Storage._steps`` without a ``call``, run in the driver's thread (``run_sync``)."""
-    for kind, statement, params, rows in steps:
-        if conn.execute(statement, params).rowcount != rows and kind == "guard":
+    for step, statement, params, rows in steps:
+        if conn.execute(statement, params).rowcount != rows and step == "guard":
             raise Conflict("the room changed in the database before this write")
 
 
@@ -605,11 +605,11 @@ class Storage:
             return
         async with self.engine.begin() as conn:
             steps = self._steps(batch, conn.dialect.supports_sane_multi_rowcount)
-            if any(kind == "call" for kind, *_ in steps):
-                for kind, what, params, rows in steps:
-                    if kind == "call":
+            if any(step == "call" for step, *_ in steps):
+                for step, what, params, rows in steps:
+                    if step == "call":
                         await what(conn)
-                    elif (await conn.execute(what, params)).rowcount != rows and kind == "guard":
+                    elif (await conn.execute(what, params)).rowcount != rows and step == "guard":
                         raise Conflict("the room changed in the database before this write")
             else:  # every statement in one trip to the driver's thread, not one trip each
                 await conn.run_sync(_execute_steps, steps)
