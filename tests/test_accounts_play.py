@@ -93,7 +93,14 @@ async def test_play_now_to_a_rated_game_played_by_session_and_the_ratings_move(t
             bobs_seat = tickets["bob"]["seat"]
             kept = httpx.get(f"{server.url}/api/rooms/{reply['room']}", timeout=10).json()["room"]["seats"][bobs_seat]
             assert kept["kind"] == "reserved" and kept["name"] == "Bob"
-            stranger = httpx.post(f"{server.url}/api/rooms/{reply['room']}/join", json={"name": "Eve"}, timeout=10)
+            # (the rematch is rated too: a guest is asked to log in, an account finds it full)
+            guest = httpx.post(f"{server.url}/api/rooms/{reply['room']}/join", json={"name": "Eve"}, timeout=10)
+            assert guest.status_code == 401 and guest.json()["error"] == "login_required", guest.text
+            eve = logged_in(server.url, "Eve")
+            try:
+                stranger = eve.post(f"/api/rooms/{reply['room']}/join", json={"name": "Eve"})
+            finally:
+                eve.close()
             assert stranger.status_code == 409 and stranger.json()["error"] == "room_full", stranger.text
             bobs = bob.post(f"/api/rooms/{room}/rematch")
             assert bobs.status_code == 200 and bobs.json()["room"] == reply["room"] and bobs.json()["seat"] == bobs_seat, bobs.text

@@ -170,7 +170,7 @@ def test_moves_queued_around_a_new_room_take_the_fast_path_in_order(tmp_path: An
         await storage.open()
         try:
             seat = [{"seat": 0, "kind": "open"}]
-            for room in ("a", "b"):
+            for room in "abcd":
                 await storage.create_room(room, "dice", {}, seat)
             assert storage._moves is not None
             fast: list[int] = []
@@ -181,23 +181,22 @@ def test_moves_queued_around_a_new_room_take_the_fast_path_in_order(tmp_path: An
                 await write(batch)
 
             storage._moves.write = counted  # type: ignore[method-assign]
-            # Queued together, before the writer wakes: one batch of move, move, room, move.
+            # Queued together, before the writer wakes: one batch of four moves, a room, four moves.
             await asyncio.gather(
-                storage.append("a", 0, ['{"n": 0}']),
-                storage.append("b", 0, ['{"n": 0}']),
-                storage.create_room("c", "dice", {}, seat),
-                storage.append("a", 1, ['{"n": 1}']),
+                *(storage.append(room, 0, ['{"n": 0}']) for room in "abcd"),
+                storage.create_room("e", "dice", {}, seat),
+                *(storage.append(room, 1, ['{"n": 1}']) for room in "abcd"),
             )
             async with storage.engine.connect() as conn:
                 from tabletris.server.storage import events
 
                 rows = (await conn.execute(select(events.c.room_id, events.c.seq).order_by(events.c.room_id, events.c.seq))).all()
-                made = (await conn.execute(select(rooms.c.id).where(rooms.c.id == "c"))).all()
+                made = (await conn.execute(select(rooms.c.id).where(rooms.c.id == "e"))).all()
             return fast, [(str(r), int(s)) for r, s in rows], len(made)
         finally:
             await storage.close()
 
     fast, rows, made = asyncio.run(main())
-    assert fast == [2, 1], fast  # the two moves before the room, then the one after it
-    assert rows == [("a", 0), ("a", 1), ("b", 0)]
+    assert fast == [4, 4], fast  # the moves before the room, then those after it
+    assert rows == [(room, seq) for room in "abcd" for seq in (0, 1)]
     assert made == 1

@@ -262,6 +262,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+FAST_RUN = 4
+"""Moves in a row that a mixed batch sends through SQLite's move writer in a transaction of
+their own (``Storage._runs``)."""
+
+
 def _execute_steps(conn: Connection, steps: Sequence[tuple[str, Any, Any, int]]) -> None:
     """``Storage._steps`` without a ``call``, run in the driver's thread (``run_sync``)."""
     for step, statement, params, rows in steps:
@@ -461,18 +466,27 @@ class Storage:
     def _runs(self, batch: list[_Write]) -> list[list[_Write]]:
         """The batch cut, in queue order, into runs of moves (SQLite's fast path) and runs of the
         rest, one transaction each: a room created among forty moves (the rematches when games
-        end together) sent all forty through SQLAlchemy, 1-2 ms of CPU each (issue 28)."""
+        end together) sent all forty through SQLAlchemy, 1-2 ms of CPU each (issue 28). Fewer
+        than ``FAST_RUN`` moves between other writes stay with them, so that writes of both
+        kinds taking turns still share one commit."""
         if self._moves is None:
             return [batch]
-        runs: list[list[_Write]] = []
-        fast: bool | None = None
+        runs: list[tuple[bool, list[_Write]]] = []
         for w in batch:
             takes = self._moves.takes((w,))
-            if takes is not fast:
-                runs.append([])
-                fast = takes
-            runs[-1].append(w)
-        return runs
+            if not runs or runs[-1][0] is not takes:
+                runs.append((takes, []))
+            runs[-1][1].append(w)
+        if len(runs) == 1:
+            return [runs[0][1]]
+        merged: list[tuple[bool, list[_Write]]] = []
+        for fast, run in runs:
+            fast = fast and len(run) >= FAST_RUN
+            if merged and not fast and not merged[-1][0]:
+                merged[-1][1].extend(run)
+            else:
+                merged.append((fast, run))
+        return [run for _, run in merged]
 
     async def _commit(self, batch: list[_Write]) -> None:
         """Write one run in one transaction and settle its callers; a failed run is written
