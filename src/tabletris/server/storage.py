@@ -234,13 +234,12 @@ class _Write:
     the statements."""
 
 
-WAL_AUTOCHECKPOINT_PAGES = 1000
-"""SQLite checkpoints the write-ahead log into the database once it holds this many pages (4 MiB
-of 4 KiB pages, SQLite's default). A checkpoint copies each page once however often it changed
-since the last, so checkpointing every 1 MiB (as from issue 30 until issue 28) cost a fifth of
-the server's CPU per move at 500 rooms and stalled the writer behind its fsyncs. The file is
-cut back to ``JOURNAL_SIZE_LIMIT`` after each checkpoint, so it does not stay large (issue 30:
-SQLite's default alone filled a 2 MiB volume because the file kept its largest size)."""
+WAL_AUTOCHECKPOINT_PAGES = 256
+"""SQLite checkpoints the write-ahead log into the database once it holds this many pages (1 MiB
+of 4 KiB pages; SQLite's default is 1000, 4 MiB): the WAL alone filled a 2 MiB volume before a
+checkpoint ran (issue 30). Checkpointing every 4 MiB cost about a fifth less CPU per move at 500
+rooms (a checkpoint copies a hot page once however often it changed), but a 2 MiB volume's WAL
+then grew past what the full-disk test allows; it stays at 1 MiB (issue 28, docs/api.md)."""
 JOURNAL_SIZE_LIMIT = 1 << 20
 """Bytes of WAL file SQLite keeps after a checkpoint resets it (it truncates the rest): without
 a limit the file stays as large as it ever grew."""
