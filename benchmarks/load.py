@@ -339,6 +339,7 @@ async def run_level(
                 for k, pid in enumerate(pids)] if split else []
     cpu_start = [cpu_seconds(pid) for pid in pids]
     main_start = [cpu_seconds(pid, children=False) for pid in pids]
+    threads_start = [thread_cpu(pid) for pid in pids]
     start, wall_start = time.perf_counter(), time.time()
     if helpers:
         results = list(await asyncio.gather(*(asyncio.to_thread(h.result) for h in helpers), return_exceptions=True))
@@ -356,6 +357,7 @@ async def run_level(
     elapsed, wall_end = time.perf_counter() - start, time.time()
     server_cpu = sum(cpu_seconds(pid) - c for pid, c in zip(pids, cpu_start, strict=True))
     main_cpu = sum(cpu_seconds(pid, children=False) - c for pid, c in zip(pids, main_start, strict=True))
+    threads = thread_split([thread_cpu(pid) for pid in pids], threads_start)
     monitor.cancel()
     watcher.cancel()
     gc.set_threshold(*thresholds)
@@ -390,6 +392,7 @@ async def run_level(
         "server_cpu_ms_per_move": round(1000 * server_cpu / max(1, all_moves), 3),
         "of_which_bot_workers_ms_per_move": round(1000 * (server_cpu - main_cpu) / max(1, all_moves), 3),
         **({"cpu_ms_per_move_by_part": parts} if parts is not None else {}),
+        "cpu_ms_per_move_by_thread": {k: round(1000 * v / max(1, all_moves), 3) for k, v in threads.items()},
         "acked": stats.acked,
     }
 
@@ -437,6 +440,37 @@ def cpu_seconds(pid: int, children: bool = True) -> float:
         except (OSError, IndexError, ValueError):
             if p == pid:
                 return float("nan")
+    return total
+
+
+def thread_cpu(pid: int) -> dict[str, float]:
+    """A server process's CPU seconds so far by thread and kind (Linux /proc/PID/task): the
+    event loop's thread is the one whose id is the process's, the rest are the database
+    driver's and the executors' threads; user time is Python and C code, system time the
+    kernel's calls (sockets, the database file, waking threads)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found = {"loop_user": 0.0, "loop_system": 0.0, "threads_user": 0.0, "threads_system": 0.0}
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            fields = Path(task, "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # a thread that ended: its time is lost to this count
+        who = "loop" if task.name == str(pid) else "threads"
+        found[f"{who}_user"] += int(fields[11]) / tick
+        found[f"{who}_system"] += int(fields[12]) / tick
+    return found
+
+
+def thread_split(ends: Sequence[dict[str, float]], starts: Sequence[dict[str, float]]) -> dict[str, float]:
+    """The CPU seconds of every server process between two ``thread_cpu`` readings, by kind."""
+    total: dict[str, float] = {}
+    for end, start in zip(ends, starts, strict=True):
+        for k, v in end.items():
+            total[k] = total.get(k, 0.0) + v - start.get(k, 0.0)
     return total
 
 
