@@ -37,6 +37,9 @@ from tabletris.server.seats import TIMER_BOT
 
 log = logging.getLogger("tabletris.server")
 
+QUICK_BOTS_KEPT = 64
+"""Quick bots kept (``BotPool.move``) before they are all made anew."""
+
 
 def bot_move_in_worker(
     game_name: str, bot_name: str, seed: int, strength: float | None, view: Any, seat: int
@@ -91,6 +94,10 @@ class BotPool:
         self._bot_locks: weakref.WeakKeyDictionary[Bot, threading.Lock] = weakref.WeakKeyDictionary()
         self._procs_ready: asyncio.Future[Any] | None = None
         self._warming: asyncio.Future[Any] | None = None
+        self._quick: dict[tuple[str, float | None], Bot] = {}
+        """The quick bots (``Bot.quick``), one per name and strength, seeded once: they keep no
+        state between moves, and making one per move (its random generator seeded anew) cost
+        a third of its move."""
 
     async def workers(self) -> ProcessPoolExecutor:
         """The worker processes for bots and replays, started on first use; the first caller
@@ -136,7 +143,12 @@ class BotPool:
         elif getattr(BOTS.get(name), "quick", False):
             # A draw is cheaper here than the view's trip to a worker (the random bot, which is
             # the timer bot: it never waits for the workers to start either).
-            return bot_move_in_worker(game_name, name, secrets.randbits(64), strength, view, seat)
+            quick = self._quick.get((name, strength))
+            if quick is None:
+                if len(self._quick) >= QUICK_BOTS_KEPT:  # strengths are the rooms' own numbers
+                    self._quick.clear()
+                quick = self._quick[name, strength] = make_bot(name, seed=secrets.randbits(64), strength=strength)
+            return adapter_for(game_name).bot_move(view, seat, quick)
         elif name == TIMER_BOT:
             # The timer bot must move at once (never wait for workers to start) and thinks
             # little: in a thread.

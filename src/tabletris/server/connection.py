@@ -68,6 +68,10 @@ class Connection:
         self.alive = True
         self.said: collections.deque[float] = collections.deque()
         """When this connection's recent chat lines were sent (the chat rate limit)."""
+        self._loop = asyncio.get_running_loop()
+        self._flushing = False
+        self._stalled: list[str] | None = None
+        """Texts taken but not written (the socket's buffer was full): the task writes them."""
         self.task: asyncio.Task[None] = asyncio.create_task(self._pump())
 
     def send(self, text: str) -> None:
@@ -77,7 +81,7 @@ class Connection:
             self.kill(4408, "too many replies waiting: the connection does not read")
             return
         self.items.append(text)
-        self.wake.set()
+        self._queued()
 
     def send_latest(self, kind: str, text: str) -> None:
         """Queue ``text`` as the newest message of ``kind``, replacing one not yet sent."""
@@ -89,6 +93,32 @@ class Connection:
             return
         slot = self.slots[kind] = _Slot(kind, text)
         self.items.append(slot)
+        self._queued()
+
+    def _queued(self) -> None:
+        """Something was queued: with a frame writer it is written by a callback at the end of
+        this turn of the event loop (what the same turn queues goes in the same write), and
+        only a full socket buffer hands the writing to the outbox's task; waking the task for
+        every state was a task switch per socket per move."""
+        if self.frames is None or self._stalled is not None:
+            self.wake.set()
+        elif not self._flushing:
+            self._flushing = True
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flushing = False
+        if not self.alive or not self.items or self._stalled is not None:
+            return
+        assert self.frames is not None
+        texts = self._take()
+        try:
+            if self.frames.write_texts(texts):
+                return
+        except Exception:
+            self.kill(1006, "the connection failed")
+            return
+        self._stalled = texts  # the buffer is full: the task waits for it to drain
         self.wake.set()
 
     def send_json(self, message: Mapping[str, Any]) -> None:
@@ -121,8 +151,12 @@ class Connection:
             await self.wake.wait()
             self.wake.clear()
             if self.frames is not None:
-                if self.alive and self.items and not await self._write(self._take()):
-                    return
+                if self.alive and (self._stalled is not None or self.items):
+                    texts = (self._stalled or []) + self._take()
+                    written = await self._write(texts)
+                    self._stalled = None
+                    if not written:
+                        return
                 continue
             while self.alive and self.items:
                 item = self.items.popleft()

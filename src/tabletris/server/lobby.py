@@ -372,7 +372,9 @@ class Lobby:
         timer, is taken when it is left out."""
         adapter = adapter_for(game)
         limits = self.limits
-        if self.live_count() >= limits.rooms_total:
+        # Counting the live rooms walks every room in memory (a rematch wave of hundreds walked
+        # them hundreds of times); fewer rooms than the limit in memory cannot be too many.
+        if len(self.rooms) >= limits.rooms_total and self.live_count() >= limits.rooms_total:
             raise ActionError("server_full", _("this server holds {n} open rooms: try again later").format(n=limits.rooms_total))
         rules = check_rules(limits, adapter, rules)
         if not (1 <= len(seat_specs) <= adapter.max_seats):
@@ -489,7 +491,9 @@ class Lobby:
             raise ActionError("not_over", _("a rematch starts once the game is over"))
         try:
             async with room.lock:
-                if room.rematch is None:
+                if room.rematch is None and self.bus.distributed:
+                    # Another instance may have made it (one instance alone knows its own; a
+                    # rematch stored first elsewhere still ends as a ``Conflict`` below).
                     try:
                         room.rematch = await self.storage.rematch_of(room.id)
                     except Exception as e:

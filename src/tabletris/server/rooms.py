@@ -768,7 +768,7 @@ class Room:
         serves it from then on."""
         if self.game is None:
             return
-        self.game_text = json.dumps(self.public_game(), separators=(",", ":"))
+        self.game_text = self.adapter.public_text(self.game, self.by_timer)
         self.record_text = json.dumps(self.adapter.record(self.game), separators=(",", ":"))
         if self.status == "over" and self.game.over:
             self.next_rules = self.adapter.spec.rematch_rules(self.game, self.rules)
