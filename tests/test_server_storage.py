@@ -200,3 +200,45 @@ def test_moves_queued_around_a_new_room_take_the_fast_path_in_order(tmp_path: An
     assert fast == [4, 4], fast  # the moves before the room, then those after it
     assert rows == [(room, seq) for room in "abcd" for seq in (0, 1)]
     assert made == 1
+
+
+def test_moves_wait_in_the_thread_while_another_connection_holds_the_write_lock(tmp_path: Any) -> None:
+    """Issue 28: a batch of moves is written on the event loop only when SQLite's write lock is
+    free at once. While another connection holds it, the loop never waits (it goes on serving:
+    a timer fires meanwhile) and the batch is handed to the writer's thread, which waits for
+    the lock and stores it once the other transaction ends."""
+    import sqlite3
+    import time
+
+    async def main() -> tuple[int, list[tuple[str, int]]]:
+        path = tmp_path / "locked.sqlite3"
+        storage = Storage(f"sqlite+aiosqlite:///{path}")
+        await storage.open()
+        try:
+            await storage.create_room("a", "dice", {}, [{"seat": 0, "kind": "open"}])
+            await storage.append("a", 0, ['{"n": 0}'])  # on the loop: the lock was free
+            assert storage._moves is not None and storage._moves.busy == 0
+            other = sqlite3.connect(path, isolation_level=None)
+            other.execute("BEGIN IMMEDIATE")  # holds the write lock
+            try:
+                write = asyncio.ensure_future(storage.append("a", 1, ['{"n": 1}']))
+                deadline = time.monotonic() + 10
+                while storage._moves.busy == 0 and time.monotonic() < deadline:
+                    await asyncio.sleep(0.01)  # the loop runs meanwhile
+                await asyncio.sleep(0.05)
+                assert not write.done()  # waiting in the thread, not failed
+            finally:
+                other.execute("COMMIT")
+                other.close()
+            await asyncio.wait_for(write, 10)
+            async with storage.engine.connect() as conn:
+                from tabletris.server.storage import events
+
+                rows = (await conn.execute(select(events.c.room_id, events.c.seq).order_by(events.c.seq))).all()
+            return storage._moves.busy, [(str(r), int(s)) for r, s in rows]
+        finally:
+            await storage.close()
+
+    busy, rows = asyncio.run(main())
+    assert busy == 1
+    assert rows == [("a", 0), ("a", 1)]

@@ -130,8 +130,9 @@ def _sqlite_sql(statement: ClauseElement) -> str:
 
 class SqliteMoveWriter:
     """The moves' fast path on a SQLite file: a batch made only of moves (``Storage.append``)
-    is written by one ``sqlite3`` connection of its own, in one call to its one thread: BEGIN,
-    the guarded updates, the event rows, COMMIT. Through SQLAlchemy's async layer the same
+    is written by a ``sqlite3`` connection of its own, in one call: BEGIN, the guarded updates,
+    the event rows, COMMIT; on the event loop, or in its one thread when the write lock is
+    taken (``write``). Through SQLAlchemy's async layer the same
     transaction took a thread hop per statement and most of a millisecond of CPU, more than
     the rest of the move. The SQL is SQLAlchemy's, compiled once from the same statements; the
     connection has the same settings (``_sqlite_pragmas``). Every other write, and every read,
@@ -145,24 +146,44 @@ class SqliteMoveWriter:
             room_id=bindparam("room_id"), seq=bindparam("seq"), data=bindparam("data"), created=bindparam("created")))
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-moves")
         self.conn: sqlite3.Connection | None = None
+        """The thread's connection: waits up to 5 s for the write lock."""
+        self.now: sqlite3.Connection | None = None
+        """The event loop's connection: never waits for the lock (``write``)."""
+        self.busy = 0
+        """Batches the loop found the lock taken for, and handed to the thread."""
 
     def takes(self, batch: Sequence[_Write]) -> bool:
         """Whether every write of the batch is a move (a guarded append, nothing else)."""
         return all(w.guard is not None and id(w.guard) in self.guards and not w.statements and w.call is None for w in batch)
 
     async def write(self, batch: Sequence[_Write]) -> None:
+        """Written on the event loop when SQLite's write lock is free at once (a batch of moves
+        is a few tens of microseconds, and a checkpoint every ``WAL_AUTOCHECKPOINT_PAGES`` a
+        millisecond or two), else in the thread, which waits for the lock: the trip to the
+        thread and back cost more CPU than the write itself (issue 28)."""
         items = [(self.guards[id(w.guard)], w.guard_params or {}, w.events) for w in batch]
-        await asyncio.get_running_loop().run_in_executor(self.thread, self._write, items)
+        try:
+            if self.now is None:
+                self.now = self._open(wait=0.0)
+            self._write(self.now, items)
+            return
+        except sqlite3.OperationalError as e:
+            if e.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise
+            self.busy += 1  # another connection writes: the thread waits for it
+        await asyncio.get_running_loop().run_in_executor(self.thread, self._write_waiting, items)
 
-    def _connect(self) -> sqlite3.Connection:
+    def _open(self, wait: float) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=wait)
+        _sqlite_pragmas(conn, None)
+        return conn
+
+    def _write_waiting(self, items: Sequence[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> None:
         if self.conn is None:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            _sqlite_pragmas(conn, None)
-            self.conn = conn
-        return self.conn
+            self.conn = self._open(wait=5.0)
+        self._write(self.conn, items)
 
-    def _write(self, items: Sequence[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> None:
-        conn = self._connect()
+    def _write(self, conn: sqlite3.Connection, items: Sequence[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> None:
         conn.execute("BEGIN")
         try:
             rows: list[dict[str, Any]] = []
@@ -186,6 +207,9 @@ class SqliteMoveWriter:
 
         await asyncio.get_running_loop().run_in_executor(self.thread, close)
         self.thread.shutdown(wait=True)
+        if self.now is not None:
+            self.now.close()
+            self.now = None
 
 
 @dataclass
