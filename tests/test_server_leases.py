@@ -66,3 +66,20 @@ async def test_a_loop_busy_for_three_ttls_loses_no_lease(redis_url: str) -> None
         await leases.close()
         other.delete(*(KEY + room for room in rooms))
         other.close()
+
+
+@pytest.mark.asyncio
+async def test_hundreds_of_lease_calls_at_once_wait_for_a_connection_instead_of_failing(redis_url: str) -> None:
+    """Issue 28: with redis-py 8 a client's pool holds 100 connections and refused the 101st
+    call at once (MaxConnectionsError): 500 rooms created together failed their lease calls,
+    the renewals with them, and 21 leases were taken over from a live instance in one load run.
+    The calls now wait for a free connection."""
+    leases = RedisLeases(redis_url, "crowded-instance", ttl=TTL)
+    try:
+        rooms = [f"crowd-{i}" for i in range(300)]
+        taken = await asyncio.gather(*(leases.acquire(room) for room in rooms))
+        assert taken == [HELD] * len(rooms)
+        assert await leases.renew(rooms) == set(rooms)
+        await asyncio.gather(*(leases.release(room) for room in rooms))
+    finally:
+        await leases.close()

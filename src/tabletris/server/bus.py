@@ -50,6 +50,25 @@ LOBBY = "-lobby"
 room id is this short."""
 
 
+REDIS_CONNECTIONS = 64
+"""Connections an instance's Redis client opens at most; more calls at once wait for one."""
+REDIS_WAIT = 10.0
+"""Seconds a call waits for a free connection before it fails."""
+
+
+def redis_client(url: str) -> Any:
+    """An asyncio Redis client whose calls wait for a free connection: redis-py 8's own pool
+    holds 100 and refuses the next call at once (MaxConnectionsError), so 500 rooms created
+    together failed their lease calls, the renewals among them, and live instances' leases
+    were taken over (issue 28)."""
+    import redis.asyncio as aioredis
+
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, decode_responses=True, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT
+    )
+    return aioredis.Redis.from_pool(pool)  # its own pool: closed with the client
+
+
 class Bus(Protocol):
     instance: str
     distributed: bool
@@ -93,12 +112,10 @@ class RedisBus:
     distributed = True
 
     def __init__(self, url: str) -> None:
-        import redis.asyncio as aioredis
-
         self.url = url
         self.instance = secrets.token_hex(6)
         self._own = '{"from":"' + self.instance + '",'
-        self.redis = aioredis.from_url(url, decode_responses=True)
+        self.redis = redis_client(url)
         self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         self._out: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []

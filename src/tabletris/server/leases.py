@@ -109,9 +109,9 @@ class RedisLeases:
     distributed = True
 
     def __init__(self, url: str, instance: str, ttl: float = 5.0) -> None:
-        import redis.asyncio as aioredis
+        from tabletris.server.bus import redis_client
 
-        self.redis = aioredis.from_url(url, decode_responses=True)
+        self.redis = redis_client(url)
         self.instance = instance
         self.ttl = ttl
         self._renew = self.redis.register_script(_RENEW)
