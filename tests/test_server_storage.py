@@ -242,3 +242,45 @@ def test_moves_wait_in_the_thread_while_another_connection_holds_the_write_lock(
     busy, rows = asyncio.run(main())
     assert busy == 1
     assert rows == [("a", 0), ("a", 1)]
+
+
+def test_moves_go_through_the_databases_own_move_writer_and_a_stale_one_fails_alone(db_url: str) -> None:
+    """Issue 28: on SQLite and on PostgreSQL a batch of moves is written by the move writer
+    (the database's driver, not SQLAlchemy's async layer), in one transaction; a stale move
+    among them is refused (``Conflict``) and the others are stored, each once."""
+    from tabletris.server.storage import Conflict, PostgresMoveWriter, SqliteMoveWriter, events
+
+    async def main() -> tuple[list[int], list[Any], list[tuple[str, int, str]], type]:
+        storage = Storage(db_url)
+        await storage.open()
+        try:
+            for room in "abc":
+                await storage.create_room(room, "dice", {}, [{"seat": 0, "kind": "open"}])
+            assert storage._moves is not None
+            kind = type(storage._moves)
+            written: list[int] = []
+            write = storage._moves.write
+
+            async def counted(batch: Any) -> None:
+                written.append(len(batch))
+                await write(batch)
+
+            storage._moves.write = counted  # type: ignore[method-assign]
+            await asyncio.gather(*(storage.append(room, 0, ['{"n":0}']) for room in "abc"))
+            results = await asyncio.gather(
+                storage.append("a", 1, ['{"n":1}', '{"n":2}']), storage.append("b", 0, ['{"n":"stale"}']),
+                storage.append("c", 1, ['{"n":1}'], status="over"), return_exceptions=True,
+            )
+            async with storage.engine.connect() as conn:
+                rows = (await conn.execute(
+                    select(events.c.room_id, events.c.seq, events.c.data).order_by(events.c.room_id, events.c.seq))).all()
+            return written, results, [(str(r), int(s), str(d)) for r, s, d in rows], kind
+        finally:
+            await storage.close()
+
+    written, results, rows, kind = asyncio.run(main())
+    assert kind is (SqliteMoveWriter if db_url.startswith("sqlite") else PostgresMoveWriter)
+    assert written[0] == 3 and sum(written) >= 6  # the first three together; the stale batch again alone
+    assert isinstance(results[1], Conflict) and isinstance(results[0], float) and isinstance(results[2], float)
+    assert rows == [("a", 0, '{"n":0}'), ("a", 1, '{"n":1}'), ("a", 2, '{"n":2}'), ("b", 0, '{"n":0}'),
+                    ("c", 0, '{"n":0}'), ("c", 1, '{"n":1}')]

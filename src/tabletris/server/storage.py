@@ -20,7 +20,7 @@ import logging
 import shutil
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,9 +123,20 @@ APPEND_GUARDS = {
 }
 
 
+_EVENT_ROWS = INSERT_EVENTS.values(
+    room_id=bindparam("room_id"), seq=bindparam("seq"), data=bindparam("data"), created=bindparam("created"))
+"""The event rows' insert with its parameters named, for the move writers' own drivers."""
+
+
 def _sqlite_sql(statement: ClauseElement) -> str:
     """A statement's SQLite text with named parameters (``:g_room``), for ``SqliteMoveWriter``."""
     return str(statement.compile(dialect=sqlite_dialect.dialect(paramstyle="named")))
+
+
+def _all_moves(batch: Sequence[_Write], guards: Mapping[int, Any]) -> bool:
+    """Whether every write of the batch is a move (a guarded append, nothing else): what a move
+    writer (``SqliteMoveWriter``, ``PostgresMoveWriter``) takes."""
+    return all(w.guard is not None and id(w.guard) in guards and not w.statements and w.call is None for w in batch)
 
 
 class SqliteMoveWriter:
@@ -142,8 +153,7 @@ class SqliteMoveWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.guards = {id(g): _sqlite_sql(g) for g in APPEND_GUARDS.values()}
-        self.insert = _sqlite_sql(INSERT_EVENTS.values(
-            room_id=bindparam("room_id"), seq=bindparam("seq"), data=bindparam("data"), created=bindparam("created")))
+        self.insert = _sqlite_sql(_EVENT_ROWS)
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-moves")
         self.conn: sqlite3.Connection | None = None
         """The thread's connection: waits up to 5 s for the write lock."""
@@ -153,8 +163,7 @@ class SqliteMoveWriter:
         """Batches the loop found the lock taken for, and handed to the thread."""
 
     def takes(self, batch: Sequence[_Write]) -> bool:
-        """Whether every write of the batch is a move (a guarded append, nothing else)."""
-        return all(w.guard is not None and id(w.guard) in self.guards and not w.statements and w.call is None for w in batch)
+        return _all_moves(batch, self.guards)
 
     async def write(self, batch: Sequence[_Write]) -> None:
         """Written on the event loop when SQLite's write lock is free at once (a batch of moves
@@ -210,6 +219,67 @@ class SqliteMoveWriter:
         if self.now is not None:
             self.now.close()
             self.now = None
+
+
+class PostgresMoveWriter:
+    """The moves' fast path on PostgreSQL: a batch made only of moves is written by an asyncpg
+    connection of its own, in one transaction: the guarded updates, then the event rows in one
+    ``executemany``. Through SQLAlchemy's async layer each batch paid a pool check-out with its
+    ping, a greenlet per statement and the statements' parameter processing: half a
+    millisecond of CPU per move more than on SQLite (issue 28). The SQL is SQLAlchemy's,
+    compiled once for asyncpg from the same statements. A write that fails for any reason but
+    a ``Conflict`` drops the connection, and the next write connects anew (the batch's writes
+    are then tried one by one: ``Storage._commit``), so a database restart costs one failed
+    try, as with the pool's ping."""
+
+    def __init__(self, url: Any) -> None:
+        from sqlalchemy.dialects.postgresql.asyncpg import dialect
+
+        self.dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        compile_for = dialect()
+        self.guards: dict[int, tuple[str, tuple[str, ...]]] = {}
+        for g in APPEND_GUARDS.values():
+            compiled = g.compile(dialect=compile_for)
+            self.guards[id(g)] = (compiled.string, tuple(compiled.positiontup or ()))
+        compiled = _EVENT_ROWS.compile(dialect=compile_for)
+        self.insert = (compiled.string, tuple(compiled.positiontup or ()))
+        self.conn: Any = None
+
+    def takes(self, batch: Sequence[_Write]) -> bool:
+        return _all_moves(batch, self.guards)
+
+    async def write(self, batch: Sequence[_Write]) -> None:
+        import asyncpg
+
+        if self.conn is None or self.conn.is_closed():
+            self.conn = None
+            self.conn = await asyncpg.connect(self.dsn, timeout=PG_CONNECT_TIMEOUT)
+        conn = self.conn
+        try:
+            async with conn.transaction():
+                for w in batch:
+                    sql, names = self.guards[id(w.guard)]
+                    params = w.guard_params or {}
+                    if await conn.execute(sql, *[params[n] for n in names]) != "UPDATE 1":
+                        raise Conflict("the room changed in the database before this write")
+                sql, names = self.insert
+                rows = [tuple(row[n] for n in names) for w in batch for row in w.events]
+                if rows:
+                    await conn.executemany(sql, rows)
+        except Conflict:
+            raise
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            conn.terminate()
+
+
+PG_CONNECT_TIMEOUT = 10.0
+"""Seconds the PostgreSQL move writer waits to connect before the write fails."""
 
 
 @dataclass
@@ -318,8 +388,8 @@ class Storage:
         succeeds again (the readiness check)."""
         self.faults = FaultLog(log)
         self._checkpointed = 0.0
-        self._moves: SqliteMoveWriter | None = None
-        """SQLite file: the moves' fast path (see ``SqliteMoveWriter``)."""
+        self._moves: SqliteMoveWriter | PostgresMoveWriter | None = None
+        """The moves' fast path (``SqliteMoveWriter``, ``PostgresMoveWriter``)."""
 
     async def open(self) -> None:
         """Bring the schema up to date (Alembic, in one transaction), then start the writer."""
@@ -331,6 +401,8 @@ class Storage:
         path = self.sqlite_path()
         if path is not None and not self.engine.url.query:
             self._moves = SqliteMoveWriter(path)
+        elif self.engine.url.get_backend_name() == "postgresql" and self.engine.url.get_driver_name() == "asyncpg":
+            self._moves = PostgresMoveWriter(self.engine.url)
         self._queue = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="storage-writer")
 
