@@ -160,6 +160,20 @@ def test_a_waiting_room_s_tower_choices_survive_a_restart(db_url: str) -> None:
     assert layouts[0] == "2b" and layouts[2] == "3a"
 
 
+def _count_batches(storage: Storage) -> list[int]:
+    """The sizes of the batches the storage's move writer is given from now on, in order."""
+    assert storage._moves is not None
+    sizes: list[int] = []
+    write = storage._moves.write
+
+    async def counted(batch: Any) -> None:
+        sizes.append(len(batch))
+        await write(batch)
+
+    storage._moves.write = counted  # type: ignore[method-assign]
+    return sizes
+
+
 def test_moves_queued_around_a_new_room_take_the_fast_path_in_order(tmp_path: Any) -> None:
     """Issue 28: a room created among queued moves (the rematches when many games end at once)
     sent the whole batch through SQLAlchemy; the moves before and after it are now committed by
@@ -172,15 +186,7 @@ def test_moves_queued_around_a_new_room_take_the_fast_path_in_order(tmp_path: An
             seat = [{"seat": 0, "kind": "open"}]
             for room in "abcd":
                 await storage.create_room(room, "dice", {}, seat)
-            assert storage._moves is not None
-            fast: list[int] = []
-            write = storage._moves.write
-
-            async def counted(batch: Any) -> None:
-                fast.append(len(batch))
-                await write(batch)
-
-            storage._moves.write = counted  # type: ignore[method-assign]
+            fast = _count_batches(storage)
             # Queued together, before the writer wakes: one batch of four moves, a room, four moves.
             await asyncio.gather(
                 *(storage.append(room, 0, ['{"n": 0}']) for room in "abcd"),
@@ -256,16 +262,8 @@ def test_moves_go_through_the_databases_own_move_writer_and_a_stale_one_fails_al
         try:
             for room in "abc":
                 await storage.create_room(room, "dice", {}, [{"seat": 0, "kind": "open"}])
-            assert storage._moves is not None
             kind = type(storage._moves)
-            written: list[int] = []
-            write = storage._moves.write
-
-            async def counted(batch: Any) -> None:
-                written.append(len(batch))
-                await write(batch)
-
-            storage._moves.write = counted  # type: ignore[method-assign]
+            written = _count_batches(storage)
             await asyncio.gather(*(storage.append(room, 0, ['{"n":0}']) for room in "abc"))
             results = await asyncio.gather(
                 storage.append("a", 1, ['{"n":1}', '{"n":2}']), storage.append("b", 0, ['{"n":"stale"}']),
