@@ -401,7 +401,10 @@ class Storage:
         path = self.sqlite_path()
         if path is not None and not self.engine.url.query:
             self._moves = SqliteMoveWriter(path)
-        elif self.engine.url.get_backend_name() == "postgresql" and self.engine.url.get_driver_name() == "asyncpg":
+        elif (
+            self.engine.url.get_backend_name() == "postgresql" and self.engine.url.get_driver_name() == "asyncpg"
+            and not self.engine.url.query  # options meant for SQLAlchemy's dialect: its path takes them
+        ):
             self._moves = PostgresMoveWriter(self.engine.url)
         self._queue = asyncio.Queue()
         self._writer = asyncio.create_task(self._write_loop(), name="storage-writer")
