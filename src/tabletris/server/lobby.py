@@ -262,7 +262,7 @@ class Lobby:
             if room.status != "playing":
                 room.ended_at = timesource.monotonic()
                 game = room.game
-                room.game_text = json.dumps(room.public_game(), separators=(",", ":"))
+                room.game_text = room.adapter.public_text(game, room.by_timer)
                 room.record_text = json.dumps(room.adapter.record(game), separators=(",", ":"))
                 room.game = None
                 room.start = None

@@ -300,13 +300,6 @@ class Room:
             out.append({"left": left, "until": clocks.deadline(i, started) if running and started is not None else None})
         return out
 
-    def public_game(self) -> dict[str, Any]:
-        """The game's public state, with the moves the timer played marked ``"by": "timer"``."""
-        state = self.adapter.public(self.game)
-        if self.by_timer:
-            self.adapter.mark_timer(self.game, state, self.by_timer)
-        return state
-
     def refresh(self, game_changed: bool = True) -> None:
         """Render the state once per change: the public part and each person's private part.
 
