@@ -44,8 +44,8 @@ defaults
 frontend table
     bind 127.0.0.1:{port}
     http-request deny if {{ path_beg /metrics /debug/ }}
-    http-request set-var(txn.room) path,field(3,/) if {{ path_reg ^/(ws|room|replay)/[A-Za-z0-9_-]+ }}
-    http-request set-var(txn.room) path,field(4,/) if {{ path_reg ^/api/rooms/[A-Za-z0-9_-]+ }}
+    http-request set-var(txn.room) path,field(3,/),bytes(0,4) if {{ path_reg ^/(ws|room|replay)/[A-Za-z0-9_-]+ }}
+    http-request set-var(txn.room) path,field(4,/),bytes(0,4) if {{ path_reg ^/api/rooms/[A-Za-z0-9_-]+ }}
     http-request set-var(txn.room) rand if !{{ var(txn.room) -m found }}
     default_backend tabletris
 

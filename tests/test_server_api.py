@@ -17,6 +17,7 @@ from server_helpers import dice_moves, live_server
 from tabletris.engine.records import replay
 from tabletris.server.app import create_app
 from tabletris.server.limits import Limits
+from tabletris.server.lobby import ROUTE_KEY
 
 SMALL = {"width": 5, "height": 5}
 
@@ -172,6 +173,7 @@ def test_record_replay_and_rematch(client: TestClient) -> None:
     assert again.status_code == 200
     new = again.json()
     assert new["room"] != room and new["seat"] == 1
+    assert new["room"][:ROUTE_KEY] == room[:ROUTE_KEY] and len(new["room"]) == len(room), "a rematch keeps its game's route key"
     assert client.post(f"/api/rooms/{room}/rematch", headers=ann).json()["room"] == new["room"]
     assert client.get(f"/api/rooms/{new['room']}").json()["room"]["status"] == "playing"
     # The loser of the game before starts the rematch (the engine's match rule).

@@ -186,3 +186,59 @@ async def test_a_room_created_on_another_instance_moves_its_lease_to_the_one_the
         with contextlib.suppress(Exception):
             await c.close()
     keys.close()
+
+
+@pytest.mark.asyncio
+async def test_rematches_stay_on_the_instance_serving_the_game_without_a_hand_off(
+    proxied: tuple[str, list[ServeProcess], str],
+) -> None:
+    """A rematch is asked on the game's websockets, so the instance serving the game makes it; its
+    id keeps the game's route key, which the proxy hashes on, so its players' websockets come
+    back to that instance and its lease stays there. On the old code a rematch's id was new
+    throughout: the proxy sent half of them to the other instance, which took each one's lease
+    over from its maker (a hand-off per rematch, a room read back from the database)."""
+    url, servers, db = proxied
+    ws = url.replace("http", "ws")
+    body = {"game": "dice", "rules": {"width": 4, "height": 4}, "seats": [{"kind": "open"}, {"kind": "open"}]}
+    room = create_room(url, body)["id"]
+    tokens = [join(url, room, name, seat=i)["token"] for i, name in enumerate(("Ann", "Bob"))]
+    clients = [await Client.connect(ws, room, t) for t in tokens]
+    await wait_until(lambda: sorted(connections(s) for s in servers) == [0.0, 2.0])
+    serving = next(s for s in servers if connections(s) == 2.0)
+    other = next(s for s in servers if s is not serving)
+    # The first room was created wherever the proxy spread its POST: at most one hand-off, and
+    # the lease ends up with the instance serving the sockets.
+    await wait_until(lambda: metric(other, "tabletris_rooms") == 0.0)
+    handoffs = sum(metric(s, "tabletris_lease_handoffs_total") for s in servers)
+    assert handoffs <= 1.0
+    rooms = [room]
+    for _ in range(6):
+        while True:  # a 4x4 board fills in a few moves
+            state = await clients[0].state_where(lambda m: bool(m["game"]))
+            if state["game"]["over"]:
+                break
+            mover = clients[state["game"]["to_move"]]
+            mine = await mover.state_where(lambda m, t=state["game"]["turn"]: bool(m["game"]) and (
+                m["game"]["over"] or (m["game"]["turn"] == t and bool(m["private"] and m["private"]["options"]))))
+            if not mine["game"]["over"]:
+                assert (await mover.request({"type": "move", **dice_moves(mine)[0]}))["type"] == "ack"
+            await clients[0].state_where(lambda m, t=state["game"]["turn"]: bool(m["game"]) and (m["game"]["over"] or m["game"]["turn"] > t))
+        replies = [await c.request({"type": "rematch"}, timeout=30) for c in clients]
+        assert [r["type"] for r in replies] == ["rematch", "rematch"], replies
+        new = replies[0]["room"]
+        assert replies[1]["room"] == new and new not in rooms
+        assert new[:4] == room[:4], "a rematch keeps its game's route key"
+        rooms.append(new)
+        for c in clients:
+            await c.close()
+        clients = [await Client.connect(ws, new, r["token"]) for r in sorted(replies, key=lambda r: int(r["seat"]))]
+        await wait_until(lambda: (connections(serving), connections(other)) == (2.0, 0.0))
+    assert sum(metric(s, "tabletris_lease_handoffs_total") for s in servers) == handoffs, "no rematch was handed on"
+    assert metric(other, "tabletris_moves_total") == 0.0 or handoffs == 1.0
+    for s in servers:
+        assert metric(s, "tabletris_lease_takeovers_total") == 0.0
+    for played in rooms[:-1]:
+        assert await replays(db, played)
+    for c in clients:
+        with contextlib.suppress(Exception):
+            await c.close()
