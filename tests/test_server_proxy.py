@@ -12,6 +12,7 @@ import contextlib
 import random
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -19,7 +20,9 @@ import redis
 import websockets
 
 from server_helpers import Client, ServeProcess, create_room, dice_moves, join
+from services import HAPROXY_CFG
 from tabletris.server.leases import KEY
+from tabletris.server.lobby import ROUTE_KEY, new_room_id
 from test_multi_instance import replays, stored_events
 
 
@@ -227,7 +230,7 @@ async def test_rematches_stay_on_the_instance_serving_the_game_without_a_hand_of
         assert [r["type"] for r in replies] == ["rematch", "rematch"], replies
         new = replies[0]["room"]
         assert replies[1]["room"] == new and new not in rooms
-        assert new[:4] == room[:4], "a rematch keeps its game's route key"
+        assert new[:ROUTE_KEY] == room[:ROUTE_KEY], "a rematch keeps its game's route key"
         rooms.append(new)
         for c in clients:
             await c.close()
@@ -242,3 +245,18 @@ async def test_rematches_stay_on_the_instance_serving_the_game_without_a_hand_of
     for c in clients:
         with contextlib.suppress(Exception):
             await c.close()
+
+
+def test_the_documented_proxies_hash_on_the_route_key_a_rematch_keeps() -> None:
+    """The proxies' configurations in docs/deploy.md, the HAProxy one these tests run
+    (``HAPROXY_CFG``) and ``lobby.ROUTE_KEY`` must agree: a proxy hashing on more of the id than
+    a rematch keeps would send rematches to the other instance, and one hashing on less would
+    put more rooms on the same instance than it needs to."""
+    deploy = (Path(__file__).parent.parent / "docs" / "deploy.md").read_text()
+    rules = [line.strip() for line in HAPROXY_CFG.splitlines() if "set-var(txn.room) path," in line]
+    assert len(rules) == 2 and all(f"bytes(0,{ROUTE_KEY})" in r for r in rules)
+    for rule in rules:
+        assert rule.replace("{{", "{").replace("}}", "}") in deploy, rule
+    assert f"(?<room_key>[A-Za-z0-9_-]{{1,{ROUTE_KEY}}})" in deploy  # nginx's map
+    game = new_room_id()
+    assert len(new_room_id(game)) == len(game) and new_room_id(game)[:ROUTE_KEY] == game[:ROUTE_KEY]

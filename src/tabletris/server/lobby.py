@@ -58,6 +58,8 @@ LIST_EVERY = 5.0
 """Seconds between two lobby entries of a room published while only its counters (events,
 deadline, spectators) change; a change of status, seats or rematch goes out at once."""
 LIVE_LOADED = 2000
+"""Live rooms read from the database into the list when an instance starts or its bus comes
+back (the rest arrive as they change)."""
 
 ROUTE_KEY = 4
 """A proxy in front of several instances hashes on a room id's first ``ROUTE_KEY`` characters
@@ -74,8 +76,6 @@ def new_room_id(rematch_of: str | None = None) -> str:
     if rematch_of is None or len(rematch_of) < ROUTE_KEY:
         return secrets.token_urlsafe(9)
     return rematch_of[:ROUTE_KEY] + secrets.token_urlsafe(6)
-"""Live rooms read from the database into the list when an instance starts or its bus comes
-back (the rest arrive as they change)."""
 
 
 class Lobby:
