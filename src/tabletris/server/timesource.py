@@ -16,9 +16,12 @@ import time
 
 _offset = 0.0
 """Seconds added to both clocks (``advance``); 0 outside tests."""
-_moved: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
-"""Per event loop (a test process may run several servers, each on its own loop): set, and
-dropped, each time the clocks move, waking ``sleep_until``'s waiters."""
+_sleepers: dict[asyncio.AbstractEventLoop, set[asyncio.Future[None]]] = {}
+"""Per event loop (a test process may run several servers, each on its own loop): the futures
+``sleep_until``'s waiters wait on, woken when their moment comes or the clocks move. A future
+and a timer handle per wait, not ``asyncio.wait_for`` on a shared event: a room's turn timer
+waits once a turn, and the event's way (an inner task, the event's waiter list, a cancellation
+through both at every move) cost 15 us a turn against 6 (uvloop, 500 timers waiting)."""
 
 
 def now() -> float:
@@ -47,14 +50,23 @@ def advance(seconds: float) -> float:
         running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:
         running = None
-    for loop, moved in list(_moved.items()):
-        del _moved[loop]
+    for loop in list(_sleepers):
         if loop is running:
-            moved.set()
+            _wake_all(loop)
         else:
             with contextlib.suppress(RuntimeError):  # that loop closed meanwhile
-                loop.call_soon_threadsafe(moved.set)
+                loop.call_soon_threadsafe(_wake_all, loop)
     return _offset
+
+
+def _wake(woken: asyncio.Future[None]) -> None:
+    if not woken.done():
+        woken.set_result(None)
+
+
+def _wake_all(loop: asyncio.AbstractEventLoop) -> None:
+    for woken in list(_sleepers.get(loop, ())):
+        _wake(woken)
 
 
 async def sleep_until(when: float) -> None:
@@ -62,11 +74,17 @@ async def sleep_until(when: float) -> None:
     are moved ahead."""
     loop = asyncio.get_running_loop()
     while (left := when - now()) > 0:
-        moved = _moved.get(loop)
-        if moved is None:
-            moved = _moved[loop] = asyncio.Event()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(moved.wait(), left)
+        woken: asyncio.Future[None] = loop.create_future()
+        sleepers = _sleepers.setdefault(loop, set())
+        sleepers.add(woken)
+        timer = loop.call_later(left, _wake, woken)
+        try:
+            await woken
+        finally:
+            timer.cancel()
+            sleepers.discard(woken)
+            if not sleepers:
+                _sleepers.pop(loop, None)  # a closed loop is not kept
 
 
 __all__ = ["advance", "monotonic", "now", "offset", "sleep_until"]
