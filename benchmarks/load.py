@@ -679,6 +679,23 @@ def load_average() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
+def machine_reference_ms() -> float:
+    """CPU milliseconds of a fixed pure-Python workload (small dicts and lists made, encoded and
+    sorted: the kind of work a move is), the best of three. The host of this project's machines
+    ran 40% slower on one day than on the day before, with no change of code; figures taken on
+    different days are compared through this one, which does not depend on the project's code."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        total = 0
+        for i in range(100_000):
+            item = {"id": i, "cells": [[i % 10, i % 20], [i % 7, i % 3]], "by": "person"}
+            total += len(json.dumps(item)) + len(sorted(item["cells"]))
+        best = min(best, time.process_time() - start)
+    assert total > 0
+    return round(1000 * best, 1)
+
+
 def run_setup(setup: str, args: argparse.Namespace) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f"tabletris-load-{setup}-"))
     with backing(setup, tmp) as (db_url, redis):
@@ -706,6 +723,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
             acked_all = []
             levels = [args.rooms[0]] if args.rss else args.rooms
             for n in levels:
+                reference = machine_reference_ms()
                 before_rss = [rss_mb(i.proc.pid) for i in instances]
                 server_cpu, client_cpu = [cpu_seconds(i.proc.pid) for i in instances], time.process_time()
                 leases_before = [i.leases() for i in instances]
@@ -749,6 +767,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                 if proxy is not None:
                     result["proxy_cpu_ms_per_move"] = round(1000 * (cpu_seconds(proxy.pid) - proxy_cpu) / moves, 3)
                 result["load_average"] = load_average()
+                result["machine_reference_ms"] = reference
                 result["rss_mb_before_after"] = [[b, rss_mb(i.proc.pid)] for b, i in zip(before_rss, instances, strict=True)]
                 if args.rss:
                     after = [rss_mb(i.proc.pid) for i in instances]
