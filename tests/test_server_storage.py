@@ -176,10 +176,12 @@ def _count_batches(storage: Storage) -> list[int]:
 
 def test_moves_queued_around_a_new_room_take_the_fast_path_in_order(tmp_path: Any) -> None:
     """Issue 28: a room created among queued moves (the rematches when many games end at once)
-    sent the whole batch through SQLAlchemy; the moves before and after it are now committed by
-    SQLite's move writer, in queue order, and every write is stored."""
+    sent the whole batch through SQLAlchemy. SQLite's writer now writes the rooms' and seats'
+    writes itself too, so the moves and the room go in one transaction, in queue order; a write
+    with work of its own (``transact``: a rating, the queue's claims) still goes through
+    SQLAlchemy, and the moves before and after it through the writer, every write stored."""
 
-    async def main() -> tuple[list[int], list[tuple[str, int]], int]:
+    async def main() -> tuple[list[int], list[int], list[tuple[str, int]], int]:
         storage = Storage(f"sqlite+aiosqlite:///{tmp_path / 'runs.sqlite3'}")
         await storage.open()
         try:
@@ -190,22 +192,36 @@ def test_moves_queued_around_a_new_room_take_the_fast_path_in_order(tmp_path: An
             # Queued together, before the writer wakes: one batch of four moves, a room, four moves.
             await asyncio.gather(
                 *(storage.append(room, 0, ['{"n": 0}']) for room in "abcd"),
-                storage.create_room("e", "dice", {}, seat),
+                storage.create_room("e", "dice", {"rules": {"width": 6}}, seat),
                 *(storage.append(room, 1, ['{"n": 1}']) for room in "abcd"),
+            )
+            with_room = list(fast)
+            fast.clear()
+
+            async def work(conn: Any) -> int:
+                return len((await conn.execute(select(rooms.c.id))).all())
+
+            counted = await asyncio.gather(
+                *(storage.append(room, 2, ['{"n": 2}']) for room in "abcd"),
+                storage.transact(work),
+                *(storage.append(room, 3, ['{"n": 3}']) for room in "abcd"),
             )
             async with storage.engine.connect() as conn:
                 from tabletris.server.storage import events
 
                 rows = (await conn.execute(select(events.c.room_id, events.c.seq).order_by(events.c.room_id, events.c.seq))).all()
-                made = (await conn.execute(select(rooms.c.id).where(rooms.c.id == "e"))).all()
-            return fast, [(str(r), int(s)) for r, s in rows], len(made)
+                made = (await conn.execute(select(rooms.c.config).where(rooms.c.id == "e"))).all()
+            assert counted[4] == 5
+            return with_room, fast, [(str(r), int(s)) for r, s in rows], made[0][0]
+
         finally:
             await storage.close()
 
-    fast, rows, made = asyncio.run(main())
-    assert fast == [4, 4], fast  # the moves before the room, then those after it
-    assert rows == [(room, seq) for room in "abcd" for seq in (0, 1)]
-    assert made == 1
+    with_room, around_work, rows, config = asyncio.run(main())
+    assert with_room == [9], with_room  # the room's write among the moves, in one batch
+    assert around_work == [4, 4], around_work  # the moves before the work, then those after it
+    assert rows == [(room, seq) for room in "abcd" for seq in range(4)]
+    assert config == {"rules": {"width": 6}}, "the room's JSON column reads back as written"
 
 
 def test_moves_wait_in_the_thread_while_another_connection_holds_the_write_lock(tmp_path: Any) -> None:
@@ -282,3 +298,57 @@ def test_moves_go_through_the_databases_own_move_writer_and_a_stale_one_fails_al
     assert isinstance(results[1], Conflict) and isinstance(results[0], float) and isinstance(results[2], float)
     assert rows == [("a", 0, '{"n":0}'), ("a", 1, '{"n":1}'), ("a", 2, '{"n":2}'), ("b", 0, '{"n":0}'),
                     ("c", 0, '{"n":0}'), ("c", 1, '{"n":1}')]
+
+
+def test_a_rooms_writes_keep_their_guards_on_both_databases(db_url: str) -> None:
+    """Issue 28: a room's writes (created as a rematch, seats taken, started, a seat left, its
+    status) are built once; on SQLite the move writer runs them itself (they cost 7 ms of CPU a
+    room through SQLAlchemy's async layer, 0.33 ms now). Each guard still refuses what another
+    instance did first (``Conflict``, nothing stored), and everything reads back as written."""
+    from tabletris.server.storage import Conflict
+
+    seats_ = [{"seat": 0, "kind": "open", "name": None, "strength": None, "token_hash": None},
+              {"seat": 1, "kind": "bot:random", "name": "random", "strength": 0.5, "token_hash": None}]
+
+    async def main() -> tuple[list[int], list[Any], Any, Any, Any]:
+        storage = Storage(db_url)
+        await storage.open()
+        try:
+            await storage.create_room("game", "dice", {"rules": {}}, seats_)
+            fast = _count_batches(storage)
+            outcomes: list[Any] = []
+
+            async def attempt(write: Any) -> None:
+                try:
+                    outcomes.append(await write)
+                except Conflict:
+                    outcomes.append("conflict")
+
+            await attempt(storage.create_room("next", "dice", {"rules": {"width": 6}, "rematch_of": "game"}, seats_, rematch_of="game"))
+            await attempt(storage.create_room("other", "dice", {"rules": {}}, seats_, rematch_of="game"))
+            await attempt(storage.take_seat("next", 0, "Ann", "hash-ann", account_id="acc-1"))
+            await attempt(storage.take_seat("next", 0, "Bob", "hash-bob"))
+            started = await storage.start_room("next", {"players": ["Ann", "random"]}, now=1234.5)
+            await attempt(storage.start_room("next", {"players": ["Bob", "random"]}))
+            await storage.set_seat("game", 0, "open", None, None)
+            await storage.set_status("game", "over")
+            await storage.set_rematch("game", "next")
+            return fast, [*outcomes, started], await storage.load_room("next"), await storage.load_room("game"), \
+                await storage.load_room("other")
+        finally:
+            await storage.close()
+
+    fast, outcomes, nxt, game, other = asyncio.run(main())
+    assert outcomes == [None, "conflict", None, "conflict", "conflict", 1234.5]
+    assert other is None, "a refused rematch stores nothing"
+    assert nxt is not None and game is not None
+    assert (nxt.config, nxt.start, nxt.status, nxt.updated) == (
+        {"rules": {"width": 6}, "rematch_of": "game"}, {"players": ["Ann", "random"]}, "playing", 1234.5)
+    assert [(s["kind"], s["name"], s["token_hash"], s["account_id"]) for s in nxt.seats] == [
+        ("human", "Ann", "hash-ann", "acc-1"), ("bot:random", "random", None, None)]
+    assert nxt.seats[1]["strength"] == 0.5
+    assert (game.status, game.rematch, game.seats[0]["kind"]) == ("over", "next", "open")
+    if db_url.startswith("sqlite"):
+        assert sum(fast) >= 8, "the room writes went through SQLite's own writer"
+    else:
+        assert fast == [], "PostgreSQL's move writer takes only moves"

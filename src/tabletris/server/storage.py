@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -42,6 +42,8 @@ from sqlalchemy import (
     func,
     insert,
     inspect,
+    null,
+    or_,
     select,
     type_coerce,
     update,
@@ -49,6 +51,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 from sqlalchemy.sql.expression import Executable
 
@@ -123,6 +126,55 @@ APPEND_GUARDS = {
 }
 
 
+def _param(name: str, column: Column[Any]) -> Any:
+    """A named parameter typed as ``column`` (a JSON column's value is encoded by its type)."""
+    return bindparam(name, type_=column.type)
+
+
+ROOM_INSERT = insert(rooms).values(
+    id=_param("r_id", rooms.c.id), game=_param("r_game", rooms.c.game), config=_param("r_config", rooms.c.config),
+    status="waiting", created=_param("r_now", rooms.c.created), updated=_param("r_now", rooms.c.updated),
+)
+"""A new room (``Storage.create_room``). This statement and the ones below are built once with
+named parameters, like ``INSERT_EVENTS``: a statement built per call cost SQLAlchemy its
+construction and a new cache key on every execution, 0.23-0.27 ms each (6 December), and a
+rematch's room writes five of them. Built once, SQLite's writer also runs them itself
+(``SqliteMoveWriter``), without SQLAlchemy's thread hops."""
+SEAT_ROWS = insert(seats).values(
+    room_id=_param("s_room", seats.c.room_id), seat=_param("s_seat", seats.c.seat), kind=_param("s_kind", seats.c.kind),
+    name=_param("s_name", seats.c.name), strength=_param("s_strength", seats.c.strength),
+    token_hash=_param("s_token", seats.c.token_hash), tower=_param("s_tower", seats.c.tower),
+    account_id=_param("s_account", seats.c.account_id),
+)
+REMATCH_GUARD = (
+    update(rooms).where(rooms.c.id == bindparam("g_room"), rooms.c.rematch.is_(None))
+    .values(rematch=_param("g_rematch", rooms.c.rematch))
+)
+"""The room a rematch is made of, given its rematch only if it has none yet."""
+SEAT_TAKE = (
+    update(seats)
+    .where(seats.c.room_id == bindparam("g_room"), seats.c.seat == bindparam("g_seat"),
+           or_(seats.c.kind == "open", seats.c.kind == "reserved"))  # not IN: its list is expanded per call
+    .values(kind="human", name=_param("g_name", seats.c.name), token_hash=_param("g_token", seats.c.token_hash),
+            tower=_param("g_tower", seats.c.tower), account_id=_param("g_account", seats.c.account_id))
+)
+_SEAT_VALUES = {"kind": _param("g_kind", seats.c.kind), "name": _param("g_name", seats.c.name),
+                "token_hash": _param("g_token", seats.c.token_hash), "tower": _param("g_tower", seats.c.tower)}
+SEAT_SET = update(seats).where(seats.c.room_id == bindparam("g_room"), seats.c.seat == bindparam("g_seat")).values(**_SEAT_VALUES)
+SEAT_OPEN = SEAT_SET.values(account_id=null())
+"""A seat left open again: nobody's (its account dropped)."""
+STATUS_SET = update(rooms).where(rooms.c.id == bindparam("g_room")).values(
+    status=_param("g_status", rooms.c.status), updated=_param("g_now", rooms.c.updated))
+ROOM_START = (
+    update(rooms).where(rooms.c.id == bindparam("g_room"), rooms.c.status == "waiting")
+    .values(start=_param("g_start", rooms.c.start), status="playing", updated=_param("g_now", rooms.c.updated),
+            turn_started=_param("g_now", rooms.c.turn_started), clocks=_param("g_clocks", rooms.c.clocks))
+)
+REMATCH_SET = update(rooms).where(rooms.c.id == bindparam("g_room")).values(rematch=_param("g_rematch", rooms.c.rematch))
+ROOM_WRITES = (ROOM_INSERT, SEAT_ROWS, REMATCH_GUARD, SEAT_TAKE, SEAT_SET, SEAT_OPEN, STATUS_SET, ROOM_START, REMATCH_SET)
+"""The rooms' and seats' writes that SQLite's writer runs itself (with the moves' guards)."""
+
+
 _EVENT_ROWS = INSERT_EVENTS.values(
     room_id=bindparam("room_id"), seq=bindparam("seq"), data=bindparam("data"), created=bindparam("created"))
 """The event rows' insert with its parameters named, for the move writers' own drivers."""
@@ -134,25 +186,62 @@ def _sqlite_sql(statement: ClauseElement) -> str:
 
 
 def _all_moves(batch: Sequence[_Write], guards: Mapping[int, Any]) -> bool:
-    """Whether every write of the batch is a move (a guarded append, nothing else): what a move
-    writer (``SqliteMoveWriter``, ``PostgresMoveWriter``) takes."""
+    """Whether every write of the batch is a move (a guarded append, nothing else): what
+    ``PostgresMoveWriter`` takes."""
     return all(w.guard is not None and id(w.guard) in guards and not w.statements and w.call is None for w in batch)
 
 
+_SqliteItem = tuple[
+    tuple[str, dict[str, Any]] | None, list[tuple[str, dict[str, Any] | list[dict[str, Any]]]], list[dict[str, Any]]
+]
+"""One write as ``SqliteMoveWriter`` runs it: its guard, its statements, its event rows."""
+
+
+class _SqliteStatement:
+    """A statement built once (``APPEND_GUARDS``, ``ROOM_WRITES``) as SQLite text with named
+    parameters, and what SQLAlchemy would have added to a call's parameters: the values the
+    statement holds itself (``status="waiting"``) and the JSON
+    columns' encoding."""
+
+    def __init__(self, statement: ClauseElement) -> None:
+        compiled = cast(SQLCompiler, statement.compile(dialect=sqlite_dialect.dialect(paramstyle="named")))
+        self.text = str(compiled)
+        self.held = {name: value for name, value in compiled.params.items() if value is not None}
+        self.json = [name for name, bind in compiled.binds.items() if isinstance(bind.type, JSON)]
+
+    def bind(self, params: Any) -> tuple[str, Any]:
+        """The text and the parameters (a list of them: an executemany) to run it with."""
+        if isinstance(params, list):
+            return self.text, [self._one(p) for p in params]
+        return self.text, self._one(params)
+
+    def _one(self, params: dict[str, Any]) -> dict[str, Any]:
+        if not self.held and not self.json:
+            return params
+        out = {**self.held, **params}
+        for name in self.json:
+            value = out.get(name)
+            if value is not None:
+                out[name] = json.dumps(value)
+        return out
+
+
 class SqliteMoveWriter:
-    """The moves' fast path on a SQLite file: a batch made only of moves (``Storage.append``)
-    is written by a ``sqlite3`` connection of its own, in one call: BEGIN, the guarded updates,
-    the event rows, COMMIT; on the event loop, or in its one thread when the write lock is
-    taken (``write``). Through SQLAlchemy's async layer the same
-    transaction took a thread hop per statement and most of a millisecond of CPU, more than
-    the rest of the move. The SQL is SQLAlchemy's, compiled once from the same statements; the
-    connection has the same settings (``_sqlite_pragmas``). Every other write, and every read,
-    goes through SQLAlchemy; the one writer task (``Storage._write_loop``) orders both, so the
+    """The writes' fast path on a SQLite file: a batch made of moves (``Storage.append``) and
+    the rooms' and seats' writes (``ROOM_WRITES``: a rematch's room, its seats taken, its start)
+    is written by a ``sqlite3`` connection of its own, in one call: BEGIN, each write's guarded
+    update and statements, the event rows, COMMIT; on the event loop, or in its one thread when
+    the write lock is taken (``write``). Through SQLAlchemy's async layer the same transaction
+    took a thread hop per statement and most of a millisecond of CPU, more than the rest of the
+    move (a room's five writes cost 7 ms). The SQL is SQLAlchemy's, compiled once from the same
+    statements; the connection has the same settings (``_sqlite_pragmas``). A write with work
+    of its own (``call``) and every read go through SQLAlchemy; the one writer task (``Storage._write_loop``) orders both, so the
     two connections never wait for each other's write lock."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.guards = {id(g): _sqlite_sql(g) for g in APPEND_GUARDS.values()}
+        self.sql = {id(s): _SqliteStatement(s) for s in (*APPEND_GUARDS.values(), *ROOM_WRITES)}
+        """Every statement this writer runs itself, by the statement object's identity."""
         self.insert = _sqlite_sql(_EVENT_ROWS)
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-moves")
         self.conn: sqlite3.Connection | None = None
@@ -163,14 +252,25 @@ class SqliteMoveWriter:
         """Batches the loop found the lock taken for, and handed to the thread."""
 
     def takes(self, batch: Sequence[_Write]) -> bool:
-        return _all_moves(batch, self.guards)
+        """Moves and the rooms' and seats' writes (``ROOM_WRITES``); not a write with work of its
+        own (``call``, which needs SQLAlchemy's connection)."""
+        known = self.sql
+        return all(
+            w.call is None and (w.guard is None or id(w.guard) in known) and all(id(s) in known for s, _ in w.statements)
+            for w in batch
+        )
 
     async def write(self, batch: Sequence[_Write]) -> None:
         """Written on the event loop when SQLite's write lock is free at once (a batch of moves
         is a few tens of microseconds, and a checkpoint every ``WAL_AUTOCHECKPOINT_PAGES`` a
         millisecond or two), else in the thread, which waits for the lock: the trip to the
         thread and back cost more CPU than the write itself (issue 28)."""
-        items = [(self.guards[id(w.guard)], w.guard_params or {}, w.events) for w in batch]
+        sql = self.sql
+        items: list[_SqliteItem] = [
+            (None if w.guard is None else sql[id(w.guard)].bind(w.guard_params or {}),
+             [sql[id(s)].bind(params) for s, params in w.statements], w.events)
+            for w in batch
+        ]
         try:
             if self.now is None:
                 self.now = self._open(wait=0.0)
@@ -187,18 +287,23 @@ class SqliteMoveWriter:
         _sqlite_pragmas(conn, None)
         return conn
 
-    def _write_waiting(self, items: Sequence[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> None:
+    def _write_waiting(self, items: Sequence[_SqliteItem]) -> None:
         if self.conn is None:
             self.conn = self._open(wait=5.0)
         self._write(self.conn, items)
 
-    def _write(self, conn: sqlite3.Connection, items: Sequence[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> None:
+    def _write(self, conn: sqlite3.Connection, items: Sequence[_SqliteItem]) -> None:
         conn.execute("BEGIN")
         try:
             rows: list[dict[str, Any]] = []
-            for sql, params, events_ in items:
-                if conn.execute(sql, params).rowcount != 1:
+            for guard, statements, events_ in items:
+                if guard is not None and conn.execute(*guard).rowcount != 1:
                     raise Conflict("the room changed in the database before this write")
+                for text, params in statements:
+                    if isinstance(params, list):
+                        conn.executemany(text, params)
+                    else:
+                        conn.execute(text, params)
                 rows.extend(events_)
             if rows:
                 conn.executemany(self.insert, rows)
@@ -434,16 +539,20 @@ class Storage:
         row say the same); now if left out. ``claim``: more work in the same transaction
         (the Play now queue's tickets taken for this room); its ``Conflict`` stores nothing."""
         now = timesource.now() if created is None else created
-        room = insert(rooms).values(
-            id=room_id, game=game, config=config, start=None, status="waiting",
-            created=now, updated=now, rematch=None,
-        )
-        guard = None
+        room = {"r_id": room_id, "r_game": game, "r_config": config, "r_now": now}
+        seat_params = [
+            {"s_room": room_id, "s_seat": row["seat"], "s_kind": row["kind"], "s_name": row.get("name"),
+             "s_strength": row.get("strength"), "s_token": row.get("token_hash"), "s_tower": row.get("tower"),
+             "s_account": row.get("account_id")}
+            for row in seat_rows
+        ]
+        guard, guard_params = None, None
         if rematch_of is not None:
-            guard = update(rooms).where(rooms.c.id == rematch_of, rooms.c.rematch.is_(None)).values(rematch=room_id)
-        await self._submit(
-            [], [(room, None), (insert(seats), [{"room_id": room_id, **row} for row in seat_rows])], guard=guard, call=claim,
-        )
+            guard, guard_params = REMATCH_GUARD, {"g_room": rematch_of, "g_rematch": room_id}
+        statements: list[tuple[Executable, Any]] = [(ROOM_INSERT, room)]
+        if seat_params:
+            statements.append((SEAT_ROWS, seat_params))
+        await self._submit([], statements, guard=guard, guard_params=guard_params, call=claim)
 
     async def rematch_of(self, room_id: str) -> str | None:
         """The stored rematch of a room (None: none yet)."""
@@ -457,40 +566,31 @@ class Storage:
     ) -> None:
         """Seat a person (with their tower choice); ``Conflict`` if the seat is no longer open or
         reserved in the database (another instance seated someone first)."""
-        statement = (
-            update(seats)
-            .where(seats.c.room_id == room_id, seats.c.seat == seat, seats.c.kind.in_(["open", "reserved"]))
-            .values(kind="human", name=name, token_hash=token_hash, tower=tower, account_id=account_id)
-        )
-        await self._submit([], [], guard=statement)
+        params = {"g_room": room_id, "g_seat": seat, "g_name": name, "g_token": token_hash, "g_tower": tower,
+                  "g_account": account_id}
+        await self._submit([], [], guard=SEAT_TAKE, guard_params=params)
 
     async def set_seat(
         self, room_id: str, seat: int, kind: str, name: str | None, token_hash: str | None, tower: str | None = None
     ) -> None:
-        values: dict[str, Any] = {"kind": kind, "name": name, "token_hash": token_hash, "tower": tower}
-        if kind == "open":
-            values["account_id"] = None  # a seat left before the game is nobody's
-        statement = update(seats).where(seats.c.room_id == room_id, seats.c.seat == seat).values(**values)
-        await self._submit([], [(statement, None)])
+        params = {"g_room": room_id, "g_seat": seat, "g_kind": kind, "g_name": name, "g_token": token_hash, "g_tower": tower}
+        # A seat left before the game is nobody's: an open seat drops its account.
+        await self._submit([], [(SEAT_OPEN if kind == "open" else SEAT_SET, params)])
 
     async def set_status(self, room_id: str, status: str) -> None:
-        statement = update(rooms).where(rooms.c.id == room_id).values(status=status, updated=timesource.now())
-        await self._submit([], [(statement, None)])
+        await self._submit([], [(STATUS_SET, {"g_room": room_id, "g_status": status, "g_now": timesource.now()})])
 
     async def start_room(self, room_id: str, start: dict[str, Any], clocks: str | None = None, now: float | None = None) -> float:
         """Start the game (with its game clocks, a real-time room's); ``Conflict`` if another
         instance started it first. Returns the time stored as the room's ``updated``: the first
         turn began then."""
         now = timesource.now() if now is None else now
-        statement = (
-            update(rooms).where(rooms.c.id == room_id, rooms.c.status == "waiting")
-            .values(start=start, status="playing", updated=now, turn_started=now, clocks=clocks)
-        )
-        await self._submit([], [], guard=statement)
+        params = {"g_room": room_id, "g_start": start, "g_now": now, "g_clocks": clocks}
+        await self._submit([], [], guard=ROOM_START, guard_params=params)
         return now
 
     async def set_rematch(self, room_id: str, rematch: str) -> None:
-        await self._submit([], [(update(rooms).where(rooms.c.id == room_id).values(rematch=rematch), None)])
+        await self._submit([], [(REMATCH_SET, {"g_room": room_id, "g_rematch": rematch})])
 
     # ---------------------------------------------------------------- events (grouped commits)
 
