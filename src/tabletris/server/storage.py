@@ -180,50 +180,57 @@ _EVENT_ROWS = INSERT_EVENTS.values(
 """The event rows' insert with its parameters named, for the move writers' own drivers."""
 
 
-def _sqlite_sql(statement: ClauseElement) -> str:
-    """A statement's SQLite text with named parameters (``:g_room``), for ``SqliteMoveWriter``."""
-    return str(statement.compile(dialect=sqlite_dialect.dialect(paramstyle="named")))
+def _takes(batch: Sequence[_Write], known: Mapping[int, Any]) -> bool:
+    """Whether a writer of its own (``SqliteMoveWriter``, ``PostgresMoveWriter``) can write the
+    batch: every guard and statement one it compiled (``known``: by the statement object's
+    identity), and no write with work of its own (``call``, which needs SQLAlchemy's
+    connection)."""
+    return all(
+        w.call is None and (w.guard is None or id(w.guard) in known) and all(id(s) in known for s, _ in w.statements)
+        for w in batch
+    )
 
 
-def _all_moves(batch: Sequence[_Write], guards: Mapping[int, Any]) -> bool:
-    """Whether every write of the batch is a move (a guarded append, nothing else): what
-    ``PostgresMoveWriter`` takes."""
-    return all(w.guard is not None and id(w.guard) in guards and not w.statements and w.call is None for w in batch)
+class _Prepared:
+    """A statement built once (``APPEND_GUARDS``, ``ROOM_WRITES``, the event rows) compiled for
+    a driver the storage calls itself, and what SQLAlchemy would have added to a call's
+    parameters: the values the statement holds (``status="waiting"``) and the JSON columns'
+    encoding. ``names``: the parameters' order for a driver that takes them by position
+    (asyncpg); empty for one that takes them by name (sqlite3)."""
 
-
-_SqliteItem = tuple[
-    tuple[str, dict[str, Any]] | None, list[tuple[str, dict[str, Any] | list[dict[str, Any]]]], list[dict[str, Any]]
-]
-"""One write as ``SqliteMoveWriter`` runs it: its guard, its statements, its event rows."""
-
-
-class _SqliteStatement:
-    """A statement built once (``APPEND_GUARDS``, ``ROOM_WRITES``) as SQLite text with named
-    parameters, and what SQLAlchemy would have added to a call's parameters: the values the
-    statement holds itself (``status="waiting"``) and the JSON
-    columns' encoding."""
-
-    def __init__(self, statement: ClauseElement) -> None:
-        compiled = cast(SQLCompiler, statement.compile(dialect=sqlite_dialect.dialect(paramstyle="named")))
-        self.text = str(compiled)
+    def __init__(self, statement: ClauseElement, dialect: Any) -> None:
+        compiled = cast(SQLCompiler, statement.compile(dialect=dialect))
+        self.text = compiled.string
+        self.names = tuple(compiled.positiontup or ())
         self.held = {name: value for name, value in compiled.params.items() if value is not None}
         self.json = [name for name, bind in compiled.binds.items() if isinstance(bind.type, JSON)]
 
-    def bind(self, params: Any) -> tuple[str, Any]:
-        """The text and the parameters (a list of them: an executemany) to run it with."""
-        if isinstance(params, list):
-            return self.text, [self._one(p) for p in params]
-        return self.text, self._one(params)
+    def values(self, params: Mapping[str, Any]) -> Any:
+        """A call's parameters as the driver takes them: a dict by name, or a tuple."""
+        if self.held or self.json:
+            params = {**self.held, **params}
+            for name in self.json:
+                if params.get(name) is not None:
+                    params[name] = json.dumps(params[name])
+        return tuple(params[n] for n in self.names) if self.names else params
 
-    def _one(self, params: dict[str, Any]) -> dict[str, Any]:
-        if not self.held and not self.json:
-            return params
-        out = {**self.held, **params}
-        for name in self.json:
-            value = out.get(name)
-            if value is not None:
-                out[name] = json.dumps(value)
-        return out
+
+def _prepared(dialect: Any) -> dict[int, _Prepared]:
+    """Every statement a writer of its own runs, compiled for ``dialect``, by identity."""
+    return {id(s): _Prepared(s, dialect) for s in (*APPEND_GUARDS.values(), *ROOM_WRITES)}
+
+
+_Bound = tuple[str, Any]
+"""A statement's text and its parameters as its driver takes them (a list of them: an
+executemany)."""
+_SqliteItem = tuple[_Bound | None, list[_Bound], list[dict[str, Any]]]
+"""One write as ``SqliteMoveWriter`` runs it: its guard, its statements, its event rows."""
+
+
+def _bound(prepared: _Prepared, params: Any) -> _Bound:
+    if isinstance(params, list):
+        return prepared.text, [prepared.values(p) for p in params]
+    return prepared.text, prepared.values(params)
 
 
 class SqliteMoveWriter:
@@ -240,9 +247,10 @@ class SqliteMoveWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.sql = {id(s): _SqliteStatement(s) for s in (*APPEND_GUARDS.values(), *ROOM_WRITES)}
+        named = sqlite_dialect.dialect(paramstyle="named")
+        self.sql = _prepared(named)
         """Every statement this writer runs itself, by the statement object's identity."""
-        self.insert = _sqlite_sql(_EVENT_ROWS)
+        self.insert = _Prepared(_EVENT_ROWS, named).text
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-moves")
         self.conn: sqlite3.Connection | None = None
         """The thread's connection: waits up to 5 s for the write lock."""
@@ -252,13 +260,7 @@ class SqliteMoveWriter:
         """Batches the loop found the lock taken for, and handed to the thread."""
 
     def takes(self, batch: Sequence[_Write]) -> bool:
-        """Moves and the rooms' and seats' writes (``ROOM_WRITES``); not a write with work of its
-        own (``call``, which needs SQLAlchemy's connection)."""
-        known = self.sql
-        return all(
-            w.call is None and (w.guard is None or id(w.guard) in known) and all(id(s) in known for s, _ in w.statements)
-            for w in batch
-        )
+        return _takes(batch, self.sql)
 
     async def write(self, batch: Sequence[_Write]) -> None:
         """Written on the event loop when SQLite's write lock is free at once (a batch of moves
@@ -267,8 +269,8 @@ class SqliteMoveWriter:
         thread and back cost more CPU than the write itself (issue 28)."""
         sql = self.sql
         items: list[_SqliteItem] = [
-            (None if w.guard is None else sql[id(w.guard)].bind(w.guard_params or {}),
-             [sql[id(s)].bind(params) for s, params in w.statements], w.events)
+            (None if w.guard is None else _bound(sql[id(w.guard)], w.guard_params or {}),
+             [_bound(sql[id(s)], params) for s, params in w.statements], w.events)
             for w in batch
         ]
         try:
@@ -327,8 +329,9 @@ class SqliteMoveWriter:
 
 
 class PostgresMoveWriter:
-    """The moves' fast path on PostgreSQL: a batch made only of moves is written by an asyncpg
-    connection of its own, in one transaction: the guarded updates, then the event rows in one
+    """The writes' fast path on PostgreSQL: a batch of moves and rooms' writes (what
+    ``SqliteMoveWriter`` takes) is written by an asyncpg connection of its own, in one
+    transaction: each write's guarded update and statements, then the event rows in one
     ``executemany``. Through SQLAlchemy's async layer each batch paid a pool check-out with its
     ping, a greenlet per statement and the statements' parameter processing: half a
     millisecond of CPU per move more than on SQLite (issue 28). The SQL is SQLAlchemy's,
@@ -341,17 +344,12 @@ class PostgresMoveWriter:
         from sqlalchemy.dialects.postgresql.asyncpg import dialect
 
         self.dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
-        compile_for = dialect()
-        self.guards: dict[int, tuple[str, tuple[str, ...]]] = {}
-        for g in APPEND_GUARDS.values():
-            compiled = g.compile(dialect=compile_for)
-            self.guards[id(g)] = (compiled.string, tuple(compiled.positiontup or ()))
-        compiled = _EVENT_ROWS.compile(dialect=compile_for)
-        self.insert = (compiled.string, tuple(compiled.positiontup or ()))
+        self.sql = _prepared(dialect())
+        self.insert = _Prepared(_EVENT_ROWS, dialect())
         self.conn: Any = None
 
     def takes(self, batch: Sequence[_Write]) -> bool:
-        return _all_moves(batch, self.guards)
+        return _takes(batch, self.sql)
 
     async def write(self, batch: Sequence[_Write]) -> None:
         import asyncpg
@@ -362,15 +360,21 @@ class PostgresMoveWriter:
         conn = self.conn
         try:
             async with conn.transaction():
+                sql = self.sql
                 for w in batch:
-                    sql, names = self.guards[id(w.guard)]
-                    params = w.guard_params or {}
-                    if await conn.execute(sql, *[params[n] for n in names]) != "UPDATE 1":
-                        raise Conflict("the room changed in the database before this write")
-                sql, names = self.insert
-                rows = [tuple(row[n] for n in names) for w in batch for row in w.events]
+                    if w.guard is not None:
+                        guard = sql[id(w.guard)]
+                        if await conn.execute(guard.text, *guard.values(w.guard_params or {})) != "UPDATE 1":
+                            raise Conflict("the room changed in the database before this write")
+                    for statement, params in w.statements:
+                        prepared = sql[id(statement)]
+                        if isinstance(params, list):
+                            await conn.executemany(prepared.text, [prepared.values(p) for p in params])
+                        else:
+                            await conn.execute(prepared.text, *prepared.values(params))
+                rows = [self.insert.values(row) for w in batch for row in w.events]
                 if rows:
-                    await conn.executemany(sql, rows)
+                    await conn.executemany(self.insert.text, rows)
         except Conflict:
             raise
         except BaseException:
