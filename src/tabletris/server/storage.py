@@ -138,8 +138,8 @@ ROOM_INSERT = insert(rooms).values(
 """A new room (``Storage.create_room``). This statement and the ones below are built once with
 named parameters, like ``INSERT_EVENTS``: a statement built per call cost SQLAlchemy its
 construction and a new cache key on every execution, 0.23-0.27 ms each (6 December), and a
-rematch's room writes five of them. Built once, SQLite's writer also runs them itself
-(``SqliteMoveWriter``), without SQLAlchemy's thread hops."""
+rematch's room writes five of them. Built once, the database's own writer
+(``SqliteMoveWriter``, ``PostgresMoveWriter``) also runs them, without SQLAlchemy's async layer."""
 SEAT_ROWS = insert(seats).values(
     room_id=_param("s_room", seats.c.room_id), seat=_param("s_seat", seats.c.seat), kind=_param("s_kind", seats.c.kind),
     name=_param("s_name", seats.c.name), strength=_param("s_strength", seats.c.strength),
@@ -172,7 +172,7 @@ ROOM_START = (
 )
 REMATCH_SET = update(rooms).where(rooms.c.id == bindparam("g_room")).values(rematch=_param("g_rematch", rooms.c.rematch))
 ROOM_WRITES = (ROOM_INSERT, SEAT_ROWS, REMATCH_GUARD, SEAT_TAKE, SEAT_SET, SEAT_OPEN, STATUS_SET, ROOM_START, REMATCH_SET)
-"""The rooms' and seats' writes that SQLite's writer runs itself (with the moves' guards)."""
+"""The rooms' and seats' writes that the database's own writer runs (with the moves' guards)."""
 
 
 _EVENT_ROWS = INSERT_EVENTS.values(
@@ -242,8 +242,9 @@ class SqliteMoveWriter:
     took a thread hop per statement and most of a millisecond of CPU, more than the rest of the
     move (a room's five writes cost 7 ms). The SQL is SQLAlchemy's, compiled once from the same
     statements; the connection has the same settings (``_sqlite_pragmas``). A write with work
-    of its own (``call``) and every read go through SQLAlchemy; the one writer task (``Storage._write_loop``) orders both, so the
-    two connections never wait for each other's write lock."""
+    of its own (``call``) and every read go through SQLAlchemy; the one writer task
+    (``Storage._write_loop``) orders both, so the two connections never wait for each other's
+    write lock."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -465,8 +466,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 FAST_RUN = 4
-"""Moves in a row that a mixed batch sends through SQLite's move writer in a transaction of
-their own (``Storage._runs``)."""
+"""Writes in a row that a mixed batch sends through the database's own writer in a transaction
+of their own (``Storage._runs``)."""
 
 
 def _execute_steps(conn: Connection, steps: Sequence[tuple[str, Any, Any, int]]) -> None:
@@ -666,11 +667,11 @@ class Storage:
                 await self._commit(run)
 
     def _runs(self, batch: list[_Write]) -> list[list[_Write]]:
-        """The batch cut, in queue order, into runs of moves (SQLite's fast path) and runs of the
-        rest, one transaction each: a room created among forty moves (the rematches when games
-        end together) sent all forty through SQLAlchemy, 1-2 ms of CPU each (issue 28). Fewer
-        than ``FAST_RUN`` moves between other writes stay with them, so that writes of both
-        kinds taking turns still share one commit."""
+        """The batch cut, in queue order, into runs the database's own writer takes (moves and
+        rooms' writes) and runs of the rest (a write with work of its own: ``transact``), one
+        transaction each: one such write among forty moves would send all forty through
+        SQLAlchemy, 1-2 ms of CPU each (issue 28). Fewer than ``FAST_RUN`` writes between other
+        writes stay with them, so that writes of both kinds taking turns still share one commit."""
         if self._moves is None:
             return [batch]
         runs: list[tuple[bool, list[_Write]]] = []
