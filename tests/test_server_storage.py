@@ -213,7 +213,6 @@ def test_moves_queued_around_a_new_room_take_the_fast_path_in_order(tmp_path: An
                 made = (await conn.execute(select(rooms.c.config).where(rooms.c.id == "e"))).all()
             assert counted[4] == 5
             return with_room, fast, [(str(r), int(s)) for r, s in rows], made[0][0]
-
         finally:
             await storage.close()
 
@@ -303,8 +302,9 @@ def test_moves_go_through_the_databases_own_move_writer_and_a_stale_one_fails_al
 def test_a_rooms_writes_keep_their_guards_on_both_databases(db_url: str) -> None:
     """Issue 28: a room's writes (created as a rematch, seats taken, started, a seat left, its
     status) are built once, and the database's own writer runs them with the moves (on SQLite
-    they cost 7 ms of CPU a room through SQLAlchemy's async layer, 0.33 ms now). Each guard still refuses what another
-    instance did first (``Conflict``, nothing stored), and everything reads back as written."""
+    they cost 7 ms of CPU a room through SQLAlchemy's async layer, 0.33 ms now). Each guard
+    still refuses what another instance did first (``Conflict``, nothing stored), a seat left
+    open drops its account, and everything reads back as written."""
     from tabletris.server.storage import Conflict
 
     seats_ = [{"seat": 0, "kind": "open", "name": None, "strength": None, "token_hash": None},
@@ -330,6 +330,8 @@ def test_a_rooms_writes_keep_their_guards_on_both_databases(db_url: str) -> None
             await attempt(storage.take_seat("next", 0, "Bob", "hash-bob"))
             started = await storage.start_room("next", {"players": ["Ann", "random"]}, now=1234.5)
             await attempt(storage.start_room("next", {"players": ["Bob", "random"]}))
+            await storage.take_seat("game", 0, "Cy", "hash-cy", account_id="acc-2")
+            await storage.set_seat("game", 1, "resigned", "random", None)
             await storage.set_seat("game", 0, "open", None, None)
             await storage.set_status("game", "over")
             await storage.set_rematch("game", "next")
@@ -347,5 +349,6 @@ def test_a_rooms_writes_keep_their_guards_on_both_databases(db_url: str) -> None
     assert [(s["kind"], s["name"], s["token_hash"], s["account_id"]) for s in nxt.seats] == [
         ("human", "Ann", "hash-ann", "acc-1"), ("bot:random", "random", None, None)]
     assert nxt.seats[1]["strength"] == 0.5
-    assert (game.status, game.rematch, game.seats[0]["kind"]) == ("over", "next", "open")
+    assert (game.status, game.rematch) == ("over", "next")
+    assert [(s["kind"], s["name"], s["account_id"]) for s in game.seats] == [("open", None, None), ("resigned", "random", None)]
     assert sum(fast) >= 8, "the room writes went through the database's own writer"

@@ -203,6 +203,8 @@ class _Prepared:
         self.text = compiled.string
         self.names = tuple(compiled.positiontup or ())
         self.held = {name: value for name, value in compiled.params.items() if value is not None}
+        """The values the statement holds (a NULL it sets is written ``null()``, not None: a None
+        here is a parameter the call must give)."""
         self.json = [name for name, bind in compiled.binds.items() if isinstance(bind.type, JSON)]
 
     def values(self, params: Mapping[str, Any]) -> Any:
@@ -228,6 +230,7 @@ _SqliteItem = tuple[_Bound | None, list[_Bound], list[dict[str, Any]]]
 
 
 def _bound(prepared: _Prepared, params: Any) -> _Bound:
+    """``prepared``'s text and a call's parameters (a list of them: an executemany)."""
     if isinstance(params, list):
         return prepared.text, [prepared.values(p) for p in params]
     return prepared.text, prepared.values(params)
@@ -368,11 +371,11 @@ class PostgresMoveWriter:
                         if await conn.execute(guard.text, *guard.values(w.guard_params or {})) != "UPDATE 1":
                             raise Conflict("the room changed in the database before this write")
                     for statement, params in w.statements:
-                        prepared = sql[id(statement)]
-                        if isinstance(params, list):
-                            await conn.executemany(prepared.text, [prepared.values(p) for p in params])
+                        text, values = _bound(sql[id(statement)], params)
+                        if isinstance(values, list):
+                            await conn.executemany(text, values)
                         else:
-                            await conn.execute(prepared.text, *prepared.values(params))
+                            await conn.execute(text, *values)
                 rows = [self.insert.values(row) for w in batch for row in w.events]
                 if rows:
                     await conn.executemany(self.insert.text, rows)
