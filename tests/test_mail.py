@@ -303,6 +303,33 @@ def test_the_queue_outlives_a_restart(tmp_path: Path) -> None:
         wait_for(lambda: [r["status"] for r in queue_rows(db)] == ["sent"], what="the notice sent")
 
 
+def test_a_server_stopped_while_sending_lets_the_next_one_send_at_once(tmp_path: Path) -> None:
+    """A server stopped while a mail is in flight (the SMTP server holds its DATA) hands its
+    claim back as it stops: the next server on the database sends the mail at once, not after
+    the claim's hold (``3 * timeout + 60`` s; CI once hit this when a stop landed inside a
+    retry). The mail may go twice: a send cut off mid-DATA may or may not have landed."""
+    db = tmp_path / "stopped.sqlite3"
+    port = free_port()
+    with smtp_sink(port, mode="stall") as stalled:
+        with mail_server(db, port) as server:
+            ann = logged_in(server.url, "Ann")
+            bob = wants_mail(server, "Bob", BOB)
+            try:
+                room, tokens = turn_based_room(server, ann, bob)
+                play_dice_turn(server.url, room, tokens[0])
+                wait_for(stalled.stalled.is_set, what="the SMTP server to stall on the mail")
+                assert [r["claim"] is not None for r in queue_rows(db)] == [True]
+            finally:
+                ann.close()
+                bob.close()
+        assert not server.thread.is_alive()  # stopped, without waiting out the SMTP timeout (30 s)
+        assert [(r["status"], r["claim"]) for r in queue_rows(db)] == [("pending", None)]
+    with smtp_sink(port) as sink, mail_server(db, port):
+        message = wait_for(lambda: sink.messages, what="the mail, from the next server")[0]
+        assert message["To"] == BOB and f"/room/{room}" in message.get_content()
+        wait_for(lambda: [r["status"] for r in queue_rows(db)] == ["sent"], what="the notice sent")
+
+
 def test_a_mail_whose_turn_passed_while_the_server_was_down_is_not_sent(tmp_path: Path) -> None:
     db = tmp_path / "passed.sqlite3"
     port = free_port()
@@ -451,6 +478,11 @@ def test_one_mail_per_turn_and_two_instances_never_claim_the_same_notice(db_url:
             by_account = {account for c in claims for account in c}
             assert by_account == set(ids)
             assert await store.claim(a, "late", 60.0) == {}  # held: nobody else takes them
+            holder = next(i for i, c in enumerate(claims) if c)
+            first = sorted(n.id for notices_ in claims[holder].values() for n in notices_)
+            assert await store.release(b, f"claim{holder}") == len(first)  # an instance stopping
+            late = await store.claim(a, "late", 60.0)
+            assert sorted(n.id for notices_ in late.values() for n in notices_) == first  # only those
         finally:
             await a.close()
             await b.close()

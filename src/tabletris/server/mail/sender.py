@@ -44,6 +44,8 @@ CONCURRENT = 4
 """Mails sent at once (each a connection to the SMTP server)."""
 PRUNE_EVERY = 3600.0
 """Seconds between two sweeps of old settled notices."""
+CLOSE_GRACE = 1.0
+"""Seconds a stopping instance gives a send it cancelled to finish before cancelling it again."""
 
 
 def _reason(e: BaseException) -> str:
@@ -106,13 +108,26 @@ class Mailer:
         self._task = asyncio.create_task(self._loop(), name="mail-sender")
 
     async def close(self) -> None:
+        """Stop sending and hand back what this instance still holds. A send cut off here is
+        cancelled again after ``CLOSE_GRACE`` seconds: aiosmtplib answers a cancellation by
+        saying QUIT to the SMTP server and waiting up to its whole timeout for the reply, which
+        a stalled server never gives (a stop then took the SMTP timeout, 30 s by default)."""
         tasks = [t for t in (self._task, *self._tasks) if t is not None]
+        pending = set(tasks)
+        for _ in range(3):
+            if not pending:
+                break
+            for task in pending:
+                task.cancel()
+            _, pending = await asyncio.wait(pending, timeout=CLOSE_GRACE)
         for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(BaseException):
-                await task
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: a task that failed as it stopped is no warning
         self._task = None
+        try:  # a mail cut off above goes from the next instance now, not when its claim expires
+            await store.release(self.storage, self.claim_id)
+        except Exception as e:
+            self.faults.failed("release", "mail: the notices held here could not be handed back", e)
 
     def wake(self, delay: float = 0.0) -> None:
         """Look at the queue now (or after ``delay`` seconds)."""
@@ -299,4 +314,4 @@ class Mailer:
         return wanted
 
 
-__all__ = ["CONCURRENT", "Mailer"]
+__all__ = ["CLOSE_GRACE", "CONCURRENT", "Mailer"]

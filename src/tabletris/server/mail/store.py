@@ -296,6 +296,22 @@ async def retry_later(storage: Storage, ids: Sequence[int], due: float, error: s
     await storage.transact(work)
 
 
+async def release(storage: Storage, claim_id: str) -> int:
+    """An instance that stops hands back what it still holds (``claim_id``'s pending notices,
+    a mail cut off mid-send among them): the next instance sends them at once instead of after
+    the claim's hold. How many were handed back."""
+
+    async def work(conn: AsyncConnection) -> int:
+        done = await conn.execute(
+            update(mail_queue).where(mail_queue.c.claim == claim_id, mail_queue.c.status == PENDING)
+            .values(claim=None, claim_until=None)
+        )
+        return int(done.rowcount or 0)
+
+    released: int = await storage.transact(work)
+    return released
+
+
 async def prune(storage: Storage, days: float = KEEP_DAYS) -> None:
     """Forget notices settled more than ``days`` ago."""
     before = time.time() - days * 86400
@@ -331,6 +347,6 @@ async def signing_key(storage: Storage, name: str = "unsubscribe") -> bytes:
 
 __all__ = [
     "DROPPED", "FAILED", "KEEP_DAYS", "PENDING", "SENT", "Notice", "Queued", "Settings", "claim", "enqueue", "get_settings",
-    "mail_queue", "mail_settings", "prune", "put_settings", "retry_later", "rooms_now", "server_keys", "settle",
+    "mail_queue", "mail_settings", "prune", "put_settings", "release", "retry_later", "rooms_now", "server_keys", "settle",
     "signing_key", "unsubscribe",
 ]
