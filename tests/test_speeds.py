@@ -176,6 +176,33 @@ def stored_row(db: Path, room: str) -> tuple[Any, ...]:
     return tuple(row)
 
 
+def test_an_alarm_rings_at_its_moment_sooner_when_time_moves_and_never_once_cancelled(moved_time: None) -> None:
+    """``timesource.call_at``, what a turn's timer is: it rings at its wall-clock moment; moving
+    the clocks past it rings it at once, short of it leaves it set for the same moment; a
+    cancelled one never rings; one for a moment passed rings in ``call_at``."""
+
+    async def scenario() -> None:
+        rang: list[str] = []
+        soon = timesource.call_at(timesource.now() + 0.05, lambda: rang.append("soon"))
+        hour = timesource.call_at(timesource.now() + 3600, lambda: rang.append("hour"))
+        day = timesource.call_at(timesource.now() + DAY, lambda: rang.append("day"))
+        dropped = timesource.call_at(timesource.now() + 60, lambda: rang.append("dropped"))
+        dropped.cancel()
+        await until(lambda: rang == ["soon"])
+        assert soon.rung and not hour.rung
+        timesource.advance(hour.when - timesource.now() - 0.3)  # short of the hour: it stays set, for the same moment
+        assert rang == ["soon"]
+        await until(lambda: rang == ["soon", "hour"])
+        timesource.advance(DAY)  # past the day's moment: at once, and the cancelled one never
+        assert rang == ["soon", "hour", "day"] and day.rung and not dropped.rung
+        day.cancel()  # after it rang: nothing
+        passed = timesource.call_at(timesource.now() - 1, lambda: rang.append("passed"))
+        assert passed.rung and rang[-1] == "passed"
+        assert asyncio.get_running_loop() not in timesource._alarms  # nothing left set: the loop is not kept
+
+    asyncio.run(scenario())
+
+
 def test_a_turn_based_move_after_its_deadline_is_too_late_and_the_timer_plays(tmp_path: Path, moved_time: None) -> None:
     async def scenario() -> None:
         async with open_lobby(tmp_path / "turn.sqlite3") as lobby:
