@@ -250,3 +250,53 @@ async def test_turn_timer_lets_a_bot_play_for_an_idle_seat(server: LiveServer) -
     moved = await c.state_where(lambda m: m["seq"] >= 1, timeout=5)
     assert moved["game"]["log"][0]["player"] == 0, "the idle first player's turn was played for them"
     await c.close()
+
+
+@pytest.mark.asyncio
+async def test_a_rematch_followed_on_the_same_socket_plays_there_and_leaves_the_old_room(server: LiveServer) -> None:
+    room = create_room(server.url, {"game": "dice", "rules": {"width": 6, "height": 6}, "seats": [{"kind": "open"}, {"kind": "random"}, {"kind": "open"}]})
+    a = join(server.url, room["id"], "Ann")
+    b = join(server.url, room["id"], "Bob")
+    ca = await Client.connect(server.ws, room["id"], a["token"])
+    cb = await Client.connect(server.ws, room["id"], b["token"])
+    watcher = await Client.connect(server.ws, room["id"])
+    rng = random.Random(11)
+    await asyncio.gather(play_dice_seat(ca, 0, rng, []), play_dice_seat(cb, 2, rng, []))
+    await watcher.state_where(lambda m: m["game"]["over"])
+
+    refused = await watcher.request({"type": "rematch", "follow": True})
+    assert refused["type"] == "error" and refused["error"] == "not_seated", refused
+    bad = await ca.request({"type": "rematch", "follow": "yes"})
+    assert bad["type"] == "error" and bad["error"] == "bad_message" and "follow" in bad["message"], bad
+
+    replies = []
+    for c in (ca, cb):
+        reply = await c.request({"type": "rematch", "follow": True})
+        assert reply["type"] == "rematch" and reply["follow"] is True, reply
+        # On the same socket: the reply, then the new room's state (never the other way round)
+        assert all(m["room"]["id"] == room["id"] for m in c.received[:-1] if m.get("type") == "state")
+        first_state = await c.until(lambda m: m.get("type") == "state")
+        assert first_state["room"]["id"] == reply["room"] and first_state["you"] == reply["seat"]
+        replies.append(reply)
+    new = replies[0]["room"]
+    assert replies[1]["room"] == new != room["id"] and [r["seat"] for r in replies] == [0, 2]
+
+    # The new game is played through the followed sockets, each with its new seat's token.
+    started = await ca.state_where(lambda m: m["room"]["id"] == new and m["room"]["status"] == "playing", timeout=20)
+    mover = ca if started["game"]["to_move"] == 0 else cb
+    state = await mover.state_where(lambda m: m["room"]["id"] == new and m["private"] is not None, timeout=20)
+    ack = await mover.request({"type": "move", **rng.choice(dice_moves(state))})
+    assert ack["type"] == "ack" and ack["seq"] >= 1, ack
+    record = httpx.get(f"{server.url}/api/rooms/{new}", timeout=10).json()
+    assert record["room"]["events"] >= ack["seq"]
+
+    # The old room no longer counts them; the watcher there saw them leave, and a rematch asked
+    # again from the new room's socket is the new game's own (its token moved with it).
+    left = await watcher.until(lambda m: m.get("type") == "presence" and m["connected"] == [False, True, False])
+    assert left["connected"] == [False, True, False]
+    old_seats = httpx.get(f"{server.url}/api/rooms/{room['id']}", timeout=10).json()["room"]["seats"]
+    assert [s["connected"] for s in old_seats] == [False, True, False]
+    not_over = await ca.request({"type": "rematch", "follow": True})
+    assert not_over["type"] == "error" and not_over["error"] == "not_over", not_over
+    for c in (ca, cb, watcher):
+        await c.close()

@@ -95,6 +95,12 @@ class Connection:
         self.items.append(slot)
         self._queued()
 
+    def seal(self) -> None:
+        """What is queued goes out as it is: a later state or presence queues after it instead
+        of taking an older one's place (a socket that follows its rematch gets the old room's
+        last state, then the rematch reply, then the new room's state, in that order)."""
+        self.slots.clear()
+
     def _queued(self) -> None:
         """Something was queued: with a frame writer it is written by a callback at the end of
         this turn of the event loop (what the same turn queues goes in the same write), and
@@ -139,7 +145,8 @@ class Connection:
         texts = []
         for item in self.items:
             if isinstance(item, _Slot):
-                del self.slots[item.kind]
+                if self.slots.get(item.kind) is item:
+                    del self.slots[item.kind]
                 texts.append(item.text)
             else:
                 texts.append(item)
@@ -161,7 +168,8 @@ class Connection:
             while self.alive and self.items:
                 item = self.items.popleft()
                 if isinstance(item, _Slot):
-                    del self.slots[item.kind]
+                    if self.slots.get(item.kind) is item:
+                        del self.slots[item.kind]
                     text = item.text
                 else:
                     text = item

@@ -112,14 +112,15 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
         log_context(room.id, seat)
         log.info("websocket joined as %s", "spectator" if seat is None else f"seat {seat}")
         room.attach(conn)
-        reader = asyncio.create_task(serve_socket(ws, room, conn, seat))
+        at = [room]  # the room the connection is in: a rematch it follows moves it (serve_socket)
+        reader = asyncio.create_task(serve_socket(ws, at, conn))
         dead = asyncio.create_task(conn.dead.wait())
         try:
             await asyncio.wait({reader, dead}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             reader.cancel()
             dead.cancel()
-            room.detach(conn)
+            at[0].detach(conn)
             log.info("websocket left (close code %s)", conn.close_code)
             if conn.close_code == 4408:
                 _abort(ws)
@@ -143,7 +144,10 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
         room.broadcast(publish=False)
         return room.authenticate(token)
 
-    async def serve_socket(ws: WebSocket, room: Room, conn: Connection, seat: int | None) -> None:
+    async def serve_socket(ws: WebSocket, at: list[Room], conn: Connection) -> None:
+        """Read the connection's messages until it closes. ``at[0]``: the room it is in (a
+        rematch it follows puts the new room there)."""
+        room, seat = at[0], conn.seat
         bucket = Bucket(limits.message_rate, limits.message_burst)
         strikes = 0
 
@@ -192,7 +196,9 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
                 continue
             kind = data.pop("type", None)
             try:
-                await handle(room, conn, seat, kind, msg_id, data)
+                moved = await handle(room, conn, seat, kind, msg_id, data)
+                if moved is not None:
+                    at[0], room, seat = moved, moved, conn.seat
             except ActionError as e:
                 fail(msg_id, e.code, e.message)
             except Exception:
@@ -201,7 +207,8 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
 
     async def handle(
         room: Room, conn: Connection, seat: int | None, kind: Any, msg_id: Any, data: dict[str, Any]
-    ) -> None:
+    ) -> Room | None:
+        """Answer one message; the room the connection moved to (a followed rematch), else None."""
         if kind == "ping":
             conn.send_json({"type": "pong", "id": msg_id})
         elif kind == "state":
@@ -240,13 +247,29 @@ def socket_router(lobby: Lobby, limits: Limits, origins: Sequence[str] = ()) -> 
         elif kind == "rematch":
             if seat is None:
                 raise ActionError("not_seated", _("only a player can ask for a rematch"))
+            follow = data.get("follow", False)
+            if not isinstance(follow, bool):
+                raise ActionError("bad_message", f"'follow' is true or false, not {str(follow)[:32]!r}")
             new, new_seat, new_token = await lobby.rematch(room, seat, conn.token or "")
-            conn.send_json({"type": "rematch", "id": msg_id, "room": new.id, "seat": new_seat, "token": new_token})
+            reply = {"type": "rematch", "id": msg_id, "room": new.id, "seat": new_seat, "token": new_token}
+            if not follow:
+                conn.send_json(reply)
+                return None
+            # The connection moves to the new room: no new websocket (its handshake, hello and
+            # the old one's close were most of a rematch's cost on the server, issue 28).
+            conn.send_json({**reply, "follow": True})
+            conn.seal()
+            room.detach(conn)
+            conn.seat, conn.token = new_seat, new_token
+            log_context(new.id, new_seat)
+            new.attach(conn)
+            return new
         else:
             raise ActionError(
                 "unknown_type",
                 f"unknown message type {str(kind)[:32]!r}: expected move, query, chat, rematch, resign, leave, expel, state or ping",
             )
+        return None
 
     return router
 
