@@ -75,6 +75,8 @@ def free_port() -> int:
 @dataclass
 class Stats:
     rtts: list[float] = field(default_factory=list)
+    acked_at: list[float] = field(default_factory=list)  # wall time of each ack (the timeline)
+    asked_at: list[float] = field(default_factory=list)  # wall time of each rematch asked
     errors: list[str] = field(default_factory=list)
     acked: list[tuple[str, int, int, str]] = field(default_factory=list)  # room, seq, seat, place as JSON
     rematches: int = 0
@@ -83,6 +85,34 @@ class Stats:
 
     def enough(self) -> bool:
         return self.games_wanted is not None and self.rematches // 2 >= self.games_wanted
+
+
+TIMELINE_STEP = 5.0
+"""Seconds of play each entry of the report's ``timeline`` covers."""
+
+
+def timeline_of(stats: Stats, wall_start: float) -> list[dict[str, Any]]:
+    """The play in steps of ``TIMELINE_STEP`` seconds: the people's moves acknowledged, the
+    rematches asked (games ending), and the round trip's p50 and p99 of the moves acknowledged
+    in each: when the slow moves came, and whether with a wave of games ending."""
+    steps: dict[int, list[float]] = {}
+    for at, rtt in zip(stats.acked_at, stats.rtts, strict=True):
+        steps.setdefault(int((at - wall_start) // TIMELINE_STEP), []).append(rtt)
+    asked: dict[int, int] = {}
+    for at in stats.asked_at:
+        step = int((at - wall_start) // TIMELINE_STEP)
+        asked[step] = asked.get(step, 0) + 1
+    out = []
+    for step in sorted(set(steps) | set(asked)):
+        rtts = sorted(steps.get(step, []))
+        out.append({
+            "from_s": step * TIMELINE_STEP,
+            "acked": len(rtts),
+            "rematches": asked.get(step, 0) // 2,
+            "p50_ms": round(1000 * rtts[len(rtts) // 2], 1) if rtts else None,
+            "p99_ms": round(1000 * rtts[min(len(rtts) - 1, int(0.99 * len(rtts)))], 1) if rtts else None,
+        })
+    return out
 
 
 def legal_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -99,7 +129,7 @@ def legal_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
 
 async def person(
     ws_url: str, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random,
-    rematch: bool = True, start_at: float = 0.0,
+    rematch: str = "follow", start_at: float = 0.0,
 ) -> None:
     """One scripted person: on each state that gives them the move, pick a legal move, think, send it
     and wait for its ``ack``; when the game is over, ask for the rematch and go on playing there, so
@@ -119,10 +149,12 @@ async def person(
 
 async def play_room(
     ws_url: str, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random,
-    rematch: bool, start_at: float = 0.0,
+    rematch: str, start_at: float = 0.0,
 ) -> tuple[str, int, str]:
     """Play in one room until the time is up (returns an empty room) or the game is over (returns
-    the rematch room, seat and token, or an empty room without ``rematch``)."""
+    the rematch room, seat and token, or an empty room without ``rematch``). ``rematch``:
+    "follow" asks for the rematch with ``follow`` and plays it on the same websocket, "new"
+    opens a new websocket for it (as before the server could move one), "" ends."""
     async with websockets.connect(f"{ws_url}/ws/{room}", max_size=2**22, open_timeout=60) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
         if start_at:
@@ -135,7 +167,8 @@ async def play_room(
             if over:
                 if not rematch:
                     break
-                await ws.send(json.dumps({"type": "rematch", "id": "rematch"}))
+                follow = {"follow": True} if rematch == "follow" else {}
+                await ws.send(json.dumps({"type": "rematch", "id": "rematch", **follow}))
                 while True:
                     reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
                     if reply.get("id") == "rematch":
@@ -144,7 +177,11 @@ async def play_room(
                     stats.errors.append(f"rematch: {reply.get('error')}: {reply.get('message')}")
                     break
                 stats.rematches += 1
-                return reply["room"], reply["seat"], reply["token"]
+                stats.asked_at.append(time.time())
+                if not reply.get("follow"):
+                    return reply["room"], reply["seat"], reply["token"]
+                room, seat, token, over = reply["room"], reply["seat"], reply["token"], False
+                continue
             try:
                 text = await asyncio.wait_for(ws.recv(), max(0.05, until - time.monotonic()))
             except TimeoutError:
@@ -174,6 +211,7 @@ async def play_room(
                     over = reply["game"]["over"]
             if reply["type"] == "ack":
                 stats.rtts.append(time.perf_counter() - sent)
+                stats.acked_at.append(time.time())
                 stats.acked.append((room, reply["seq"], seat, json.dumps(move["place"])))
             else:
                 stats.errors.append(f"{reply['error']}: {reply['message']}")
@@ -213,7 +251,7 @@ SHORT_ROOM: dict[str, Any] = {"game": "dice", "rules": {"width": 6, "height": 6}
 
 
 def play_share(
-    seats: list[tuple[str, int, str, str]], think: float, start_at: float, duration: float, seed: float, rematch: bool,
+    seats: list[tuple[str, int, str, str]], think: float, start_at: float, duration: float, seed: float, rematch: str,
 ) -> dict[str, Any]:
     """A client process's share of the people (``--clients``): they play from ``start_at``
     (wall time) for ``duration`` seconds; what they saw, for the parent to add up."""
@@ -241,12 +279,12 @@ def play_share(
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         runner.run(play())
     return {"rtts": stats.rtts, "acked": stats.acked, "errors": stats.errors, "rematches": stats.rematches,
-            "lags": lags, "late": stats.late}
+            "lags": lags, "late": stats.late, "acked_at": stats.acked_at, "asked_at": stats.asked_at}
 
 
 def start_helpers(
     seats: list[tuple[str, int, str, str]], processes: int, think: float, duration: float, rng: random.Random,
-    rematch: bool,
+    rematch: str,
 ) -> tuple[list[Any], float]:
     """Start ``processes`` client processes, each playing the people of its share of the rooms
     (a room's two people in the same process); they begin together a few seconds from now (a
@@ -266,7 +304,7 @@ def start_helpers(
 
 
 async def run_level(
-    bases: Sequence[str], db_url: str, rooms: int, duration: float, think: float, seed: int, rematch: bool,
+    bases: Sequence[str], db_url: str, rooms: int, duration: float, think: float, seed: int, rematch: str,
     room_body: dict[str, Any] = DICE_ROOM, games_wanted: int | None = None,
     progress: Callable[[int], None] | None = None, pids: Sequence[int] = (), split: bool = False,
     profile: Path | None = None, processes: int = 1,
@@ -346,6 +384,8 @@ async def run_level(
         for r in results:
             if isinstance(r, dict):
                 stats.rtts += r["rtts"]
+                stats.acked_at += r["acked_at"]
+                stats.asked_at += r["asked_at"]
                 stats.acked += r["acked"]
                 stats.errors += r["errors"]
                 stats.rematches += r["rematches"]
@@ -368,6 +408,7 @@ async def run_level(
             stats.errors.append(f"client: {type(r).__name__}: {r}")
     all_moves = await events_between(db_url, wall_start, wall_end)
     statuses = {str(k): int(v) for k, v in await fetch(db_url, "SELECT status, COUNT(*) FROM rooms GROUP BY status")}
+    timeline = timeline_of(stats, wall_start)
     rtts = sorted(stats.rtts)
     parts = split_parts(samplers, main_cpu, max(1, all_moves)) if samplers else None
     return {
@@ -393,6 +434,7 @@ async def run_level(
         "of_which_bot_workers_ms_per_move": round(1000 * (server_cpu - main_cpu) / max(1, all_moves), 3),
         **({"cpu_ms_per_move_by_part": parts} if parts is not None else {}),
         "cpu_ms_per_move_by_thread": {k: round(1000 * v / max(1, all_moves), 3) for k, v in threads.items()},
+        "timeline": timeline,
         "acked": stats.acked,
     }
 
@@ -745,11 +787,11 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                                 })
                                 print(json.dumps({"rss_checkpoint": checkpoints[-1]}), flush=True)
 
-                        result = runner.run(run_level(bases, db_url, n, args.duration, 0.0, args.seed + n, True,
+                        result = runner.run(run_level(bases, db_url, n, args.duration, 0.0, args.seed + n, args.rematch_socket,
                                                       SHORT_ROOM, args.rss_games, progress))
                     else:
                         result = runner.run(run_level(bases, db_url, n, args.duration, args.think, args.seed + n,
-                                                      not args.no_rematch, pids=[i.proc.pid for i in instances],
+                                                      "" if args.no_rematch else args.rematch_socket, pids=[i.proc.pid for i in instances],
                                                       split=args.split or args.profile is not None,
                                                       profile=args.profile, processes=args.clients))
                     acked_all.extend(result.pop("acked"))
@@ -799,6 +841,8 @@ def main() -> None:
     parser.add_argument("--bot-delay", type=float, default=0.5, help="the server's pause before a bot moves")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-rematch", action="store_true", help="let finished games end instead of playing the rematch")
+    parser.add_argument("--rematch-socket", choices=("follow", "new"), default="follow",
+                        help="play the rematch on the same websocket (follow) or open a new one for it (new)")
     parser.add_argument("--rss", action="store_true", help="memory run: --rss-games short games over --rooms rooms")
     parser.add_argument("--rss-games", type=int, default=10_000)
     parser.add_argument("--rss-every", type=int, default=1000, help="print the RSS after every this many games")
