@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from tabletris.server.jsontext import dumps
 
 
@@ -20,3 +23,18 @@ def test_values_orjson_refuses_fall_back_to_the_standard_library() -> None:
     seed = 2**127 + 12345
     assert json.loads(dumps({"seed": seed})) == {"seed": seed}
     assert json.loads(dumps({3: "x"})) == {"3": "x"}
+
+
+@given(
+    seed=st.one_of(st.integers(min_value=2**64), st.integers(max_value=-(2**63) - 1), st.integers(-(2**63), 2**64 - 1)),
+    moves=st.lists(st.dictionaries(st.sampled_from(["player", "roll", "place"]), st.integers(-5, 50)), max_size=5),
+    name=st.text(max_size=8),
+)
+def test_a_record_with_a_big_seed_renders_as_the_standard_library_would(seed: int, moves: list[dict[str, int]], name: str) -> None:
+    # A record's 128-bit seed goes into orjson's text as its digits (a finished game's record is
+    # rendered at its end, in the last move's turn of the loop): the same value either way.
+    record = {"format": "tabletris-record", "seed": seed, "players": [name], "moves": moves}
+    text = dumps(record)
+    assert json.loads(text) == record
+    assert f'"seed":{seed},' in text
+    assert text == json.dumps(record, separators=(",", ":"), ensure_ascii=False)

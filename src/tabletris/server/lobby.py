@@ -279,7 +279,7 @@ class Lobby:
                 room.ended_at = timesource.monotonic()
                 game = room.game
                 room.game_text = room.adapter.public_text(game, room.by_timer)
-                room.record_text = json.dumps(room.adapter.record(game), separators=(",", ":"))
+                room.record_text = dumps(room.adapter.record(game))
                 room.game = None
                 room.start = None
         return room
@@ -452,10 +452,15 @@ class Lobby:
             self.ledger.room_created(creator)
         if creator_account is not None and rematch_of is None:
             self.ledger.room_created("account:" + creator_account)
-        try:
-            await asyncio.to_thread(adapter.new_game, [f"P{i}" for i in range(len(seats))], rules, 0)
-        except (RulesError, IllegalMove, RecordError, ValueError, TypeError) as e:
-            raise ActionError("bad_rules", engine_text(e)) from None
+        if rematch_of is None:
+            # A trial game, off the loop (a large board's setup takes a while), says whether the
+            # rules make a game. A rematch's rules are the engine's own for the next game of one
+            # that was played (``GameSpec.rematch_rules``) with the same seats: a wave of games
+            # ending together paid a thread hop and a game's setup each for nothing (issue 28).
+            try:
+                await asyncio.to_thread(adapter.new_game, [f"P{i}" for i in range(len(seats))], rules, 0)
+            except (RulesError, IllegalMove, RecordError, ValueError, TypeError) as e:
+                raise ActionError("bad_rules", engine_text(e)) from None
         room_id = new_room_id(rematch_of)
         while room_id in self.rooms:
             room_id = new_room_id(rematch_of)

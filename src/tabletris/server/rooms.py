@@ -762,7 +762,7 @@ class Room:
         if self.game is None:
             return
         self.game_text = self.adapter.public_text(self.game, self.by_timer)
-        self.record_text = json.dumps(self.adapter.record(self.game), separators=(",", ":"))
+        self.record_text = dumps(self.adapter.record(self.game))
         if self.status == "over" and self.game.over:
             self.next_rules = self.adapter.spec.rematch_rules(self.game, self.rules)
         self.game = None
