@@ -15,6 +15,7 @@ from rich.color import ColorSystem
 from textual.widgets import Input, Select
 
 from tabletris.tui.app import TabletrisApp
+from tabletris.tui.game_ui import game_label
 from tabletris.tui.new_game import NewGameScreen
 from tabletris.tui.tower_screen import TowerScreen
 from tabletris.tui.widgets.dialogs import CurtainScreen
@@ -35,7 +36,11 @@ async def open_form(pilot: Any, app: TabletrisApp, game: str = "dice") -> NewGam
     assert isinstance(screen, NewGameScreen)
     if game != screen.setup.game:
         screen.query_one("#game", Select).value = game
+        # The form is composed anew for the game (``game_changed``), and titled for it last: until
+        # then the old form's fields are still there, and a test that ended meanwhile closed the
+        # app under the recomposition (NoMatches for #setup-rules in the handler, CI on 1bd3208).
         await settle(pilot, lambda: isinstance(app.screen, NewGameScreen) and app.screen.setup.game == game
+                     and any(game_label(game) in str(w.border_title) for w in app.screen.query("#setup-rules"))
                      and bool(app.screen.query("#seat-name-0")) and app.screen.query_one("#seat-name-0").region.width > 0)
     return app.screen  # type: ignore[return-value]
 
