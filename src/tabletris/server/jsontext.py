@@ -10,10 +10,14 @@ the encoder's sake.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
 import orjson
+
+ORJSON_INTS = range(-(2**63), 2**64)
+"""The integers orjson writes itself; a larger one (a record's 128-bit seed) is a ``Fragment``."""
 
 
 def dumps(value: Any) -> str:
@@ -22,20 +26,13 @@ def dumps(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:  # orjson.JSONEncodeError: a big integer, a non-string key
         pass
-    if isinstance(value, dict):
-        # A record's 128-bit seed: its digits as they are, the rest through orjson (a game's
-        # end rendered its record through the standard library, a third of the end's cost).
-        big = {k: orjson.Fragment(str(v)) for k, v in value.items() if type(v) is int and not _SMALL[0] <= v <= _SMALL[1]}
-        if big:
-            try:
-                return orjson.dumps({**value, **big}).decode()
-            except TypeError:
-                pass
+    # A record's seed at its top level: its digits as they are, the rest still through orjson (a
+    # game's end rendered its whole record through the standard library, a third of the end's cost).
+    big = {k: orjson.Fragment(str(v)) for k, v in value.items() if type(v) is int and v not in ORJSON_INTS} if isinstance(value, dict) else {}
+    if big:
+        with contextlib.suppress(TypeError):
+            return orjson.dumps({**value, **big}).decode()
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-_SMALL = (-(2**63), 2**64 - 1)
-"""The integers orjson writes itself."""
 
 
 __all__ = ["dumps"]
