@@ -19,17 +19,18 @@ import { Hotseat, hotseats } from "./hotseat.js";
 import { duration, serverNow, speedText, syncClock } from "./speeds.js";
 import { app, dialog, legend, playerName, request, send, waiterFor, winnersText } from "./table.js";
 
-const roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
-app.roomId = roomId;
+// The room this page shows: the address's at first, the new room's once a rematch is followed on
+// this page's socket (followRematch); every use reads it here, never a copy.
+app.roomId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
 
 // ------------------------------------------------------------------ connection
 
 function connect() {
-  const mine = seats.get(roomId);
+  const mine = seats.get(app.roomId);
   app.token = mine ? mine.token : null;
   const proto = location.protocol === "https:" ? "wss" : "ws";
   // The seat token goes in the first message (hello), never in the URL: logs would keep it.
-  const url = `${proto}://${location.host}/ws/${encodeURIComponent(roomId)}`;
+  const url = `${proto}://${location.host}/ws/${encodeURIComponent(app.roomId)}`;
   const ws = new WebSocket(url);
   app.ws = ws;
   ws.onopen = () => {
@@ -44,7 +45,8 @@ function connect() {
     // No such room: said once, without the "connection lost" banner (nothing will come back).
     if (e.code === 4404) { app.closed = true; showMissing(); return; }
     setConn(false);
-    if (e.code === 4403 && app.token) { seats.drop(roomId); toast(_("This browser's seat token is not valid here any more: watching instead.")); }
+    if (app.rematchAsked != null) rematchAnswered();
+    if (e.code === 4403 && app.token) { seats.drop(app.roomId); toast(_("This browser's seat token is not valid here any more: watching instead.")); }
     app.retry = Math.min(app.retry + 1, 6);
     setTimeout(connect, 300 * 2 ** app.retry);
   };
@@ -53,7 +55,7 @@ function connect() {
 // Pass and play (js/hotseat.js): every seat of this device on a socket of its own; the page shows
 // one seat's state at a time, and a curtain between two people.
 function startHotseat(local) {
-  new Hotseat(roomId, local, onMessage).start(() => { app.retry = 0; setConn(true); }, (e, primary) => {
+  new Hotseat(app.roomId, local, onMessage).start(() => { app.retry = 0; setConn(true); }, (e, primary) => {
     if (e.code === 4404) { app.closed = true; showMissing(); return true; }
     if (primary) setConn(false);
     return false;
@@ -82,14 +84,73 @@ function onMessage(msg) {
     const text = errorText(msg);
     if (msg.error === "unknown_room") { app.closed = true; showMissing(); return; }
     chatRefused(msg.id);
+    if (msg.id !== undefined && msg.id === app.rematchAsked) rematchAnswered();
     if (w) w.reject(Object.assign(new Error(text), { code: msg.error, english: msg.message }));
     else toast(text);
   } else if (msg.type === "rematch") {
-    seats.set(msg.room, { seat: msg.seat, token: msg.token, name: seats.get(roomId)?.name });
-    location.href = `/room/${msg.room}`;
+    seats.set(msg.room, { seat: msg.seat, token: msg.token, name: seats.get(app.roomId)?.name });
+    // A server that moved this socket to the new room says "follow"; an older one did not, and
+    // the new room's page opens as before (a new page, a new socket).
+    if (msg.follow) followRematch(msg);
+    else location.href = `/room/${msg.room}`;
   } else if (w) {
     w.resolve(msg);
   }
+}
+
+// The rematch, asked from the end dialog. One seat per browser asks to follow it on this socket
+// (docs/api.md: the server moves the socket to the new room). Pass and play (js/hotseat.js) asks
+// without: each seat's socket gets its own answer and the page opens the new room's page once
+// every seat here has one, as before (moving several sockets one by one would mix the two rooms'
+// states on one page for a while). The button waits for the answer: a second ask would reach the
+// new room, whose game is not over.
+function askRematch() {
+  const follow = !app.hotseat;
+  const id = send(follow ? { type: "rematch", follow: true } : { type: "rematch" });
+  if (id === null || !follow) return;
+  app.rematchAsked = id;
+  const button = document.querySelector("#rematch");
+  if (button) button.disabled = true;
+}
+
+// The rematch was refused (an error with its id) or its answer will not come (the socket closed):
+// the button can ask again.
+function rematchAnswered() {
+  app.rematchAsked = null;
+  const button = document.querySelector("#rematch");
+  if (button) button.disabled = false;
+}
+
+// The rematch, followed on this socket: from the answer on, the socket is the new room's, at the
+// new seat with the new token, and its next state is the new room's. The page becomes the new
+// room's without a reload: its id (everything reads app.roomId), its address, its token (a
+// reconnect says hello with it to the new room), and nothing of the old game's page is kept for
+// the new room's first state to be drawn over.
+function followRematch(msg) {
+  app.roomId = msg.room;
+  app.token = msg.token;
+  app.seat = msg.seat;
+  // replaceState, not pushState: the finished room's history entry becomes the new room's, so
+  // Back leaves the table for the page before it, as from any room, and a reload opens the new
+  // room. A pushed entry would be this same document: Back would change the address to the old
+  // room and nothing else (the socket is the new room's). The finished game keeps its Replay.
+  history.replaceState(history.state, "", `/room/${encodeURIComponent(msg.room)}`);
+  // The old game's page state: the last state (the new room's first one is no change from it:
+  // no timer or out-of-time notices), its end dialog and whether it was closed, the moves sent
+  // and those the timer played (by move number, which the new game counts from the start), the
+  // view (a new one for the new game) and the old room's chat (the new room sends its own lines).
+  app.state = null;
+  app.endClosed = false;
+  app.wasMyTurn = false;
+  app.mine.clear();
+  app.timerPlayed.clear();
+  app.rematchAsked = null;
+  const end = document.querySelector("#end");
+  if (end) end.remove();
+  if (app.view) { app.view.destroy(); app.view = null; }
+  app.chat = [];
+  chatSent.clear();
+  if (dom.chatLog) dom.chatLog.replaceChildren();
 }
 
 function setConn(on) {
@@ -185,12 +246,12 @@ function layout() {
 async function sendAction(type) {
   try {
     const answer = await request({ type });
-    if (type === "leave" && answer.done === "left") { seats.drop(roomId); location.href = "/"; return; }
+    if (type === "leave" && answer.done === "left") { seats.drop(app.roomId); location.href = "/"; return; }
     // A player who resigns (or leaves a running game, which resigns) watches the rest.
     const text = _("You resigned: the timer's bot plays your seat to the end of the game.");
     toast(text, "info");
     announce(text);
-    if (type === "leave") { seats.drop(roomId); location.href = "/"; }
+    if (type === "leave") { seats.drop(app.roomId); location.href = "/"; }
   } catch (e) { toast(e.message); }
 }
 
@@ -209,7 +270,7 @@ function confirmThen(title, text, yes, action) {
 }
 
 async function copyInvite() {
-  const link = `${location.origin}/room/${roomId}`;
+  const link = `${location.origin}/room/${app.roomId}`;
   try { await navigator.clipboard.writeText(link); toast(_("Invite link copied"), "info"); } catch { prompt(_("Invite link"), link); }
 }
 
@@ -249,9 +310,9 @@ function renderJoin(room) {
       try {
         const body = { name: n, seat: s.seat };
         if (picker && picker.value) body[choice.field] = picker.value;
-        const joined = await api(`/api/rooms/${roomId}/join`, { method: "POST", body });
+        const joined = await api(`/api/rooms/${app.roomId}/join`, { method: "POST", body });
         if (!app.me) rememberName(n);
-        seats.set(roomId, { seat: joined.seat, token: joined.token, name: n });
+        seats.set(app.roomId, { seat: joined.seat, token: joined.token, name: n });
         app.ws.close();
         connect();
       } catch (e) { toast(e.message); }
@@ -337,7 +398,7 @@ function notifyTurn(mine, title) {
     announce(app.view ? app.view.turnText() : _("Your turn"));
     if (prefs.get("sound")) beep();
     if (prefs.get("notify") && document.hidden && "Notification" in window && Notification.permission === "granted") {
-      try { new Notification(_("tabletris: your turn"), { body: title, tag: `tabletris-${roomId}` }); } catch { /* not allowed here */ }
+      try { new Notification(_("tabletris: your turn"), { body: title, tag: `tabletris-${app.roomId}` }); } catch { /* not allowed here */ }
     }
   }
   app.wasMyTurn = mine;
@@ -525,10 +586,10 @@ function renderEnd(s) {
   if (overlay) overlay.remove();
   const title = winnersText(s.game.winners) || _("Game over");
   const buttons = [];
-  if (app.seat !== null) buttons.push(el("button", { class: "primary", id: "rematch", onclick: () => send({ type: "rematch" }) }, s.room.rematch ? _("Join the rematch") : _("Rematch")));
+  if (app.seat !== null) buttons.push(el("button", { class: "primary", id: "rematch", onclick: askRematch, disabled: app.rematchAsked != null }, s.room.rematch ? _("Join the rematch") : _("Rematch")));
   else if (s.room.rematch) buttons.push(el("a", { class: "button", href: `/room/${s.room.rematch}` }, _("Watch the rematch")));
-  buttons.push(el("a", { class: "button", href: `/replay/${roomId}` }, _("Replay")));
-  buttons.push(el("a", { class: "button", href: `/api/rooms/${roomId}/record?download=1` }, _("Download record")));
+  buttons.push(el("a", { class: "button", href: `/replay/${app.roomId}` }, _("Replay")));
+  buttons.push(el("a", { class: "button", href: `/api/rooms/${app.roomId}/record?download=1` }, _("Download record")));
   buttons.push(el("a", { class: "button", href: "/" }, _("Lobby")));
   buttons.push(el("button", { id: "end-close", onclick: () => { app.endClosed = true; overlay.close(); } }, _("Close")));
   const reason = app.view.endReason(s);
@@ -543,7 +604,7 @@ async function main() {
   layout();
   syncClock();
   [app.meta, app.me] = await Promise.all([meta(), me()]);
-  const local = hotseats.get(roomId);
+  const local = hotseats.get(app.roomId);
   if (local && local.length > 1) startHotseat(local);
   else connect();
 }

@@ -12,6 +12,7 @@ import { _, el, prefs, profileHref, toast } from "./common.js";
 export const app = {
   roomId: null, ws: null, state: null, seat: null, token: null, nextId: 1, game: undefined, view: null, retry: 0, closed: false,
   meta: null, hello: null, wasMyTurn: false, mine: new Set(), timerPlayed: new Set(), table: null, local: null,
+  rematchAsked: null,  // the id of the rematch asked and not answered yet (room.js: the button waits)
 };
 
 export function send(message) {
