@@ -21,7 +21,15 @@ opens one websocket per person, and lets every person play for ``--duration`` se
 (people's, bots' and the rolls that end games, counted in the database), the move round trip
 (send -> ``ack``, which the server sends only after the move is committed) at p50 and p99, and
 errors. At the end it reads the database and checks that every acknowledged move is stored
-exactly once, in its place, with no gap in any room's log.
+exactly once, in its place, with no gap in any room's log. With ``--clients N`` the people are
+played by N client processes, and their CPU per move is reported too
+(``client_processes_cpu_ms_per_move``): on a machine whose cores the clients share with the
+server, it says how much of the machine the offered load itself took.
+
+``--stagger S``: all rooms' first games begin in the same second by default, so they also end in
+the same few seconds (a wave of game ends and rematches); with S, each room's first game begins
+at its own moment within S seconds, and the measuring (moves, round trips, CPU) starts after
+them, for ``--duration`` seconds: games end at any moment, as at a table that has been open a while.
 
 ``--rss``: instead of timed levels, plays ``--rss-games`` short games (6x6 board, two people, no
 bot, no thinking) over ``--rooms`` concurrent rooms (for ``--duration`` seconds at most) and
@@ -59,6 +67,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import websockets
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -115,16 +124,24 @@ def timeline_of(stats: Stats, wall_start: float) -> list[dict[str, Any]]:
     return out
 
 
-def legal_moves(state: dict[str, Any]) -> list[dict[str, Any]]:
-    moves = []
-    for opt in state["private"]["options"]:
+def random_move(state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A move drawn uniformly from the state's legal placements, built alone: building every one
+    to pick one was a fifth of the client's CPU. The same draw as ``rng.choice`` over all of them
+    in the state's order (``randrange(n)`` is ``choice``'s draw), so runs play the same moves."""
+    options = state["private"]["options"]
+    k = rng.randrange(sum(len(form["places"]) for opt in options for form in opt["orientations"]))
+    for opt in options:
         for form in opt["orientations"]:
-            for x, y in form["places"]:
-                move: dict[str, Any] = {"place": [[x + dx, y + dy] for dx, dy in form["cells"]], "shape": opt["shape"]}
-                if opt["take"]:
-                    move["take"] = opt["take"]["cells"]
-                moves.append(move)
-    return moves
+            places = form["places"]
+            if k >= len(places):
+                k -= len(places)
+                continue
+            x, y = places[k]
+            move: dict[str, Any] = {"place": [[x + dx, y + dy] for dx, dy in form["cells"]], "shape": opt["shape"]}
+            if opt["take"]:
+                move["take"] = opt["take"]["cells"]
+            return move
+    raise AssertionError("unreachable: k < the number of placements")
 
 
 async def person(
@@ -170,7 +187,7 @@ async def play_room(
                 follow = {"follow": True} if rematch == "follow" else {}
                 await ws.send(json.dumps({"type": "rematch", "id": "rematch", **follow}))
                 while True:
-                    reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                    reply = orjson.loads(await asyncio.wait_for(ws.recv(), 30))
                     if reply.get("id") == "rematch":
                         break
                 if reply["type"] != "rematch":
@@ -186,14 +203,14 @@ async def play_room(
                 text = await asyncio.wait_for(ws.recv(), max(0.05, until - time.monotonic()))
             except TimeoutError:
                 break
-            msg = json.loads(text)
+            msg = orjson.loads(text)  # a state is a few kilobytes: json's parse was a third of the client's CPU
             if msg["type"] != "state" or msg["game"] is None:
                 continue
             game = msg["game"]
             over = game["over"]
             if over or game["to_move"] != seat or msg["private"] is None:
                 continue
-            move = {**rng.choice(legal_moves(msg)), "turn": game["turn"]}
+            move = {**random_move(msg, rng), "turn": game["turn"]}
             del msg, game
             await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             if time.monotonic() >= until:
@@ -204,7 +221,7 @@ async def play_room(
             sent = time.perf_counter()
             await ws.send(out)
             while True:
-                reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                reply = orjson.loads(await asyncio.wait_for(ws.recv(), 30))
                 if reply.get("id") == msg_id and reply["type"] in ("ack", "error"):
                     break
                 if reply["type"] == "state" and reply["game"] is not None:
@@ -252,23 +269,30 @@ SHORT_ROOM: dict[str, Any] = {"game": "dice", "rules": {"width": 6, "height": 6}
 
 def play_share(
     seats: list[tuple[str, int, str, str]], think: float, start_at: float, duration: float, seed: float, rematch: str,
+    offsets: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """A client process's share of the people (``--clients``): they play from ``start_at``
-    (wall time) for ``duration`` seconds; what they saw, for the parent to add up."""
+    (wall time; a room's first game ``offsets[room]`` seconds later) until ``duration`` seconds
+    after it; what they saw, for the parent to add up."""
     stats = Stats()
     lags: list[float] = []
+    offsets = offsets or {}
+    cpu = [0.0, 0.0]  # the process's CPU time when the play began and ended
 
     async def play() -> None:
         until = time.monotonic() + (start_at - time.time()) + duration
         rng = random.Random(seed)
         people = asyncio.gather(
-            *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch, start_at)
+            *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch,
+                     start_at + offsets.get(room, 0.0))
               for room, seat, token, ws_url in seats),
             return_exceptions=True,
         )
         await asyncio.sleep(max(0.0, start_at - time.time()))
+        cpu[0] = time.process_time()
         monitor = asyncio.create_task(loop_lag(lags))
         results = await people
+        cpu[1] = time.process_time()
         monitor.cancel()
         for r in results:
             if isinstance(r, BaseException):
@@ -279,12 +303,13 @@ def play_share(
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         runner.run(play())
     return {"rtts": stats.rtts, "acked": stats.acked, "errors": stats.errors, "rematches": stats.rematches,
-            "lags": lags, "late": stats.late, "acked_at": stats.acked_at, "asked_at": stats.asked_at}
+            "lags": lags, "late": stats.late, "acked_at": stats.acked_at, "asked_at": stats.asked_at,
+            "cpu_s": cpu[1] - cpu[0]}
 
 
 def start_helpers(
     seats: list[tuple[str, int, str, str]], processes: int, think: float, duration: float, rng: random.Random,
-    rematch: str,
+    rematch: str, offsets: dict[str, float],
 ) -> tuple[list[Any], float]:
     """Start ``processes`` client processes, each playing the people of its share of the rooms
     (a room's two people in the same process); they begin together a few seconds from now (a
@@ -296,7 +321,8 @@ def start_helpers(
     pool = ProcessPoolExecutor(max_workers=processes, mp_context=multiprocessing.get_context("spawn"))
     start_at = time.time() + 4.0 + 0.005 * len(seats)  # spawned, imported, connected
     futures = [
-        pool.submit(play_share, [x for x in seats if share[x[0]] == k], think, start_at, duration, rng.random(), rematch)
+        pool.submit(play_share, [x for x in seats if share[x[0]] == k], think, start_at, duration, rng.random(), rematch,
+                    {room: offsets[room] for room in rooms if share[room] == k})
         for k in range(processes)
     ]
     pool.shutdown(wait=False)
@@ -307,13 +333,15 @@ async def run_level(
     bases: Sequence[str], db_url: str, rooms: int, duration: float, think: float, seed: int, rematch: str,
     room_body: dict[str, Any] = DICE_ROOM, games_wanted: int | None = None,
     progress: Callable[[int], None] | None = None, pids: Sequence[int] = (), split: bool = False,
-    profile: Path | None = None, processes: int = 1,
+    profile: Path | None = None, processes: int = 1, stagger: float = 0.0,
 ) -> dict[str, Any]:
     """One level: ``rooms`` rooms, created round-robin on the instances at ``bases``; a room's
     two people connect to consecutive instances (with two, one each). ``pids``: the servers'
     processes, whose CPU time is counted over the play only (not the rooms' creation);
     ``split``: sample them with py-spy over the play to split that time into its parts;
-    ``processes``: the people are played by this many client processes (``--clients``)."""
+    ``processes``: the people are played by this many client processes (``--clients``);
+    ``stagger``: the rooms' first games begin at moments spread evenly over this many seconds,
+    and what is measured (moves, round trips, CPU) starts after them and lasts ``duration``."""
     rng = random.Random(seed)
     stats = Stats(games_wanted=games_wanted)
     seats: list[tuple[str, int, str, str]] = []  # room, seat, token, websocket base
@@ -362,23 +390,29 @@ async def run_level(
     watcher = asyncio.create_task(watch_games())
     helpers: list[Any] = []
     people: asyncio.Future[list[Any]] | None = None
+    # A room's first game begins at its own moment (``stagger``), drawn apart from ``rng``: the
+    # people's draws stay those of a run without it.
+    spread = random.Random(seed + 7919)
+    offsets = {room: spread.uniform(0.0, stagger) if stagger else 0.0 for room in sorted({s[0] for s in seats})}
     if processes > 1:  # the people in other processes: one event loop cannot offer 1,500 moves/s
-        helpers, start_at = start_helpers(seats, processes, think, duration, rng, rematch)
+        helpers, start_at = start_helpers(seats, processes, think, stagger + duration, rng, rematch, offsets)
     else:  # connected and greeted first (``person``), then all begin together
         start_at = time.time() + 1.0 + 0.003 * len(seats)
-        until = time.monotonic() + (start_at - time.time()) + duration
+        until = time.monotonic() + (start_at - time.time()) + stagger + duration
         people = asyncio.gather(
-            *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch, start_at)
+            *(person(ws_url, room, seat, token, think, until, stats, random.Random(rng.random()), rematch,
+                     start_at + offsets[room])
               for room, seat, token, ws_url in seats),
             return_exceptions=True,
         )
-    await asyncio.sleep(max(0.0, start_at - time.time()))
+    await asyncio.sleep(max(0.0, start_at + stagger - time.time()))
     samplers = [Sampler(pid, duration, None if profile is None else profile.with_suffix(f".{k}.txt"))
                 for k, pid in enumerate(pids)] if split else []
     cpu_start = [cpu_seconds(pid) for pid in pids]
     main_start = [cpu_seconds(pid, children=False) for pid in pids]
     threads_start = [thread_cpu(pid) for pid in pids]
     start, wall_start = time.perf_counter(), time.time()
+    clients_cpu = 0.0  # the client processes' (``--clients``), over their whole play
     if helpers:
         results = list(await asyncio.gather(*(asyncio.to_thread(h.result) for h in helpers), return_exceptions=True))
         for r in results:
@@ -391,6 +425,7 @@ async def run_level(
                 stats.rematches += r["rematches"]
                 stats.late += r["late"]
                 lags += r["lags"]
+                clients_cpu += r["cpu_s"]
     else:
         assert people is not None
         results = await people
@@ -407,6 +442,13 @@ async def run_level(
         if isinstance(r, BaseException):
             stats.errors.append(f"client: {type(r).__name__}: {r}")
     all_moves = await events_between(db_url, wall_start, wall_end)
+    played = await events_between(db_url, start_at, wall_end) if stagger else all_moves  # the clients' whole play
+    warmup = 0
+    if stagger:  # the round trips of the warm-up (the first games beginning) are not measured
+        timed = [(at, rtt) for at, rtt in zip(stats.acked_at, stats.rtts, strict=True) if at >= wall_start]
+        warmup = len(stats.rtts) - len(timed)
+        stats.asked_at = [at for at in stats.asked_at if at >= wall_start]
+        stats.acked_at, stats.rtts = [at for at, _ in timed], [rtt for _, rtt in timed]
     statuses = {str(k): int(v) for k, v in await fetch(db_url, "SELECT status, COUNT(*) FROM rooms GROUP BY status")}
     timeline = timeline_of(stats, wall_start)
     rtts = sorted(stats.rtts)
@@ -417,6 +459,7 @@ async def run_level(
         "setup_s": round(setup, 2),
         "seconds": round(elapsed, 1),
         "people_moves_acked": len(rtts),
+        **({"stagger_s": stagger, "warmup_moves_acked": warmup} if stagger else {}),
         "rematches": stats.rematches // 2,
         "late_connections": stats.late,
         "rooms_by_status": statuses,
@@ -431,6 +474,7 @@ async def run_level(
         "error_samples": stats.errors[:5],
         "server_cpu_s": round(server_cpu, 2),
         "server_cpu_ms_per_move": round(1000 * server_cpu / max(1, all_moves), 3),
+        **({"client_processes_cpu_ms_per_move": round(1000 * clients_cpu / max(1, played), 3)} if helpers else {}),
         "of_which_bot_workers_ms_per_move": round(1000 * (server_cpu - main_cpu) / max(1, all_moves), 3),
         **({"cpu_ms_per_move_by_part": parts} if parts is not None else {}),
         "cpu_ms_per_move_by_thread": {k: round(1000 * v / max(1, all_moves), 3) for k, v in threads.items()},
@@ -738,6 +782,27 @@ def machine_reference_ms() -> float:
     return round(1000 * best, 1)
 
 
+def machine_memory_reference_ms() -> float:
+    """CPU milliseconds of reading a million small lists in a shuffled order (most reads miss
+    the caches), the best of three. The cache-resident reference above read the same on a day
+    when this benchmark's server took 25-40% more CPU per move with the same code (issue 28,
+    docs/api.md): a host whose other tenants fill the shared caches slows a server's scattered
+    reads, not a small loop; this one is slowed with it."""
+    rng = random.Random(0)
+    cells = [[i, i] for i in range(1_000_000)]
+    order = list(range(len(cells)))
+    rng.shuffle(order)
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        total = 0
+        for k in order:
+            total += cells[k][0]
+        best = min(best, time.process_time() - start)
+    assert total > 0
+    return round(1000 * best, 1)
+
+
 def run_setup(setup: str, args: argparse.Namespace) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f"tabletris-load-{setup}-"))
     with backing(setup, tmp) as (db_url, redis):
@@ -765,7 +830,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
             acked_all = []
             levels = [args.rooms[0]] if args.rss else args.rooms
             for n in levels:
-                reference = machine_reference_ms()
+                reference, memory_reference = machine_reference_ms(), machine_memory_reference_ms()
                 before_rss = [rss_mb(i.proc.pid) for i in instances]
                 server_cpu, client_cpu = [cpu_seconds(i.proc.pid) for i in instances], time.process_time()
                 leases_before = [i.leases() for i in instances]
@@ -793,7 +858,8 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                         result = runner.run(run_level(bases, db_url, n, args.duration, args.think, args.seed + n,
                                                       "" if args.no_rematch else args.rematch_socket, pids=[i.proc.pid for i in instances],
                                                       split=args.split or args.profile is not None,
-                                                      profile=args.profile, processes=args.clients))
+                                                      profile=args.profile, processes=args.clients,
+                                                      stagger=args.stagger))
                     acked_all.extend(result.pop("acked"))
                 moves = max(1, result["all_moves_stored"])
                 result["setup"] = setup
@@ -810,6 +876,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                     result["proxy_cpu_ms_per_move"] = round(1000 * (cpu_seconds(proxy.pid) - proxy_cpu) / moves, 3)
                 result["load_average"] = load_average()
                 result["machine_reference_ms"] = reference
+                result["machine_memory_reference_ms"] = memory_reference
                 result["rss_mb_before_after"] = [[b, rss_mb(i.proc.pid)] for b, i in zip(before_rss, instances, strict=True)]
                 if args.rss:
                     after = [rss_mb(i.proc.pid) for i in instances]
@@ -850,6 +917,10 @@ def main() -> None:
                         help="sample the servers with py-spy during play and split their CPU per move into parts")
     parser.add_argument("--clients", type=int, default=1,
                         help="client processes playing the people (one event loop cannot offer 1,500 moves/s)")
+    parser.add_argument("--stagger", type=float, default=0.0, metavar="S",
+                        help="the rooms' first games begin at moments spread over S seconds, and the measuring starts "
+                             "after them (a table's games end at any moment; 0: all begin in the same second, and end "
+                             "in the same few)")
     parser.add_argument("--profile", type=Path, default=None, metavar="PATH",
                         help="with --split: keep each server's py-spy stacks (collapsed) as PATH.N.txt")
     args = parser.parse_args()
