@@ -43,6 +43,9 @@ MAX_QUEUED = 10_000
 """Messages kept for Redis while it is down; beyond that the oldest go (the receivers see the
 gap and read the room back, and they read every room back when they reconnect anyway)."""
 
+PUBLISH_BATCH = 200
+"""Messages sent together in one pipeline at most."""
+
 CHANNEL = "tabletris:room:"
 CONTROL = "tabletris:instances"
 LOBBY = "-lobby"
@@ -122,6 +125,9 @@ class RedisBus:
         self._deliver: Deliver | None = None
         self._reconnected: Reconnected | None = None
         self.published = 0
+        """Messages published."""
+        self.publishes = 0
+        """Publishes sent: one message or a pipeline of several (``published`` / this: the batch)."""
         self.received = 0
         self.resent = 0
         """Messages published on a later try (Redis was down at the first)."""
@@ -173,14 +179,26 @@ class RedisBus:
         await self.pubsub.unsubscribe(CHANNEL + room_id)
 
     async def _send_loop(self) -> None:
-        """Publish in order; a message that fails is tried again (backoff) before the next."""
+        """Publish in order. What was queued while the last publish was out goes together, in
+        one pipeline (one write to Redis and one read of its answers): a command at a time cost
+        a round trip of redis-py's per move, a tenth of a move's CPU on PostgreSQL (issue 28).
+        A batch that fails is sent again whole (backoff) before the next: a receiver takes a
+        message about events it already has as no change (``Replica.adopt``)."""
         delay = RETRY_FIRST
         while True:
-            channel, text = await self._out.get()
+            batch = [await self._out.get()]
+            while len(batch) < PUBLISH_BATCH and not self._out.empty():
+                batch.append(self._out.get_nowait())
             tries = 0
             while True:
                 try:
-                    await self.redis.publish(channel, text)
+                    if len(batch) == 1:
+                        await self.redis.publish(*batch[0])
+                    else:
+                        async with self.redis.pipeline(transaction=False) as pipe:
+                            for channel, text in batch:
+                                pipe.publish(channel, text)
+                            await pipe.execute()
                     break
                 except asyncio.CancelledError:
                     raise
@@ -189,7 +207,8 @@ class RedisBus:
                     self.faults.failed("publish", "bus: publishing failed; sent again when Redis answers", e)
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, RETRY_MAX)
-            self.published += 1
+            self.published += len(batch)
+            self.publishes += 1
             if tries:
                 self.resent += 1
                 delay = RETRY_FIRST
