@@ -317,20 +317,13 @@ def test_a_move_made_while_redis_is_down_reaches_the_other_instance_when_it_is_b
                 await copy.act(1, dice_moves(copy.state(1))[0])
                 await until(lambda: len(room.events) == len(copy.events), 10, "A follows B")
             assert room.table is not None and room.table.to_act() == [0]
-            publish, failed = a.bus.redis.publish, []  # type: ignore[attr-defined]
-
-            async def counted(*args: Any) -> Any:
-                try:
-                    return await publish(*args)
-                except Exception as e:
-                    failed.append(e)
-                    raise
-
-            a.bus.redis.publish = counted  # type: ignore[attr-defined]
+            bus = a.bus
+            assert isinstance(bus, RedisBus)
             redis_proc.stop()
             await room.act(0, dice_moves(room.state(0))[0])
             assert room.table.to_act() == [1]
-            await until(lambda: failed, 10, "the publish failed")
+            # the bus's own account (a publish goes out alone or in a pipeline with the lobby's)
+            await until(lambda: "publish" in bus.faults.failing, 10, "the publish failed")
             redis_proc.start()
             took = await until(
                 lambda: len(copy.events) == len(room.events) and copy.table is not None and copy.table.to_act() == [1],
