@@ -164,6 +164,13 @@ async def person(
         start_at = 0.0
 
 
+async def recv(ws: Any, seconds: float) -> Any:
+    """The websocket's next message, or TimeoutError after ``seconds``: under a timeout scope,
+    not ``asyncio.wait_for``, which on Python 3.11 runs each receive in a task of its own."""
+    async with asyncio.timeout(seconds):
+        return await ws.recv()
+
+
 async def play_room(
     ws_url: str, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random,
     rematch: str, start_at: float = 0.0,
@@ -187,7 +194,7 @@ async def play_room(
                 follow = {"follow": True} if rematch == "follow" else {}
                 await ws.send(json.dumps({"type": "rematch", "id": "rematch", **follow}))
                 while True:
-                    reply = orjson.loads(await asyncio.wait_for(ws.recv(), 30))
+                    reply = orjson.loads(await recv(ws, 30))
                     if reply.get("id") == "rematch":
                         break
                 if reply["type"] != "rematch":
@@ -200,7 +207,7 @@ async def play_room(
                 room, seat, token, over = reply["room"], reply["seat"], reply["token"], False
                 continue
             try:
-                text = await asyncio.wait_for(ws.recv(), max(0.05, until - time.monotonic()))
+                text = await recv(ws, max(0.05, until - time.monotonic()))
             except TimeoutError:
                 break
             msg = orjson.loads(text)  # a state is a few kilobytes: json's parse was a third of the client's CPU
@@ -221,7 +228,7 @@ async def play_room(
             sent = time.perf_counter()
             await ws.send(out)
             while True:
-                reply = orjson.loads(await asyncio.wait_for(ws.recv(), 30))
+                reply = orjson.loads(await recv(ws, 30))
                 if reply.get("id") == msg_id and reply["type"] in ("ack", "error"):
                     break
                 if reply["type"] == "state" and reply["game"] is not None:
