@@ -347,7 +347,7 @@ async def run_level(
     processes, whose CPU time is counted over the play only (not the rooms' creation);
     ``split``: sample them with py-spy over the play to split that time into its parts;
     ``processes``: the people are played by this many client processes (``--clients``);
-    ``stagger``: the rooms' first games begin at moments spread evenly over this many seconds,
+    ``stagger``: the rooms' first games begin at moments drawn uniformly over this many seconds,
     and what is measured (moves, round trips, CPU) starts after them and lasts ``duration``."""
     rng = random.Random(seed)
     stats = Stats(games_wanted=games_wanted)
@@ -455,6 +455,7 @@ async def run_level(
         timed = [(at, rtt) for at, rtt in zip(stats.acked_at, stats.rtts, strict=True) if at >= wall_start]
         warmup = len(stats.rtts) - len(timed)
         stats.asked_at = [at for at in stats.asked_at if at >= wall_start]
+        stats.rematches = len(stats.asked_at)
         stats.acked_at, stats.rtts = [at for at, _ in timed], [rtt for _, rtt in timed]
     statuses = {str(k): int(v) for k, v in await fetch(db_url, "SELECT status, COUNT(*) FROM rooms GROUP BY status")}
     timeline = timeline_of(stats, wall_start)
@@ -792,9 +793,10 @@ def machine_reference_ms() -> float:
 def machine_memory_reference_ms() -> float:
     """CPU milliseconds of reading a million small lists in a shuffled order (most reads miss
     the caches), the best of three. The cache-resident reference above read the same on a day
-    when this benchmark's server took 25-40% more CPU per move with the same code (issue 28,
-    docs/api.md): a host whose other tenants fill the shared caches slows a server's scattered
-    reads, not a small loop; this one is slowed with it."""
+    when this benchmark's server took 25-50% more CPU per move with the same code (issue 28,
+    docs/api.md). A host whose other tenants fill the shared caches would slow a server's
+    scattered reads and not a small loop: this one is printed beside it to show whether that is
+    what such a day is (not yet compared across days)."""
     rng = random.Random(0)
     cells = [[i, i] for i in range(1_000_000)]
     order = list(range(len(cells)))
