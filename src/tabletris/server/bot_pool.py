@@ -16,6 +16,8 @@ import gc
 import json
 import logging
 import multiprocessing
+import multiprocessing.connection
+import os
 import secrets
 import threading
 import time
@@ -80,8 +82,20 @@ def _worker_ready() -> bool:
 
 def _start_worker() -> None:
     """Each worker's initializer: the plug-in games, and (by running from this module) what a
-    bot move or a replay needs, so no job pays an import."""
+    bot move or a replay needs, so no job pays an import; and a watch on the server."""
     load_plugins()
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), name="tabletris-server-watch", daemon=True).start()
+
+
+def _end_with(server: int) -> None:
+    """End this worker when the server process ends, however it ends. A worker waits for jobs
+    on the pool's queue, whose pipe every worker also holds open, so a server killed without
+    shutting its pool down (kill -9, the out-of-memory killer) left its workers waiting for
+    ever; the parent's sentinel is ready as soon as the server is gone."""
+    multiprocessing.connection.wait([server])
+    os._exit(0)
 
 
 class BotPool:
