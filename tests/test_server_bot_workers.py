@@ -14,28 +14,24 @@ import httpx
 from server_helpers import ServeProcess
 
 
-def children_of(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (Linux /proc)."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()  # after "pid (comm) "
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.add(int(entry))
-    return found
-
-
-def alive(pid: int) -> bool:
+def stat_fields(pid: int | str) -> list[str] | None:
+    """A process's /proc stat after its name (state, parent, ...); None when it is gone."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
+        return None
+    return stat[stat.rindex(")") + 2:].split()
+
+
+def children_of(pid: int) -> set[int]:
+    """The running processes whose parent is ``pid`` (Linux /proc)."""
+    return {int(entry) for entry in os.listdir("/proc") if entry.isdigit()
+            and (fields := stat_fields(entry)) is not None and int(fields[1]) == pid and fields[0] != "Z"}
+
+
+def alive(pid: int) -> bool:
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
 
 
 def test_the_bot_workers_end_when_the_server_is_killed(tmp_path: Path) -> None:
