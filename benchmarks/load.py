@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import gc
 import json
 import multiprocessing
@@ -68,7 +69,7 @@ from typing import Any
 
 import httpx
 import orjson
-import websockets
+import picows
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
@@ -91,6 +92,7 @@ class Stats:
     rematches: int = 0
     late: int = 0  # people whose websocket was not open and greeted when the play began
     games_wanted: int | None = None  # --rss: stop once this many games have ended
+    playing: set[Any] = field(default_factory=set)  # the people (``Person``) still playing: stopped once enough
 
     def enough(self) -> bool:
         return self.games_wanted is not None and self.rematches // 2 >= self.games_wanted
@@ -150,96 +152,225 @@ async def person(
 ) -> None:
     """One scripted person: on each state that gives them the move, pick a legal move, think, send it
     and wait for its ``ack``; when the game is over, ask for the rematch and go on playing there, so
-    the server keeps ``rooms`` games running however long the run.
-
-    The move is picked as the state arrives and the state is not kept, so a thousand idle
-    connections do not hold a thousand parsed states (the client's own garbage collector would
-    then stall it, and the stall would be counted as server latency).
+    the server keeps ``rooms`` games running however long the run. ``rematch``: "follow" asks for
+    the rematch with ``follow`` and plays it on the same websocket, "new" opens a new websocket
+    for it (as before the server could move one), "" ends.
 
     ``start_at`` (wall time): the first room's websocket is opened and greeted at once, and the
-    person starts reading and playing only then, so a thousand handshakes at once are not
-    counted into the play's latency and CPU (they are a rush of connections, not moves)."""
+    person starts playing only then, so a thousand handshakes at once are not counted into the
+    play's latency and CPU (they are a rush of connections, not moves)."""
     while room:
-        room, seat, token = await play_room(ws_url, room, seat, token, think, until, stats, rng, rematch, start_at)
+        _, player = await picows.ws_connect(
+            functools.partial(Person, room, seat, token, think, until, stats, rng, rematch, start_at),
+            f"{ws_url}/ws/{room}", websocket_handshake_timeout=60, max_frame_size=2**22,
+        )
+        assert isinstance(player, Person)
+        room, seat, token = await player.done
         start_at = 0.0
 
 
-async def recv(ws: Any, seconds: float) -> Any:
-    """The websocket's next message, or TimeoutError after ``seconds``: under a timeout scope,
-    not ``asyncio.wait_for``, which on Python 3.11 runs each receive in a task of its own."""
-    async with asyncio.timeout(seconds):
-        return await ws.recv()
+IDLE_HEAD = 80
+"""How far into a state's text its ``private`` is looked for: the server writes it first, after
+the type, the seat and the sequence number (``Room.state_text``); a state whose ``private`` is
+further in is parsed whole, as every other message."""
+ACK_WAIT = 30.0
+"""Seconds a person waits for the answer to a move or a rematch before giving up (an error)."""
 
 
-async def play_room(
-    ws_url: str, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random,
-    rematch: str, start_at: float = 0.0,
-) -> tuple[str, int, str]:
-    """Play in one room until the time is up (returns an empty room) or the game is over (returns
-    the rematch room, seat and token, or an empty room without ``rematch``). ``rematch``:
-    "follow" asks for the rematch with ``follow`` and plays it on the same websocket, "new"
-    opens a new websocket for it (as before the server could move one), "" ends."""
-    async with websockets.connect(f"{ws_url}/ws/{room}", max_size=2**22, open_timeout=60) as ws:
-        await ws.send(json.dumps({"type": "hello", "token": token}))
-        if start_at:
-            if time.time() > start_at:
-                stats.late += 1
-            await asyncio.sleep(max(0.0, start_at - time.time()))
-        next_id = 1
-        over = False  # the game ended (seen in a state, perhaps while waiting for an ack)
-        while time.monotonic() < until and not stats.enough():
-            if over:
-                if not rematch:
-                    break
-                follow = {"follow": True} if rematch == "follow" else {}
-                await ws.send(json.dumps({"type": "rematch", "id": "rematch", **follow}))
-                while True:
-                    reply = orjson.loads(await recv(ws, 30))
-                    if reply.get("id") == "rematch":
-                        break
-                if reply["type"] != "rematch":
-                    stats.errors.append(f"rematch: {reply.get('error')}: {reply.get('message')}")
-                    break
-                stats.rematches += 1
-                stats.asked_at.append(time.time())
-                if not reply.get("follow"):
-                    return reply["room"], reply["seat"], reply["token"]
-                room, seat, token, over = reply["room"], reply["seat"], reply["token"], False
-                continue
-            try:
-                text = await recv(ws, max(0.05, until - time.monotonic()))
-            except TimeoutError:
-                break
-            msg = orjson.loads(text)  # a state is a few kilobytes: json's parse was a third of the client's CPU
-            if msg["type"] != "state" or msg["game"] is None:
-                continue
-            game = msg["game"]
-            over = game["over"]
-            if over or game["to_move"] != seat or msg["private"] is None:
-                continue
-            move = {**random_move(msg, rng), "turn": game["turn"]}
-            del msg, game
-            await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-            if time.monotonic() >= until:
-                break
-            msg_id = next_id
-            next_id += 1
-            out = json.dumps({"type": "move", "id": msg_id, **move})
-            sent = time.perf_counter()
-            await ws.send(out)
-            while True:
-                reply = orjson.loads(await recv(ws, 30))
-                if reply.get("id") == msg_id and reply["type"] in ("ack", "error"):
-                    break
-                if reply["type"] == "state" and reply["game"] is not None:
-                    over = reply["game"]["over"]
-            if reply["type"] == "ack":
-                stats.rtts.append(time.perf_counter() - sent)
-                stats.acked_at.append(time.time())
-                stats.acked.append((room, reply["seq"], seat, json.dumps(move["place"])))
-            else:
-                stats.errors.append(f"{reply['error']}: {reply['message']}")
-    return "", seat, ""
+class Person(picows.WSListener):
+    """One person's play in one room, as callbacks on the websocket's frames (``person``), with
+    no task, future or timeout per message: a coroutine waiting on each message (the websockets
+    library's ``recv`` under a timeout; aiohttp's cost the same) took 0.44-0.54 ms of the
+    clients' CPU per move at 500 rooms, two thirds of what the server it measured took, and on a
+    machine whose cores they share the round trips then measured the queue for a core. The
+    picks are a coroutine's: a state that gives the move draws the move, then the thinking
+    time; a state seen while a move or rematch is out is kept, and looked at once the answer is in.
+
+    ``done``: the next room, seat and token (a rematch on a new websocket), or an empty room."""
+
+    def __init__(
+        self, room: str, seat: int, token: str, think: float, until: float, stats: Stats, rng: random.Random,
+        rematch: str, start_at: float,
+    ) -> None:
+        self.room, self.seat, self.token = room, seat, token
+        self.think, self.until, self.stats, self.rng, self.rematch = think, until, stats, rng, rematch
+        self.start_at = start_at
+        self.loop = asyncio.get_running_loop()
+        self.done: asyncio.Future[tuple[str, int, str]] = self.loop.create_future()
+        self.transport: picows.WSTransport | None = None
+        self.playing = False
+        self.kept: dict[str, Any] | None = None  # the newest state not looked at yet
+        self.over = False
+        self.thinking: asyncio.TimerHandle | None = None
+        self.out: int | str | None = None  # the move's id (or "rematch") whose answer is awaited
+        self.move: dict[str, Any] = {}
+        self.sent = 0.0
+        self.next_id = 1
+        self.timers: list[asyncio.TimerHandle] = []  # the start and the end
+        self.answer_due: asyncio.TimerHandle | None = None  # the answer's deadline (``ACK_WAIT``)
+        self.time_is_up = False  # set by the timer itself: the loop's clock may run a little behind
+        stats.playing.add(self)
+
+    # ------------------------------------------------------------------ the websocket's events
+
+    def on_ws_connected(self, transport: picows.WSTransport) -> None:
+        self.transport = transport
+        self.send({"type": "hello", "token": self.token})
+        if self.start_at and time.time() > self.start_at:
+            self.stats.late += 1
+        self.timers.append(self.loop.call_later(max(0.0, self.start_at - time.time()), self.begin))
+        self.timers.append(self.loop.call_later(max(0.0, self.until - time.monotonic()), self.time_up))
+
+    def on_ws_frame(self, transport: picows.WSTransport, frame: picows.WSFrame) -> None:
+        if not frame.fin:  # the server writes every message as one frame (``guard.write_texts``)
+            self.fail("a message in several frames: this client reads one frame a message")
+            return
+        if frame.msg_type is not picows.WSMsgType.TEXT:
+            if frame.msg_type is picows.WSMsgType.CLOSE and not self.done.done():
+                self.fail(f"the server closed the websocket: {frame.get_close_code()} {frame.get_close_message()!r}")
+            return
+        payload = frame.get_payload_as_bytes()
+        if b'"private":null' in payload[:IDLE_HEAD] and b'"over":true' not in payload:
+            # A state that neither gives this person the move nor ends the game: the newest
+            # state, and nothing to do (a state is a few kilobytes, and a person is given the
+            # move in one state of three: parsing them all was a third of the client's CPU).
+            self.kept = None
+            return
+        try:
+            self.heard(orjson.loads(payload))
+        except Exception as e:  # a client bug is reported, not lost in a callback
+            self.fail(f"client: {type(e).__name__}: {e}")
+
+    def on_ws_disconnected(self, transport: picows.WSTransport) -> None:
+        if not self.done.done():
+            self.fail("the websocket was closed")
+
+    # ------------------------------------------------------------------ the play
+
+    def heard(self, msg: dict[str, Any]) -> None:
+        answer = msg.get("id")
+        if answer is not None and answer == self.out:
+            if self.answer_due is not None:
+                self.answer_due.cancel()
+            if answer == "rematch":
+                self.rematched(msg)
+            elif msg["type"] in ("ack", "error"):
+                self.answered(msg)
+        elif msg["type"] == "state" and msg["game"] is not None:
+            self.kept = msg
+            if self.playing and self.out is None:
+                self.look()
+
+    def begin(self) -> None:
+        self.playing = True
+        self.look()
+
+    def look(self) -> None:
+        """The newest state, looked at now that nothing is out: the person's turn, or the end."""
+        msg, self.kept = self.kept, None
+        if msg is None or self.thinking is not None:
+            return
+        game = msg["game"]
+        if game["over"]:
+            self.over = True
+            self.ask_rematch()
+        elif game["to_move"] == self.seat and msg["private"] is not None:
+            move = {**random_move(msg, self.rng), "turn": game["turn"]}
+            self.thinking = self.loop.call_later(self.think * self.rng.uniform(0.5, 1.5), self.send_move, move)
+
+    def send_move(self, move: dict[str, Any]) -> None:
+        self.thinking = None
+        if self.stopping():
+            return
+        self.out, self.move = self.next_id, move
+        self.next_id += 1
+        self.sent = time.perf_counter()
+        self.send({"type": "move", "id": self.out, **move})
+        self.answer_due = self.loop.call_later(ACK_WAIT, self.waited)
+
+    def answered(self, reply: dict[str, Any]) -> None:
+        self.out = None
+        if reply["type"] == "ack":
+            self.stats.rtts.append(time.perf_counter() - self.sent)
+            self.stats.acked_at.append(time.time())
+            self.stats.acked.append((self.room, reply["seq"], self.seat, json.dumps(self.move["place"])))
+        else:
+            self.stats.errors.append(f"{reply['error']}: {reply['message']}")
+        if not self.stopping():
+            self.look()
+
+    def ask_rematch(self) -> None:
+        if self.stopping():
+            return
+        if not self.rematch:
+            self.finish()
+            return
+        self.out = "rematch"
+        self.send({"type": "rematch", "id": "rematch", **({"follow": True} if self.rematch == "follow" else {})})
+        self.answer_due = self.loop.call_later(ACK_WAIT, self.waited)
+
+    def rematched(self, reply: dict[str, Any]) -> None:
+        self.out = None
+        if reply["type"] != "rematch":
+            self.fail(f"rematch: {reply.get('error')}: {reply.get('message')}")
+            return
+        self.stats.rematches += 1
+        self.stats.asked_at.append(time.time())
+        if self.stats.enough():
+            for player in list(self.stats.playing):
+                player.time_up()
+        if not reply.get("follow"):
+            self.finish((reply["room"], reply["seat"], reply["token"]))
+            return
+        # What came before the answer was the old game's (the server sends the old room's last
+        # state, the answer, then the new room's state): the new game starts from its own.
+        self.room, self.seat, self.token, self.over, self.kept = reply["room"], reply["seat"], reply["token"], False, None
+        if not self.stopping():
+            self.look()
+
+    # ------------------------------------------------------------------ the end
+
+    def stopping(self) -> bool:
+        """The time is up (or enough games were played): the person ends, now or when the
+        answer it waits for is in."""
+        if not self.time_is_up and time.monotonic() < self.until and not self.stats.enough():
+            return False
+        if self.out is None:
+            self.finish()
+        return True
+
+    def time_up(self) -> None:
+        self.time_is_up = True
+        if self.thinking is not None:
+            self.thinking.cancel()
+            self.thinking = None
+        self.stopping()
+
+    def waited(self) -> None:
+        if not self.done.done():
+            self.fail(f"no answer to {self.out!r} in {ACK_WAIT:.0f} s")
+
+    def fail(self, error: str) -> None:
+        self.stats.errors.append(error)
+        self.finish()
+
+    def finish(self, next_room: tuple[str, int, str] | None = None) -> None:
+        if self.done.done():
+            return
+        self.done.set_result(next_room or ("", self.seat, ""))
+        self.stats.playing.discard(self)
+        for timer in (*self.timers, self.answer_due):
+            if timer is not None:
+                timer.cancel()
+        if self.thinking is not None:
+            self.thinking.cancel()
+        if self.transport is not None and not self.transport.is_disconnected:
+            self.transport.send_close(picows.WSCloseCode.OK)
+            self.transport.disconnect()
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.transport is not None
+        self.transport.send(picows.WSMsgType.TEXT, orjson.dumps(message))
 
 
 async def loop_lag(lags: list[float], every: float = 0.01) -> None:
