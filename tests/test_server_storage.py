@@ -22,6 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from services import new_database
 from tabletris.server.storage import Storage, rooms, schema_revision
 
 HEAD = "0010"
@@ -297,6 +298,78 @@ def test_moves_go_through_the_databases_own_move_writer_and_a_stale_one_fails_al
     assert isinstance(results[1], Conflict) and isinstance(results[0], float) and isinstance(results[2], float)
     assert rows == [("a", 0, '{"n":0}'), ("a", 1, '{"n":1}'), ("a", 2, '{"n":2}'), ("b", 0, '{"n":0}'),
                     ("c", 0, '{"n":0}'), ("c", 1, '{"n":1}')]
+
+
+class _CountedCalls:
+    """An asyncpg connection that counts what the move writer asks of it: each ``execute`` and
+    ``executemany`` is a round trip to the server, and ``transaction`` two more (BEGIN, COMMIT)."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        self.calls: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.conn, name)
+        if name in ("execute", "executemany", "transaction"):
+            def counted(*args: Any, **kwargs: Any) -> Any:
+                self.calls.append(name)
+                return attr(*args, **kwargs)
+            return counted
+        return attr
+
+
+def test_one_move_alone_is_one_statement_on_postgresql(postgres_cluster: str) -> None:
+    """Issue 28: a batch of one move (most batches, with two instances each taking half the
+    moves) was four round trips to PostgreSQL (BEGIN, the guarded update, the insert, COMMIT);
+    it is one statement now, that stores the rows only when the guard held. A stale move is
+    still refused (``Conflict``) and leaves nothing; two moves together still share one
+    transaction; each row reads back with its text, number and time."""
+    from tabletris.server.storage import Conflict, PostgresMoveWriter, events
+
+    url = new_database(postgres_cluster)
+
+    async def main() -> tuple[list[str], list[str], list[str], Any, list[tuple[str, int, str, float]], int]:
+        storage = Storage(url)
+        await storage.open()
+        try:
+            writer = storage._moves
+            assert isinstance(writer, PostgresMoveWriter)
+            for room in "ab":
+                await storage.create_room(room, "dice", {}, [{"seat": 0, "kind": "open"}])
+            await storage.append("a", 0, ['{"n":0}'])  # connected
+            counted = _CountedCalls(writer.conn)
+            writer.conn = counted
+            stored_at = await storage.append("a", 1, ['{"n":1}', '{"n":2}'], status="over")
+            alone = list(counted.calls)
+            counted.calls.clear()
+            stale: Any = None
+            try:
+                await storage.append("a", 1, ['{"n":"stale"}'])
+            except Conflict as e:
+                stale = e
+            refused = list(counted.calls)
+            counted.calls.clear()
+            await asyncio.gather(storage.append("b", 0, ['{"n":0}']), storage.append("a", 3, ['{"n":3}']))
+            together = list(counted.calls)
+            async with storage.engine.connect() as conn:
+                rows = (await conn.execute(
+                    select(events.c.room_id, events.c.seq, events.c.data, events.c.created)
+                    .order_by(events.c.room_id, events.c.seq))).all()
+                version = (await conn.execute(select(rooms.c.version).where(rooms.c.id == "a"))).scalar_one()
+            got = [(str(r), int(s), str(d), float(c)) for r, s, d, c in rows]
+            return alone, refused, together, (stale, stored_at), got, int(version)
+        finally:
+            await storage.close()
+
+    alone, refused, together, (stale, stored_at), rows, version = asyncio.run(main())
+    assert alone == ["execute"]
+    assert refused and set(refused) == {"execute"}  # tried alone again (``Storage._commit``), one statement each time
+    assert "transaction" in together and together.count("executemany") == 1
+    assert isinstance(stale, Conflict)
+    assert [r[:3] for r in rows] == [("a", 0, '{"n":0}'), ("a", 1, '{"n":1}'), ("a", 2, '{"n":2}'), ("a", 3, '{"n":3}'),
+                                     ("b", 0, '{"n":0}')]
+    assert rows[1][3] == rows[2][3] == stored_at
+    assert version == 4
 
 
 def test_a_rooms_writes_keep_their_guards_on_both_databases(db_url: str) -> None:

@@ -45,10 +45,12 @@ from sqlalchemy import (
     null,
     or_,
     select,
+    true,
     type_coerce,
     update,
 )
 from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -332,6 +334,28 @@ class SqliteMoveWriter:
             self.now = None
 
 
+def _append_in_one(guard: Update) -> ClauseElement:
+    """A move's write on PostgreSQL as one statement: the guarded update of its room (one of
+    ``APPEND_GUARDS``) and, only when it changed the row, the insert of its event rows
+    (``e_seq``, ``e_data``: arrays, one element a row; each row's ``created`` is the update's
+    ``g_now``). One statement is one round trip and its own transaction, where BEGIN, the
+    update, the insert and COMMIT were four: with two instances, each one's batches are
+    mostly a single move (1.6 writes a commit at 500 rooms, 2.6 with one instance), and their
+    round trips cost a third of a move's CPU (issue 28). The answer's row count says whether
+    the guard held: 0 rows, the room changed (``Conflict``), and nothing was written."""
+    changed = guard.returning(rooms.c.id).cte("changed")
+    rows = select(
+        func.unnest(bindparam("e_seq", type_=ARRAY(Integer))).label("seq"),
+        func.unnest(bindparam("e_data", type_=ARRAY(Text))).label("data"),
+    ).subquery("new_rows")
+    return insert(events).from_select(
+        ["room_id", "seq", "data", "created"],
+        select(changed.c.id, rows.c.seq, rows.c.data, bindparam("g_now", type_=Float)).select_from(
+            changed.join(rows, true())
+        ),
+    )
+
+
 class PostgresMoveWriter:
     """The writes' fast path on PostgreSQL: a batch of moves and rooms' writes (what
     ``SqliteMoveWriter`` takes) is written by an asyncpg connection of its own, in one
@@ -350,6 +374,8 @@ class PostgresMoveWriter:
         self.dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
         self.sql = _prepared(dialect())
         self.insert = _Prepared(_EVENT_ROWS, dialect())
+        self.in_one = {id(guard): _Prepared(_append_in_one(guard), dialect()) for guard in APPEND_GUARDS.values()}
+        """A batch of one move's write, as one statement (``_append_in_one``), by its guard."""
         self.conn: Any = None
 
     def takes(self, batch: Sequence[_Write]) -> bool:
@@ -363,6 +389,12 @@ class PostgresMoveWriter:
             self.conn = await asyncpg.connect(self.dsn, timeout=PG_CONNECT_TIMEOUT)
         conn = self.conn
         try:
+            one = self._in_one(batch)
+            if one is not None:
+                text, values, count = one
+                if await conn.execute(text, *values) != f"INSERT 0 {count}":
+                    raise Conflict("the room changed in the database before this write")
+                return
             async with conn.transaction():
                 sql = self.sql
                 for w in batch:
@@ -384,6 +416,23 @@ class PostgresMoveWriter:
         except BaseException:
             await self.close()
             raise
+
+    def _in_one(self, batch: Sequence[_Write]) -> tuple[str, Any, int] | None:
+        """The batch as one statement, its values and the rows it inserts, when it is one
+        move's write (``Storage.append``: a guard, event rows of that room at the guard's time,
+        nothing else); else None."""
+        if len(batch) != 1:
+            return None
+        w = batch[0]
+        prepared = self.in_one.get(id(w.guard)) if w.guard is not None else None
+        params = w.guard_params
+        if prepared is None or params is None or w.statements or not w.events:
+            return None
+        if any(row["room_id"] != params["g_room"] or row["created"] != params["g_now"] for row in w.events):
+            return None
+        values = prepared.values({**params, "e_seq": [row["seq"] for row in w.events],
+                                  "e_data": [row["data"] for row in w.events]})
+        return prepared.text, values, len(w.events)
 
     async def close(self) -> None:
         conn, self.conn = self.conn, None
