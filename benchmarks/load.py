@@ -180,8 +180,8 @@ ACK_WAIT = 30.0
 class Person(picows.WSListener):
     """One person's play in one room, as callbacks on the websocket's frames (``person``), with
     no task, future or timeout per message: a coroutine waiting on each message (the websockets
-    library's ``recv`` under a timeout; aiohttp's cost the same) took 0.44-0.54 ms of the
-    clients' CPU per move at 500 rooms, two thirds of what the server it measured took, and on a
+    library's ``recv`` under a timeout; aiohttp's cost the same) took 0.40-0.54 ms of the
+    clients' CPU per move at 500 rooms, about two thirds of what the server it measured took, and on a
     machine whose cores they share the round trips then measured the queue for a core. The
     picks are a coroutine's: a state that gives the move draws the move, then the thinking
     time; a state seen while a move or rematch is out is kept, and looked at once the answer is in.
