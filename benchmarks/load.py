@@ -201,7 +201,6 @@ class Person(picows.WSListener):
         self.playing = False
         self.kept: dict[str, Any] | None = None  # the newest state not looked at yet
         self.waiting: bytes | None = None  # the newest message before the play began, as it came
-        self.over = False
         self.thinking: asyncio.TimerHandle | None = None
         self.out: int | str | None = None  # the move's id (or "rematch") whose answer is awaited
         self.move: dict[str, Any] = {}
@@ -284,7 +283,6 @@ class Person(picows.WSListener):
             return
         game = msg["game"]
         if game["over"]:
-            self.over = True
             self.ask_rematch()
         elif game["to_move"] == self.seat and msg["private"] is not None:
             move = {**random_move(msg, self.rng), "turn": game["turn"]}
@@ -336,7 +334,7 @@ class Person(picows.WSListener):
             return
         # What came before the answer was the old game's (the server sends the old room's last
         # state, the answer, then the new room's state): the new game starts from its own.
-        self.room, self.seat, self.token, self.over, self.kept = reply["room"], reply["seat"], reply["token"], False, None
+        self.room, self.seat, self.token, self.kept = reply["room"], reply["seat"], reply["token"], None
         if not self.stopping():
             self.look()
 
