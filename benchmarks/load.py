@@ -245,7 +245,7 @@ class Person(picows.WSListener):
 
     def hear(self, payload: bytes) -> None:
         try:
-            self.heard(orjson.loads(payload))
+            self.on_message(orjson.loads(payload))
         except Exception as e:  # a client bug is reported, not lost in a callback
             self.fail(f"client: {type(e).__name__}: {e}")
 
@@ -255,7 +255,7 @@ class Person(picows.WSListener):
 
     # ------------------------------------------------------------------ the play
 
-    def heard(self, msg: dict[str, Any]) -> None:
+    def on_message(self, msg: dict[str, Any]) -> None:
         answer = msg.get("id")
         if answer is not None and answer == self.out:
             if self.answer_due is not None:
