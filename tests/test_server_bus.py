@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletris.server.bus import RedisBus
+from tabletris.server.bus import HELLO, RedisBus
 
 
 async def _heard(redis_url: str, bursts: list[int]) -> tuple[list[tuple[str, int]], RedisBus]:
@@ -21,10 +21,12 @@ async def _heard(redis_url: str, bursts: list[int]) -> tuple[list[tuple[str, int
     heard: list[tuple[str, int]] = []
 
     async def deliver(room: str, data: dict[str, Any]) -> None:
-        heard.append((room, int(data["n"])))
+        if data["kind"] != HELLO:  # A saying it listens to the room now
+            heard.append((room, int(data["n"])))
 
     async def nothing(room: str, data: dict[str, Any]) -> None:
-        raise AssertionError(f"an instance heard its own message about {room}")
+        if data["kind"] != HELLO:
+            raise AssertionError(f"an instance heard its own message about {room}")
 
     await a.start(nothing)
     await b.start(deliver)
@@ -52,7 +54,7 @@ def test_a_burst_of_messages_arrives_once_each_in_order_and_goes_out_in_pipeline
     heard, a = asyncio.run(_heard(redis_url, [500]))
     assert [n for _, n in heard] == list(range(500)), "each message once, in the order published"
     assert all(room == ("r-one" if n % 3 else "r-two") for room, n in heard), "each on its room's channel"
-    assert a.published == 500
+    assert a.published == 500 + 2, "the burst and A's hello on each room"
     assert a.publishes < 100, f"a burst goes out in pipelines, not {a.publishes} publishes"
 
 
@@ -61,4 +63,62 @@ def test_a_burst_of_messages_arrives_once_each_in_order_and_goes_out_in_pipeline
 def test_any_bursts_arrive_once_each_in_order(redis_url: str, bursts: list[int]) -> None:
     heard, a = asyncio.run(_heard(redis_url, bursts))
     assert [n for _, n in heard] == list(range(sum(bursts)))
-    assert a.published == sum(bursts) and 1 <= a.publishes <= a.published
+    assert a.published == sum(bursts) + 2 and 1 <= a.publishes <= a.published
+
+
+async def _until(check: Any, what: str, timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+def test_a_room_nobody_else_listens_to_is_not_published_until_someone_says_hello(redis_url: str) -> None:
+    """Behind a proxy that routes by room, one instance alone listens to nearly every room; it
+    published each move and heard it back, for nobody (issue 28). Once Redis answers that only
+    this instance received a room's message, the room's messages stop; an instance that begins
+    to listen says hello, and the messages go again, to it; when it stops, they stop again."""
+
+    async def scenario() -> None:
+        a, b = RedisBus(redis_url), RedisBus(redis_url)
+        heard_a: list[dict[str, Any]] = []
+        heard_b: list[dict[str, Any]] = []
+
+        async def to_a(room: str, data: dict[str, Any]) -> None:
+            heard_a.append(data)
+
+        async def to_b(room: str, data: dict[str, Any]) -> None:
+            heard_b.append(data)
+
+        await a.start(to_a)
+        await b.start(to_b)
+        try:
+            await a.watch("r-alone")
+            n = 0
+
+            def publish() -> bool:
+                nonlocal n
+                a.publish("r-alone", {"kind": "test", "n": n})
+                n += 1
+                return not a.listened("r-alone")
+
+            await _until(publish, "A to learn that nobody else listens")
+            sent = a.published + a._out.qsize()
+            for _ in range(20):
+                publish()
+            assert a.skipped >= 20 and a.published + a._out.qsize() == sent, "nobody listens: nothing is sent"
+
+            await b.watch("r-alone")
+            await _until(lambda: any(d["kind"] == HELLO for d in heard_a), "A to hear B's hello")
+            assert a.listened("r-alone"), "someone listens again: A publishes"
+            a.publish("r-alone", {"kind": "test", "n": -1})
+            await _until(lambda: any(d.get("n") == -1 for d in heard_b), "B to hear A's next message")
+
+            await b.unwatch("r-alone")
+            await _until(publish, "A to learn that B stopped listening")
+            assert a.listened("r-other-room"), "a room never counted is published"
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(scenario())

@@ -11,6 +11,7 @@ import random
 import time
 from collections.abc import AsyncIterator
 from typing import Any
+from unittest import mock
 
 from server_helpers import dice_moves, tower_moves
 from services import new_database
@@ -198,5 +199,54 @@ def test_an_instance_that_reads_a_tower_room_back_keeps_the_rounds_deadline(
                 assert copy.deadline == deadline
             finally:
                 await fresh.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_copy_that_begins_to_listen_catches_up_with_the_moves_nobody_published(
+    postgres_cluster: str, redis_url: str
+) -> None:
+    """An instance alone with a room publishes nothing about it (issue 28). Another instance
+    that reads the room and subscribes may miss a move made in between; its hello brings the
+    room's latest facts, and it reads the room back. Here its hello is held back while a move is
+    made, so the move is certainly missed."""
+    db = new_database(postgres_cluster)
+
+    async def scenario() -> None:
+        async with two_instances(db, redis_url) as (a, b):
+            assert isinstance(a.bus, RedisBus) and isinstance(b.bus, RedisBus)
+            room = await a.create("dice", {}, [{"kind": "open"}, {"kind": "open"}])
+            for i in range(2):
+                await room.join(i, f"P{i}")
+
+            async def move() -> None:
+                seat = next(s for s in range(2) if (room.state(s)["private"] or {}).get("options"))
+                await room.act(seat, dice_moves(room.state(seat))[0])
+
+            end = time.monotonic() + 20
+            while a.bus.listened(room.id):
+                assert time.monotonic() < end, "A never learnt that nobody else listens"
+                await move()
+                await asyncio.sleep(0.02)
+            sent = a.bus.published + a.bus._out.qsize()
+            await move()
+            await asyncio.sleep(0.05)
+            assert a.bus.published + a.bus._out.qsize() == sent, "the move was not published: nobody listened"
+
+            held: list[str] = []
+            with mock.patch.object(b.bus, "_hello", side_effect=held.append):
+                copy = await b.find(room.id)
+                await until(lambda: held == [room.id])
+                await move()
+                await asyncio.sleep(0.1)
+                assert len(copy.events) == len(room.events) - 1, "the copy missed the move made before its hello"
+            b.bus._hello(room.id)
+            await until(lambda: len(copy.events) == len(room.events))
+            for seat in range(2):
+                assert copy.state(seat)["game"] == room.state(seat)["game"], "the copy read the room back"
+            await until(lambda: a.bus.listened(room.id))
+            await move()
+            await until(lambda: len(copy.events) == len(room.events))
+            assert copy.state(0)["game"] == room.state(0)["game"], "and follows the next move over the bus"
 
     asyncio.run(scenario())

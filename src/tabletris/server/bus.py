@@ -14,6 +14,14 @@ reads every room it holds back from the database once it is subscribed again (``
 which covers what was published while it was not listening. (A change made while Redis was down
 was told to nobody: when the next move was a person's on another instance, that person was never
 shown their turn.)
+
+A room that no other instance listens to is not published at all (``RedisBus.listened``): behind
+a proxy that routes by room nearly every room is held by one instance alone, which paid for
+publishing each move and for hearing it back (issue 28). Redis answers a publish with the number
+of its receivers; when that is only this instance, the room's messages stop. An instance that
+begins to listen to a room says ``hello`` on its channel once Redis confirmed its subscription;
+whoever hears it publishes again, and at once the room's latest facts (``Replica.catch_up``):
+the newcomer reads back from the database any move it missed meanwhile.
 """
 
 from __future__ import annotations
@@ -23,13 +31,21 @@ import contextlib
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, NamedTuple, Protocol
 
 from tabletris.server.jsontext import dumps
 from tabletris.server.storage_errors import FaultLog
 
 log = logging.getLogger("tabletris.server")
+
+class _Outgoing(NamedTuple):
+    channel: str
+    text: str
+    counted: str | None
+    """The room whose receivers the answer tells (None: it does not tell, see ``_epoch``)."""
+    epoch: int
+
 
 Deliver = Callable[[str, dict[str, Any]], Awaitable[None]]
 """What an instance does with a message about a room from another instance."""
@@ -81,6 +97,13 @@ class Bus(Protocol):
     def publish(self, room_id: str, message: dict[str, Any]) -> None: ...
     async def watch(self, room_id: str) -> None: ...
     async def unwatch(self, room_id: str) -> None: ...
+    def listened(self, room_id: str) -> bool:
+        """Whether a message about this room may reach another instance (False: do not build it)."""
+        ...
+
+
+HELLO = "hello"
+"""The kind of message an instance sends on a room's channel when it begins to listen to it."""
 
 
 class LocalBus:
@@ -106,6 +129,9 @@ class LocalBus:
     async def unwatch(self, room_id: str) -> None:
         return None
 
+    def listened(self, room_id: str) -> bool:
+        return False
+
 
 class RedisBus:
     """Redis pub/sub, a channel per room. Publishing never waits on the caller's path: messages
@@ -119,8 +145,8 @@ class RedisBus:
         self.instance = secrets.token_hex(6)
         self._own = '{"from":"' + self.instance + '",'
         self.redis = redis_client(url)
-        self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        self._out: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self.pubsub = self.redis.pubsub()  # its (un)subscribe confirmations are read: ``_confirmed``
+        self._out: asyncio.Queue[_Outgoing] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._deliver: Deliver | None = None
         self._reconnected: Reconnected | None = None
@@ -135,7 +161,23 @@ class RedisBus:
         """Messages let go while Redis was down (more than ``MAX_QUEUED`` waiting)."""
         self.resyncs = 0
         """Times the subscription came back after a failure (and the rooms were read back)."""
+        self.skipped = 0
+        """Messages not published: nobody else listened to their room."""
         self.faults = FaultLog(log)
+        self._watching: set[str] = set()
+        """Rooms this instance listens to (``watch`` without ``unwatch``)."""
+        self._pending: dict[str, int] = {}
+        """(Un)subscriptions of a room sent whose confirmation has not been read yet."""
+        self._confirmed: set[str] = set()
+        """Watched rooms whose subscription Redis confirmed, nothing pending: a publish sent now
+        is counted with this instance among its receivers."""
+        self._epoch: dict[str, int] = {}
+        """Per confirmed room, when who listens to it may last have changed. A publish's count of
+        receivers tells who listens only if no such change came between its sending and its
+        answer (the answer comes on another connection than the changes)."""
+        self._ticks = 0
+        self._alone: set[str] = set()
+        """Rooms that, as the last counted publish told, only this instance listens to."""
 
     @property
     def healthy(self) -> bool:
@@ -163,20 +205,80 @@ class RedisBus:
         with contextlib.suppress(Exception):
             await self.redis.aclose()
 
+    def listened(self, room_id: str) -> bool:
+        return room_id not in self._alone
+
     def publish(self, room_id: str, message: dict[str, Any]) -> None:
+        if room_id in self._alone:
+            self.skipped += 1
+            return
         # "from" first: an instance hears its own messages too (it is subscribed to the rooms
         # it publishes about) and drops them by this prefix, without decoding them.
-        text = dumps({"from": self.instance, **message})
+        self._queue(room_id, dumps({"from": self.instance, **message}))
+
+    def _queue(self, room_id: str, text: str) -> None:
         while self._out.qsize() >= MAX_QUEUED:
             self._out.get_nowait()
             self.dropped += 1
-        self._out.put_nowait((CHANNEL + room_id, text))
+        counted = room_id in self._confirmed
+        self._out.put_nowait(_Outgoing(CHANNEL + room_id, text, room_id if counted else None, self._epoch.get(room_id, 0)))
 
     async def watch(self, room_id: str) -> None:
+        self._watching.add(room_id)
+        self._pending[room_id] = self._pending.get(room_id, 0) + 1
         await self.pubsub.subscribe(CHANNEL + room_id)
 
     async def unwatch(self, room_id: str) -> None:
+        self._watching.discard(room_id)
+        self._confirmed.discard(room_id)
+        self._alone.discard(room_id)
+        self._epoch.pop(room_id, None)
+        self._pending[room_id] = self._pending.get(room_id, 0) + 1
         await self.pubsub.unsubscribe(CHANNEL + room_id)
+
+    def _changed(self, room_id: str) -> None:
+        """Who listens to this room may have changed: publishes sent before no longer tell."""
+        self._ticks += 1
+        self._epoch[room_id] = self._ticks
+        self._alone.discard(room_id)
+
+    def _confirmation(self, kind: str, channel: str) -> None:
+        """Redis confirmed a (un)subscription. Once a watched room's last one is in, this
+        instance's publishes count it among their receivers, and it says ``hello`` there (sent
+        after the confirmation, so the others hear it only once this instance hears them)."""
+        if not channel.startswith(CHANNEL) or channel == CHANNEL + LOBBY:
+            return
+        room_id = channel[len(CHANNEL):]
+        left = max(0, self._pending.pop(room_id, 0) - 1)
+        if left:
+            self._pending[room_id] = left
+        elif kind == "subscribe" and room_id in self._watching and room_id not in self._confirmed:
+            self._confirmed.add(room_id)
+            self._changed(room_id)
+            self._hello(room_id)
+
+    def _hello(self, room_id: str) -> None:
+        self._queue(room_id, dumps({"from": self.instance, "kind": HELLO}))
+
+    def _counted(self, sent: Sequence[_Outgoing], receivers: Sequence[Any]) -> None:
+        """Read the publishes' answers: a room whose only receiver was this instance is not
+        published any more, until someone says ``hello`` there."""
+        for out, count in zip(sent, receivers, strict=False):
+            room_id = out.counted
+            if room_id is None or self._epoch.get(room_id) != out.epoch or not isinstance(count, int):
+                continue
+            if count <= 1:
+                self._alone.add(room_id)
+            else:
+                self._alone.discard(room_id)
+
+    def _forget_subscriptions(self) -> None:
+        """The subscription broke: redis-py subscribes again, and nothing counted before holds
+        (the others may have stopped publishing to this instance: it says hello again)."""
+        self._pending.clear()
+        self._confirmed.clear()
+        self._alone.clear()
+        self._epoch.clear()
 
     async def _send_loop(self) -> None:
         """Publish in order. What was queued while the last publish was out goes together, in
@@ -193,12 +295,12 @@ class RedisBus:
             while True:
                 try:
                     if len(batch) == 1:
-                        await self.redis.publish(*batch[0])
+                        receivers = [await self.redis.publish(batch[0].channel, batch[0].text)]
                     else:
                         async with self.redis.pipeline(transaction=False) as pipe:
-                            for channel, text in batch:
-                                pipe.publish(channel, text)
-                            await pipe.execute()
+                            for out in batch:
+                                pipe.publish(out.channel, out.text)
+                            receivers = await pipe.execute()
                     break
                 except asyncio.CancelledError:
                     raise
@@ -207,6 +309,7 @@ class RedisBus:
                     self.faults.failed("publish", "bus: publishing failed; sent again when Redis answers", e)
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, RETRY_MAX)
+            self._counted(batch, receivers)
             self.published += len(batch)
             self.publishes += 1
             if tries:
@@ -225,6 +328,7 @@ class RedisBus:
                 raise
             except Exception as e:
                 broken = True
+                self._forget_subscriptions()
                 self.faults.failed("receive", "bus: reading the room bus failed; retrying", e)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, RETRY_MAX)
@@ -240,7 +344,13 @@ class RedisBus:
                         await self._reconnected()
                     except Exception as e:
                         self.faults.failed("resync", "bus: reading the rooms back failed", e)
-            if message is None or message.get("type") != "message":
+            if message is None:
+                continue
+            kind = message.get("type")
+            if kind in ("subscribe", "unsubscribe"):
+                self._confirmation(kind, str(message["channel"]))
+                continue
+            if kind != "message":
                 continue
             channel = str(message["channel"])
             if not channel.startswith(CHANNEL):
@@ -254,6 +364,8 @@ class RedisBus:
                 continue
             if data.get("from") == self.instance:
                 continue
+            if data.get("kind") == HELLO:
+                self._changed(channel[len(CHANNEL):])  # publish again: someone listens now
             self.received += 1
             try:
                 await self._deliver(channel[len(CHANNEL):], data)

@@ -28,7 +28,7 @@ from tabletris.engine.texts import N_, Message
 from tabletris.i18n import _
 from tabletris.server import timesource
 from tabletris.server.bot_pool import BotPool
-from tabletris.server.bus import LOBBY, Bus, LocalBus
+from tabletris.server.bus import HELLO, LOBBY, Bus, LocalBus
 from tabletris.server.clock import TurnClock
 from tabletris.server.errors import ActionError, engine_text
 from tabletris.server.games import adapter_for
@@ -595,6 +595,8 @@ class Lobby:
             await room.replica.adopt(data)
         elif kind == "chat":
             room.chat.hear(str(data["line"]))
+        elif kind == HELLO:
+            room.replica.catch_up()
         elif kind == "presence":
             room.replica.heard_presence(str(data.get("from")), list(data["seats"]), int(data["spectators"]))
         elif kind == "lease" and room.conns and not room.runs_clock and room.status in LIVE:

@@ -57,17 +57,28 @@ class Replica:
         """Tell the other instances the change this one just broadcast (``publish``; not when
         the change came from them): the room's public facts and its new stored events."""
         room = self.room
-        bus = room.lobby.bus
-        if publish and bus.distributed:
-            bus.publish(room.id, {
-                "kind": "room", "events_from": self.published, "events": room.events[self.published:],
-                "status": room.status, "seats": [s.row() for s in room.seats], "rematch": room.rematch,
-                "error": room.error, "by_timer": sorted(room.by_timer), "turn_started": room.turn_started,
-                "clocks": None if room.clocks is None else room.clocks.text(),
-            })
+        if publish and room.lobby.bus.listened(room.id):
+            self._publish_room()
         self.published = len(room.events)
         if publish:
             room.lobby.list_changed(room)
+
+    def _publish_room(self) -> None:
+        room = self.room
+        room.lobby.bus.publish(room.id, {
+            "kind": "room", "events_from": self.published, "events": room.events[self.published:],
+            "status": room.status, "seats": [s.row() for s in room.seats], "rematch": room.rematch,
+            "error": room.error, "by_timer": sorted(room.by_timer), "turn_started": room.turn_started,
+            "clocks": None if room.clocks is None else room.clocks.text(),
+        })
+
+    def catch_up(self) -> None:
+        """Another instance began to listen to this room (``bus.HELLO``). It read the room from
+        the database before its subscription held, and this instance may not have published
+        since (nobody listened): the room's latest facts tell it whether it missed a move (a
+        gap: it reads the room back), and this instance's connections."""
+        self._publish_room()
+        self.publish_presence()
 
     async def adopt(self, data: Mapping[str, Any]) -> None:
         """Bring this instance's copy up to date from another instance's message: its new
@@ -184,7 +195,7 @@ class Replica:
     def publish_presence(self) -> None:
         """Tell the other instances how many of this room's connections this one holds."""
         room = self.room
-        if room.lobby.bus.distributed:
+        if room.lobby.bus.listened(room.id):
             room.lobby.bus.publish(room.id, {
                 "kind": "presence", "seats": [s.connected for s in room.seats],
                 "spectators": sum(1 for c in room.conns if c.seat is None),
