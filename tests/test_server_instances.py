@@ -107,7 +107,11 @@ def test_a_copy_applies_the_other_instances_moves_to_its_game_without_replaying_
                 room = await a.create(game, {}, [{"kind": "open"}, {"kind": "open"}])
                 for i in range(2):
                     await room.join(i, f"P{i}")
-                copy = await b.find(room.id)
+                with mock.patch.object(room.replica, "catch_up", wraps=room.replica.catch_up) as heard_b:
+                    copy = await b.find(room.id)
+                    # B listens once A heard its hello: a move made before may be missed, and B
+                    # would read the room back (test_a_copy_that_begins_to_listen_catches_up...)
+                    await until(lambda h=heard_b: h.called)
                 assert not copy.runs_clock
                 followed = copy.game
                 assert followed is not None

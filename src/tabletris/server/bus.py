@@ -245,14 +245,17 @@ class RedisBus:
     def _confirmation(self, kind: str, channel: str) -> None:
         """Redis confirmed a (un)subscription. Once a watched room's last one is in, this
         instance's publishes count it among their receivers, and it says ``hello`` there (sent
-        after the confirmation, so the others hear it only once this instance hears them)."""
+        after the confirmation, so the others hear it only once this instance hears them). A
+        confirmation with none pending is redis-py subscribing again after a lost connection
+        (Redis restarted, say): the others may have stopped publishing meanwhile, so it is a
+        new hello too."""
         if not channel.startswith(CHANNEL) or channel == CHANNEL + LOBBY:
             return
         room_id = channel[len(CHANNEL):]
         left = max(0, self._pending.pop(room_id, 0) - 1)
         if left:
             self._pending[room_id] = left
-        elif kind == "subscribe" and room_id in self._watching and room_id not in self._confirmed:
+        elif kind == "subscribe" and room_id in self._watching:
             self._confirmed.add(room_id)
             self._changed(room_id)
             self._hello(room_id)
@@ -364,7 +367,7 @@ class RedisBus:
                 continue
             if data.get("from") == self.instance:
                 continue
-            if data.get("kind") == HELLO:
+            if data.get("kind") == HELLO and channel[len(CHANNEL):] in self._watching:
                 self._changed(channel[len(CHANNEL):])  # publish again: someone listens now
             self.received += 1
             try:
