@@ -15,13 +15,15 @@ which covers what was published while it was not listening. (A change made while
 was told to nobody: when the next move was a person's on another instance, that person was never
 shown their turn.)
 
-A room that no other instance listens to is not published at all (``RedisBus.listened``): behind
-a proxy that routes by room nearly every room is held by one instance alone, which paid for
-publishing each move and for hearing it back (issue 28). Redis answers a publish with the number
-of its receivers; when that is only this instance, the room's messages stop. An instance that
-begins to listen to a room says ``hello`` on its channel once Redis confirmed its subscription;
-whoever hears it publishes again, and at once the room's latest facts (``Replica.catch_up``):
-the newcomer reads back from the database any move it missed meanwhile.
+The moves and presence of a room that no other instance listens to are not published
+(``RedisBus.listened``): behind a proxy that routes by room nearly every room is held by one
+instance alone, which paid for publishing each move and for hearing it back (issue 28). Redis
+answers a publish with the number of its receivers; when that is only this instance, the room
+counts as not listened to. An instance that begins to listen to a room says ``hello`` on its
+channel once Redis confirmed its subscription; whoever hears it publishes again, and at once the
+room's latest facts (``Replica.catch_up``): the newcomer reads back from the database any move it
+missed meanwhile. The rare messages (a lease handed on, a room to read back, a chat line) always
+go: a newcomer whose hello is still on its way must not miss them.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from tabletris.server.jsontext import dumps
 from tabletris.server.storage_errors import FaultLog
 
 log = logging.getLogger("tabletris.server")
+
 
 class _Outgoing(NamedTuple):
     channel: str
@@ -98,7 +101,8 @@ class Bus(Protocol):
     async def watch(self, room_id: str) -> None: ...
     async def unwatch(self, room_id: str) -> None: ...
     def listened(self, room_id: str) -> bool:
-        """Whether a message about this room may reach another instance (False: do not build it)."""
+        """Whether another instance may hear this room's moves: False, and they are not
+        published (``publish`` itself always sends)."""
         ...
 
 
@@ -161,8 +165,6 @@ class RedisBus:
         """Messages let go while Redis was down (more than ``MAX_QUEUED`` waiting)."""
         self.resyncs = 0
         """Times the subscription came back after a failure (and the rooms were read back)."""
-        self.skipped = 0
-        """Messages not published: nobody else listened to their room."""
         self.faults = FaultLog(log)
         self._watching: set[str] = set()
         """Rooms this instance listens to (``watch`` without ``unwatch``)."""
@@ -209,9 +211,6 @@ class RedisBus:
         return room_id not in self._alone
 
     def publish(self, room_id: str, message: dict[str, Any]) -> None:
-        if room_id in self._alone:
-            self.skipped += 1
-            return
         # "from" first: an instance hears its own messages too (it is subscribed to the rooms
         # it publishes about) and drops them by this prefix, without decoding them.
         self._queue(room_id, dumps({"from": self.instance, **message}))
@@ -265,7 +264,7 @@ class RedisBus:
 
     def _counted(self, sent: Sequence[_Outgoing], receivers: Sequence[Any]) -> None:
         """Read the publishes' answers: a room whose only receiver was this instance is not
-        published any more, until someone says ``hello`` there."""
+        listened to, until someone says ``hello`` there."""
         for out, count in zip(sent, receivers, strict=False):
             room_id = out.counted
             if room_id is None or self._epoch.get(room_id) != out.epoch or not isinstance(count, int):
