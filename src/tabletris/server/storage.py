@@ -746,10 +746,16 @@ class Storage:
 
     async def _commit(self, batch: list[_Write]) -> None:
         """Write one run in one transaction and settle its callers; a failed run is written
-        again write by write, so one bad write never fails its neighbours."""
+        again write by write, so one bad write never fails its neighbours (and a lone write
+        that failed for a lost connection is written again on a new one). A lone write refused
+        by its guard is not: it would be refused again."""
         try:
             await self._write_batch(batch)
-        except Exception:
+        except Exception as e:
+            if len(batch) == 1 and isinstance(e, Conflict):
+                if not batch[0].done.done():
+                    batch[0].done.set_exception(e)
+                return
             for w in batch:
                 try:
                     await self._write_batch([w])
