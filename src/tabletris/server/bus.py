@@ -149,7 +149,7 @@ class RedisBus:
         self.instance = secrets.token_hex(6)
         self._own = '{"from":"' + self.instance + '",'
         self.redis = redis_client(url)
-        self.pubsub = self.redis.pubsub()  # its (un)subscribe confirmations are read: ``_confirmed``
+        self.pubsub = self.redis.pubsub()  # its (un)subscribe confirmations are read: ``_confirmation``
         self._out: asyncio.Queue[_Outgoing] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._deliver: Deliver | None = None
@@ -170,13 +170,11 @@ class RedisBus:
         """Rooms this instance listens to (``watch`` without ``unwatch``)."""
         self._pending: dict[str, int] = {}
         """(Un)subscriptions of a room sent whose confirmation has not been read yet."""
-        self._confirmed: set[str] = set()
-        """Watched rooms whose subscription Redis confirmed, nothing pending: a publish sent now
-        is counted with this instance among its receivers."""
         self._epoch: dict[str, int] = {}
-        """Per confirmed room, when who listens to it may last have changed. A publish's count of
-        receivers tells who listens only if no such change came between its sending and its
-        answer (the answer comes on another connection than the changes)."""
+        """Watched rooms whose subscription Redis confirmed, nothing pending (a publish sent now
+        counts this instance among its receivers), each with when who listens to it may last
+        have changed. A publish's count of receivers tells who listens only if no such change
+        came between its sending and its answer (the answer comes on another connection)."""
         self._ticks = 0
         self._alone: set[str] = set()
         """Rooms that, as the last counted publish told, only this instance listens to."""
@@ -219,8 +217,8 @@ class RedisBus:
         while self._out.qsize() >= MAX_QUEUED:
             self._out.get_nowait()
             self.dropped += 1
-        counted = room_id in self._confirmed
-        self._out.put_nowait(_Outgoing(CHANNEL + room_id, text, room_id if counted else None, self._epoch.get(room_id, 0)))
+        epoch = self._epoch.get(room_id)
+        self._out.put_nowait(_Outgoing(CHANNEL + room_id, text, None if epoch is None else room_id, epoch or 0))
 
     async def watch(self, room_id: str) -> None:
         self._watching.add(room_id)
@@ -229,7 +227,6 @@ class RedisBus:
 
     async def unwatch(self, room_id: str) -> None:
         self._watching.discard(room_id)
-        self._confirmed.discard(room_id)
         self._alone.discard(room_id)
         self._epoch.pop(room_id, None)
         self._pending[room_id] = self._pending.get(room_id, 0) + 1
@@ -255,7 +252,6 @@ class RedisBus:
         if left:
             self._pending[room_id] = left
         elif kind == "subscribe" and room_id in self._watching:
-            self._confirmed.add(room_id)
             self._changed(room_id)
             self._hello(room_id)
 
@@ -278,7 +274,6 @@ class RedisBus:
         """The subscription broke: redis-py subscribes again, and nothing counted before holds
         (the others may have stopped publishing to this instance: it says hello again)."""
         self._pending.clear()
-        self._confirmed.clear()
         self._alone.clear()
         self._epoch.clear()
 
@@ -366,7 +361,7 @@ class RedisBus:
                 continue
             if data.get("from") == self.instance:
                 continue
-            if data.get("kind") == HELLO and channel[len(CHANNEL):] in self._watching:
+            if data.get("kind") == HELLO and channel[len(CHANNEL):] in self._epoch:
                 self._changed(channel[len(CHANNEL):])  # publish again: someone listens now
             self.received += 1
             try:
