@@ -43,11 +43,10 @@ log = logging.getLogger("tabletris.server")
 
 
 class _Outgoing(NamedTuple):
-    channel: str
+    room_id: str
     text: str
-    counted: str | None
-    """The room whose receivers the answer tells (None: it does not tell, see ``_epoch``)."""
-    epoch: int
+    epoch: int | None
+    """The room's ``_epoch`` when queued; None: the answer's count does not tell who listens."""
 
 
 Deliver = Callable[[str, dict[str, Any]], Awaitable[None]]
@@ -217,8 +216,7 @@ class RedisBus:
         while self._out.qsize() >= MAX_QUEUED:
             self._out.get_nowait()
             self.dropped += 1
-        epoch = self._epoch.get(room_id)
-        self._out.put_nowait(_Outgoing(CHANNEL + room_id, text, None if epoch is None else room_id, epoch or 0))
+        self._out.put_nowait(_Outgoing(room_id, text, self._epoch.get(room_id)))
 
     async def watch(self, room_id: str) -> None:
         self._watching.add(room_id)
@@ -262,13 +260,12 @@ class RedisBus:
         """Read the publishes' answers: a room whose only receiver was this instance is not
         listened to, until someone says ``hello`` there."""
         for out, count in zip(sent, receivers, strict=False):
-            room_id = out.counted
-            if room_id is None or self._epoch.get(room_id) != out.epoch or not isinstance(count, int):
+            if out.epoch is None or self._epoch.get(out.room_id) != out.epoch or not isinstance(count, int):
                 continue
             if count <= 1:
-                self._alone.add(room_id)
+                self._alone.add(out.room_id)
             else:
-                self._alone.discard(room_id)
+                self._alone.discard(out.room_id)
 
     def _forget_subscriptions(self) -> None:
         """The subscription broke: redis-py subscribes again, and nothing counted before holds
@@ -292,11 +289,11 @@ class RedisBus:
             while True:
                 try:
                     if len(batch) == 1:
-                        receivers = [await self.redis.publish(batch[0].channel, batch[0].text)]
+                        receivers = [await self.redis.publish(CHANNEL + batch[0].room_id, batch[0].text)]
                     else:
                         async with self.redis.pipeline(transaction=False) as pipe:
                             for out in batch:
-                                pipe.publish(out.channel, out.text)
+                                pipe.publish(CHANNEL + out.room_id, out.text)
                             receivers = await pipe.execute()
                     break
                 except asyncio.CancelledError:
@@ -352,6 +349,7 @@ class RedisBus:
             channel = str(message["channel"])
             if not channel.startswith(CHANNEL):
                 continue
+            room_id = channel[len(CHANNEL):]
             raw = message["data"]
             if isinstance(raw, str) and raw.startswith(self._own):
                 continue
@@ -361,10 +359,10 @@ class RedisBus:
                 continue
             if data.get("from") == self.instance:
                 continue
-            if data.get("kind") == HELLO and channel[len(CHANNEL):] in self._epoch:
-                self._changed(channel[len(CHANNEL):])  # publish again: someone listens now
+            if data.get("kind") == HELLO and room_id in self._epoch:
+                self._changed(room_id)  # publish again: someone listens now
             self.received += 1
             try:
-                await self._deliver(channel[len(CHANNEL):], data)
+                await self._deliver(room_id, data)
             except Exception as e:
-                self.faults.failed("apply", "bus: a message about room %s could not be applied", e, channel[len(CHANNEL):])
+                self.faults.failed("apply", "bus: a message about room %s could not be applied", e, room_id)
