@@ -395,6 +395,26 @@ def test_finished_dice_game_log_and_end_dialog(server: LiveServer, browser: Any)
     ctx.close()
 
 
+def test_join_returns_once_the_seat_is_taken(server: LiveServer, browser: Any) -> None:
+    """CI failure (test_tower_log_hold_and_end_breakdown): ``join`` returned on the click, and
+    the "Waiting for players" a test then waited for shows to a spectator as well, so a second
+    player's join sent next could take seat 0 before the page's own request arrived. Here the
+    page sends its join a second late, so on the old helper it has not reached the server when
+    ``join`` returns."""
+    room = new_room(server, "tower", ["open", "open"])
+    context = browser.new_context(**DESKTOP)
+    page = context.new_page()
+    page.add_init_script("""
+        const send = window.fetch;
+        window.fetch = (url, init) => String(url).endsWith("/join")
+            ? new Promise((done) => setTimeout(done, 1000)).then(() => send(url, init)) : send(url, init);
+    """)
+    join(page, server, room, "Ann")
+    seats = state(server, room)["room"]["seats"]
+    assert (seats[0]["open"], seats[0]["name"]) == (False, "Ann")
+    context.close()
+
+
 def test_tower_log_hold_and_end_breakdown(server: LiveServer, browser: Any) -> None:
     """Item 9: the tower had no log beyond "Last round", Hold looked like a drop, and a finished
     tower game said only "Game over"."""

@@ -106,10 +106,14 @@ def new_room(server: LiveServer, game: str, seats: list[str], rules: dict[str, A
 
 
 def join(page: Page, server: LiveServer, room: str, name: str, seat: int = 0) -> None:
-    """Open the invite link, type a name and sit down; waits for the table to show."""
+    """Open the invite link, type a name and sit down; returns once the server has given the
+    page its seat (the page keeps the token). The room's "Waiting for players" shows to a
+    spectator too, so it does not say the seat is taken: a join sent right after the click
+    could take the seat first."""
     page.goto(f"{server.url}/room/{room}")
     page.fill("#join-name", name)
     page.click(f"[data-join='{seat}']")
+    page.wait_for_function(f"localStorage.getItem('tabletris:seat:{room}') !== null")
 
 
 def state(server: LiveServer, room: str, token: str | None = None) -> dict[str, Any]:
