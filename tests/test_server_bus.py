@@ -123,3 +123,55 @@ def test_a_room_nobody_else_listens_to_is_not_listened_to_until_someone_says_hel
             await b.close()
 
     asyncio.run(scenario())
+
+
+def test_an_instance_whose_subscription_broke_says_hello_again_once_subscribed_again(redis_url: str) -> None:
+    """While an instance's subscription is broken (Redis restarted, its connection dropped), the
+    others' publishes count only themselves, and they stop publishing the room's moves to it.
+    redis-py subscribes again by itself; the instance must then say hello again, or the others
+    would never publish to it again. Here Redis drops A's subscribing connection alone (``CLIENT
+    KILL``): B, which holds the room, learns that only it listens, and A's hello on being
+    subscribed again makes B publish to it once more."""
+
+    async def scenario() -> None:
+        a, b = RedisBus(redis_url), RedisBus(redis_url)
+        heard_a: list[dict[str, Any]] = []
+        hellos_to_b: list[dict[str, Any]] = []
+
+        async def to_a(room: str, data: dict[str, Any]) -> None:
+            heard_a.append(data)
+
+        async def to_b(room: str, data: dict[str, Any]) -> None:
+            if data["kind"] == HELLO:
+                hellos_to_b.append(data)
+
+        await a.start(to_a)
+        await b.start(to_b)
+        try:
+            await b.watch("r-held")
+            await a.watch("r-held")
+            await _until(lambda: len(hellos_to_b) == 1, "B to hear A's first hello")
+            b.publish("r-held", {"kind": "test", "n": 0})
+            await _until(lambda: any(d.get("n") == 0 for d in heard_a), "A to hear B's first message")
+
+            host, port = a.pubsub.connection._writer.get_extra_info("sockname")[:2]
+            assert await b.redis.client_kill_filter(_type="pubsub", addr=f"{host}:{port}") == 1
+            n = 1
+
+            def publish() -> bool:
+                nonlocal n
+                b.publish("r-held", {"kind": "test", "n": n})
+                n += 1
+                return not b.listened("r-held")
+
+            # A's receive loop waits RETRY_FIRST (0.1 s) before it reads (and subscribes) again
+            await _until(publish, "B to count only itself while A is not subscribed")
+            await _until(lambda: len(hellos_to_b) == 2, "A to say hello again, subscribed again")
+            assert b.listened("r-held"), "A said it listens: B publishes the room's moves"
+            b.publish("r-held", {"kind": "test", "n": -1})
+            await _until(lambda: any(d.get("n") == -1 for d in heard_a), "A to hear B's next message")
+        finally:
+            await a.close()
+            await b.close()
+
+    asyncio.run(scenario())
