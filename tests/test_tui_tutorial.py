@@ -29,8 +29,6 @@ from tabletris.tui.tutorial import TutorialPanel
 from tabletris.tui.widgets.dialogs import TokenScreen
 from tui_helpers import settle, steer_dice
 
-pytestmark = pytest.mark.asyncio
-
 
 @pytest.fixture(autouse=True)
 def _config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -71,6 +69,7 @@ async def place_the_first_piece(pilot: Any, app: TabletrisApp, screen: DiceTutor
     await settle(pilot, lambda: placing(app) and screen.guide.index == 1)
 
 
+@pytest.mark.asyncio
 async def test_the_dice_tutorial_is_completed_by_keys() -> None:
     app = TabletrisApp(None, roll_frames=0, bot_pause=0.0)
     async with app.run_test(size=(110, 40)) as pilot:
@@ -105,6 +104,7 @@ async def test_the_dice_tutorial_is_completed_by_keys() -> None:
         assert app.screen.guide.index == 0 and app.game.seed == SEED and not app.game.moves  # type: ignore[attr-defined]
 
 
+@pytest.mark.asyncio
 async def test_an_illegal_move_is_refused_in_the_engines_words_and_the_step_stays() -> None:
     app = TabletrisApp(None, roll_frames=0, bot_pause=0.0)
     async with app.run_test(size=(110, 40)) as pilot:
@@ -122,6 +122,7 @@ async def test_an_illegal_move_is_refused_in_the_engines_words_and_the_step_stay
         assert game.moves == [] and screen.guide.index == 0 and screen.phase == "place"
 
 
+@pytest.mark.asyncio
 async def test_a_move_that_misses_the_row_step_is_taken_back_with_the_same_roll() -> None:
     app = TabletrisApp(None, roll_frames=0, bot_pause=0.0)
     async with app.run_test(size=(110, 40)) as pilot:
@@ -139,6 +140,7 @@ async def test_a_move_that_misses_the_row_step_is_taken_back_with_the_same_roll(
         assert screen.guide.index == 1 and "taken back" in str(screen.message)
 
 
+@pytest.mark.asyncio
 async def test_the_palette_offers_the_tutorial_and_the_last_setup_is_kept(tmp_path: Path) -> None:
     app = TabletrisApp(None, roll_frames=0, bot_pause=0.0)
     async with app.run_test(size=(110, 40)) as pilot:
@@ -150,6 +152,7 @@ async def test_the_palette_offers_the_tutorial_and_the_last_setup_is_kept(tmp_pa
         assert not (tmp_path / "config" / "tabletris" / "last_setup.json").exists()
 
 
+@pytest.mark.asyncio
 async def test_the_tutorial_speaks_czech() -> None:
     app = TabletrisApp(None, roll_frames=0, bot_pause=0.0, lang="cs")
     async with app.run_test(size=(110, 40)) as pilot:
@@ -162,6 +165,7 @@ async def test_the_tutorial_speaks_czech() -> None:
         assert screen.game.players != ["You"]
 
 
+@pytest.mark.asyncio
 async def test_the_app_can_open_on_the_tutorial() -> None:
     """``tabletris play dice --tutorial`` runs the app with ``tutorial="dice"``."""
     app = TabletrisApp(tutorial="dice", roll_frames=0, bot_pause=0.0)
@@ -188,6 +192,7 @@ def test_play_tutorial_asks_for_the_full_screen_app_and_a_game_that_has_one(caps
     assert "tower" in capsys.readouterr().err
 
 
+@pytest.mark.asyncio
 async def test_undo_takes_the_step_back_and_a_new_game_starts_from_the_players_own_setup() -> None:
     app = TabletrisApp(None, roll_frames=0, bot_pause=0.0)
     async with app.run_test(size=(110, 40)) as pilot:
@@ -229,6 +234,7 @@ async def open_tower_tutorial(pilot: Any, app: TabletrisApp) -> TowerTutorialScr
     return screen
 
 
+@pytest.mark.asyncio
 async def test_the_tower_tutorial_is_completed_by_keys_and_a_missed_step_is_taken_back() -> None:
     app = TabletrisApp(tutorial="tower", roll_frames=0, bot_pause=0.0)
     async with app.run_test(size=(110, 44)) as pilot:
@@ -281,6 +287,7 @@ async def test_the_tower_tutorial_is_completed_by_keys_and_a_missed_step_is_take
         await settle(pilot, lambda: isinstance(app.screen, EndScreen))
 
 
+@pytest.mark.asyncio
 async def test_the_new_game_form_offers_the_tower_tutorial_for_the_chosen_game() -> None:
     app = TabletrisApp(None, roll_frames=0, bot_pause=0.0)
     async with app.run_test(size=(110, 40)) as pilot:
@@ -296,6 +303,7 @@ async def test_the_new_game_form_offers_the_tower_tutorial_for_the_chosen_game()
         assert app.game is not None and app.game.rules.height == TOWER_RULES["height"]
 
 
+@pytest.mark.asyncio
 async def test_the_tower_tutorial_speaks_chinese() -> None:
     app = TabletrisApp(tutorial="tower", roll_frames=0, bot_pause=0.0, lang="zh_CN")
     async with app.run_test(size=(110, 44)) as pilot:
