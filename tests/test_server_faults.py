@@ -48,6 +48,11 @@ def pg() -> Iterator[PostgresCluster]:
         cluster.remove()
 
 
+def in_status(status: str, *rooms: Any) -> Callable[[], bool]:
+    """A check for ``until``: every one of ``rooms`` is in ``status`` (bound now, not at the call)."""
+    return lambda: all(room.status == status for room in rooms)
+
+
 async def until(check: Callable[[], Any], timeout: float, what: str) -> float:
     """Poll ``check`` until true; the seconds it took (fails after ``timeout``)."""
     start = time.monotonic()
@@ -156,10 +161,10 @@ async def test_a_game_whose_start_failed_starts_when_the_database_is_back(pg: Po
         storage = lobby.storage
         start_room = storage.start_room
 
-        async def start_in_an_outage(room_id: str, start: dict[str, Any], clocks: str | None = None) -> float:
+        async def start_in_an_outage(room_id: str, start: dict[str, Any], clocks: str | None = None, now: float | None = None) -> float:
             storage.start_room = start_room  # type: ignore[method-assign]
             await asyncio.to_thread(pg.stop)
-            return await start_room(room_id, start, clocks)
+            return await start_room(room_id, start, clocks, now)
 
         storage.start_room = start_in_an_outage  # type: ignore[method-assign]
         seat, token = await room.join(None, "Ann")
@@ -201,10 +206,10 @@ async def test_a_full_room_left_waiting_by_a_failed_start_is_started_after_a_res
     room = await first.create("dice", SMALL, [{"kind": "open"}, {"kind": "random"}])
     start_room = first.storage.start_room
 
-    async def start_in_an_outage(room_id: str, start: dict[str, Any], clocks: str | None = None) -> float:
+    async def start_in_an_outage(room_id: str, start: dict[str, Any], clocks: str | None = None, now: float | None = None) -> float:
         first.storage.start_room = start_room  # type: ignore[method-assign]
         await asyncio.to_thread(pg.stop)
-        return await start_room(room_id, start, clocks)
+        return await start_room(room_id, start, clocks, now)
 
     first.storage.start_room = start_in_an_outage  # type: ignore[method-assign]
     seat, token = await room.join(None, "Ann")
@@ -253,7 +258,7 @@ def test_both_players_asking_for_the_rematch_on_different_instances_get_one_room
                     seat = room.table.to_act()[0]
                     await room.act(seat, dice_moves(room.state(seat))[0])
                 copy = await b.find(room.id)
-                await until(lambda c=copy: c.status == "over", 10, "the other instance sees the game over")
+                await until(in_status("over", copy), 10, "the other instance sees the game over")
                 (ra, sa, _), (rb, sb, _) = await asyncio.gather(
                     a.rematch(room, 0, tokens[0]), b.rematch(copy, 1, tokens[1])
                 )
@@ -266,7 +271,7 @@ def test_both_players_asking_for_the_rematch_on_different_instances_get_one_room
                         text("SELECT id FROM rooms WHERE config::jsonb ->> 'rematch_of' = :old"), {"old": room.id}
                     )).scalars().all()
                 assert list(made) == [ra.id], "one rematch room stored"
-                await until(lambda x=ra, y=rb: x.status == "playing" and y.status == "playing", 10, "the rematch starts")
+                await until(in_status("playing", ra, rb), 10, "the rematch starts")
         finally:
             await a.close()
             await b.close()
