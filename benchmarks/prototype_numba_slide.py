@@ -10,13 +10,19 @@ import time
 import numba
 import numpy as np
 
+
 @numba.njit(cache=False)  # type: ignore[misc]
 def hfill(room, seed):
-    gl = seed & room; gr = gl; pl = room; pr = room
+    gl = seed & room
+    gr = gl
+    pl = room
+    pr = room
     s = np.uint64(1)
     for _ in range(6):
-        gl |= pl & (gl << s); pl &= pl << s
-        gr |= pr & (gr >> s); pr &= pr >> s
+        gl |= pl & (gl << s)
+        pl &= pl << s
+        gr |= pr & (gr >> s)
+        pr &= pr >> s
         s = s << np.uint64(1)
     return gl | gr
 
