@@ -931,6 +931,21 @@ def machine_reference_ms() -> float:
     return round(1000 * best, 1)
 
 
+def machine_rest_ratio(pieces: int = 900, rest_s: float = 0.001) -> float:
+    """How much more CPU a piece of a move's work costs after the core rested ``rest_s`` than
+    right after the previous piece (``idle_cost.measure``: the engine plays and renders a move,
+    about 0.1 ms). On this project's machines it was 1.4-3.5 times (docs/api.md, "Eighth round"),
+    which is why a server costs more per move at a lower load; printed with each run to show
+    the host's state. (A small loop's work, as ``machine_reference_ms``'s, hardly shows it.)"""
+    from idle_cost import measure  # benchmarks/, this script's folder
+
+    back_to_back = after_rest = 0.0
+    for round_ in range(3):  # interleaved, so a slow spell of the host hits both alike
+        back_to_back += measure(pieces // 3, 0.0, seed=round_)
+        after_rest += measure(pieces // 3, rest_s, seed=round_)
+    return round(after_rest / back_to_back, 2)
+
+
 def machine_memory_reference_ms() -> float:
     """CPU milliseconds of reading a million small lists in a shuffled order (most reads miss
     the caches), the best of three. The cache-resident reference above read the same on a day
@@ -981,6 +996,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
             levels = [args.rooms[0]] if args.rss else args.rooms
             for n in levels:
                 reference, memory_reference = machine_reference_ms(), machine_memory_reference_ms()
+                rest_ratio = machine_rest_ratio()
                 before_rss = [rss_mb(i.proc.pid) for i in instances]
                 server_cpu, client_cpu = [cpu_seconds(i.proc.pid) for i in instances], time.process_time()
                 leases_before = [i.leases() for i in instances]
@@ -1027,6 +1043,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                 result["load_average"] = load_average()
                 result["machine_reference_ms"] = reference
                 result["machine_memory_reference_ms"] = memory_reference
+                result["machine_rest_ratio"] = rest_ratio
                 result["rss_mb_before_after"] = [[b, rss_mb(i.proc.pid)] for b, i in zip(before_rss, instances, strict=True)]
                 if args.rss:
                     after = [rss_mb(i.proc.pid) for i in instances]
