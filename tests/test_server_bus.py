@@ -5,7 +5,9 @@ Redis answers (the messages queued meanwhile go out together, in one pipeline)."
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -73,6 +75,18 @@ async def _until(check: Any, what: str, timeout: float = 20.0) -> None:
         await asyncio.sleep(0.01)
 
 
+def _publisher(bus: RedisBus, room: str) -> Callable[[], bool]:
+    """A check for ``_until``: ``bus`` publishes one more test message about ``room``; true once
+    it learned that only it listens there."""
+    numbers = itertools.count(1)
+
+    def publish() -> bool:
+        bus.publish(room, {"kind": "test", "n": next(numbers)})
+        return not bus.listened(room)
+
+    return publish
+
+
 def test_a_room_nobody_else_listens_to_is_not_listened_to_until_someone_says_hello(redis_url: str) -> None:
     """Behind a proxy that routes by room, one instance alone listens to nearly every room; it
     published each move and heard it back, for nobody (issue 28). Once Redis answers that only
@@ -95,14 +109,7 @@ def test_a_room_nobody_else_listens_to_is_not_listened_to_until_someone_says_hel
         await b.start(to_b)
         try:
             await a.watch("r-alone")
-            n = 0
-
-            def publish() -> bool:
-                nonlocal n
-                a.publish("r-alone", {"kind": "test", "n": n})
-                n += 1
-                return not a.listened("r-alone")
-
+            publish = _publisher(a, "r-alone")
             await _until(publish, "A to learn that nobody else listens")
             sent = a.published + a._out.qsize()
             for _ in range(20):
@@ -156,14 +163,7 @@ def test_an_instance_whose_subscription_broke_says_hello_again_once_subscribed_a
 
             host, port = a.pubsub.connection._writer.get_extra_info("sockname")[:2]
             assert await b.redis.client_kill_filter(_type="pubsub", addr=f"{host}:{port}") == 1
-            n = 1
-
-            def publish() -> bool:
-                nonlocal n
-                b.publish("r-held", {"kind": "test", "n": n})
-                n += 1
-                return not b.listened("r-held")
-
+            publish = _publisher(b, "r-held")
             # A's receive loop waits RETRY_FIRST (0.1 s) before it reads (and subscribes) again
             await _until(publish, "B to count only itself while A is not subscribed")
             await _until(lambda: len(hellos_to_b) == 2, "A to say hello again, subscribed again")
