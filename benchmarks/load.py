@@ -934,9 +934,9 @@ def machine_reference_ms() -> float:
 def machine_rest_ratio(pieces: int = 900, rest_s: float = 0.001) -> float:
     """How much more CPU a piece of a move's work costs after the core rested ``rest_s`` than
     right after the previous piece (``idle_cost.measure``: the engine plays and renders a move,
-    about 0.1 ms). On this project's machines it was 1.4-3.5 times (docs/api.md, "Eighth round"),
-    which is why a server costs more per move at a lower load; printed with each run to show
-    the host's state. (A small loop's work, as ``machine_reference_ms``'s, hardly shows it.)"""
+    about 0.1 ms). On this project's machines 1.3-2.0 after 1 ms (1.4 after 0.2 ms, 3.4 after
+    5 ms: docs/api.md, "Eighth round"), which is why a server costs more per move at a lower
+    load; printed with each run to show the host's state. (A small loop's work, as ``machine_reference_ms``'s, hardly shows it.)"""
     from idle_cost import measure  # benchmarks/, this script's folder
 
     back_to_back = after_rest = 0.0
