@@ -5,9 +5,11 @@ Redis answers (the messages queued meanwhile go out together, in one pipeline)."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -75,6 +77,25 @@ async def _until(check: Any, what: str, timeout: float = 20.0) -> None:
         await asyncio.sleep(0.01)
 
 
+@contextlib.asynccontextmanager
+async def _two_buses(redis_url: str) -> AsyncIterator[tuple[RedisBus, RedisBus, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """Two instances' buses, started, each with the list of every message it heard; closed after."""
+    a, b = RedisBus(redis_url), RedisBus(redis_url)
+    heard_a: list[dict[str, Any]] = []
+    heard_b: list[dict[str, Any]] = []
+
+    async def into(heard: list[dict[str, Any]], room: str, data: dict[str, Any]) -> None:
+        heard.append(data)
+
+    await a.start(partial(into, heard_a))
+    await b.start(partial(into, heard_b))
+    try:
+        yield a, b, heard_a, heard_b
+    finally:
+        await a.close()
+        await b.close()
+
+
 def _publisher(bus: RedisBus, room: str) -> Callable[[], bool]:
     """A check for ``_until``: ``bus`` publishes one more test message about ``room``; true once
     it learned that only it listens there."""
@@ -95,19 +116,7 @@ def test_a_room_nobody_else_listens_to_is_not_listened_to_until_someone_says_hel
     listened to again; when that instance stops, it is not again."""
 
     async def scenario() -> None:
-        a, b = RedisBus(redis_url), RedisBus(redis_url)
-        heard_a: list[dict[str, Any]] = []
-        heard_b: list[dict[str, Any]] = []
-
-        async def to_a(room: str, data: dict[str, Any]) -> None:
-            heard_a.append(data)
-
-        async def to_b(room: str, data: dict[str, Any]) -> None:
-            heard_b.append(data)
-
-        await a.start(to_a)
-        await b.start(to_b)
-        try:
+        async with _two_buses(redis_url) as (a, b, heard_a, heard_b):
             await a.watch("r-alone")
             publish = _publisher(a, "r-alone")
             await _until(publish, "A to learn that nobody else listens")
@@ -125,9 +134,6 @@ def test_a_room_nobody_else_listens_to_is_not_listened_to_until_someone_says_hel
             await b.unwatch("r-alone")
             await _until(publish, "A to learn that B stopped listening")
             assert a.listened("r-other-room"), "a room never counted is listened to"
-        finally:
-            await a.close()
-            await b.close()
 
     asyncio.run(scenario())
 
@@ -141,23 +147,14 @@ def test_an_instance_whose_subscription_broke_says_hello_again_once_subscribed_a
     subscribed again makes B publish to it once more."""
 
     async def scenario() -> None:
-        a, b = RedisBus(redis_url), RedisBus(redis_url)
-        heard_a: list[dict[str, Any]] = []
-        hellos_to_b: list[dict[str, Any]] = []
+        async with _two_buses(redis_url) as (a, b, heard_a, heard_b):
 
-        async def to_a(room: str, data: dict[str, Any]) -> None:
-            heard_a.append(data)
+            def hellos_to_b() -> int:
+                return sum(1 for d in heard_b if d["kind"] == HELLO)
 
-        async def to_b(room: str, data: dict[str, Any]) -> None:
-            if data["kind"] == HELLO:
-                hellos_to_b.append(data)
-
-        await a.start(to_a)
-        await b.start(to_b)
-        try:
             await b.watch("r-held")
             await a.watch("r-held")
-            await _until(lambda: len(hellos_to_b) == 1, "B to hear A's first hello")
+            await _until(lambda: hellos_to_b() == 1, "B to hear A's first hello")
             b.publish("r-held", {"kind": "test", "n": 0})
             await _until(lambda: any(d.get("n") == 0 for d in heard_a), "A to hear B's first message")
 
@@ -166,12 +163,9 @@ def test_an_instance_whose_subscription_broke_says_hello_again_once_subscribed_a
             publish = _publisher(b, "r-held")
             # A's receive loop waits RETRY_FIRST (0.1 s) before it reads (and subscribes) again
             await _until(publish, "B to count only itself while A is not subscribed")
-            await _until(lambda: len(hellos_to_b) == 2, "A to say hello again, subscribed again")
+            await _until(lambda: hellos_to_b() == 2, "A to say hello again, subscribed again")
             assert b.listened("r-held"), "A said it listens: B publishes the room's moves"
             b.publish("r-held", {"kind": "test", "n": -1})
             await _until(lambda: any(d.get("n") == -1 for d in heard_a), "A to hear B's next message")
-        finally:
-            await a.close()
-            await b.close()
 
     asyncio.run(scenario())
