@@ -232,6 +232,7 @@ def test_a_copy_that_begins_to_listen_catches_up_with_the_moves_nobody_published
                 assert time.monotonic() < end, "A never learnt that nobody else listens"
                 await move()
                 await asyncio.sleep(0.02)
+
             def sent() -> int:  # published, or queued to be (a move queues its message before act returns)
                 assert isinstance(a.bus, RedisBus)
                 return a.bus.published + a.bus._out.qsize()

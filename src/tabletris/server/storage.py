@@ -490,6 +490,15 @@ class _Write:
     """Work that reads and writes in the batch's transaction (``Storage.transact``), after
     the statements."""
 
+    def settle(self, error: BaseException | None = None) -> None:
+        """Tell the caller how the write went (a caller that stopped waiting cancelled it)."""
+        if self.done.done():
+            return
+        if error is None:
+            self.done.set_result(None)
+        else:
+            self.done.set_exception(error)
+
 
 WAL_AUTOCHECKPOINT_PAGES = 256
 """SQLite checkpoints the write-ahead log into the database once it holds this many pages (1 MiB
@@ -753,8 +762,7 @@ class Storage:
             await self._write_batch(batch)
         except Exception as e:
             if len(batch) == 1 and isinstance(e, Conflict):
-                if not batch[0].done.done():
-                    batch[0].done.set_exception(e)
+                batch[0].settle(e)
                 return
             for w in batch:
                 try:
@@ -762,17 +770,14 @@ class Storage:
                 except Exception as e:  # this move fails, never the writer
                     if not isinstance(e, Conflict):
                         await self._failed(e)
-                    if not w.done.done():
-                        w.done.set_exception(e)
+                    w.settle(e)
                 else:
                     self._stored()
-                    if not w.done.done():
-                        w.done.set_result(None)
+                    w.settle()
             return
         self._stored()
         for w in batch:
-            if not w.done.done():
-                w.done.set_result(None)
+            w.settle()
 
     def _stored(self) -> None:
         """A write was committed: the storage works (again)."""
