@@ -57,6 +57,11 @@ ENDED_LISTED = 500
 LIST_EVERY = 5.0
 """Seconds between two lobby entries of a room published while only its counters (events,
 deadline, spectators) change; a change of status, seats or rematch goes out at once."""
+ENTRIES_EVERY = 0.2
+"""Seconds the lobby entries this instance changed wait to go out together, as one message on
+the bus (``Lobby.list_changed``). One message per entry (about 100 a second at 500 rooms) cost
+every instance a Redis message read through redis-py for each, its own included: several
+percent of the CPU per move of two instances (issue 28)."""
 LIVE_LOADED = 2000
 """Live rooms read from the database into the list when an instance starts or its bus comes
 back (the rest arrive as they change)."""
@@ -111,6 +116,8 @@ class Lobby:
         self._ended_elsewhere: collections.deque[str] = collections.deque()
         self._entries_sent: dict[str, tuple[Any, float]] = {}
         self._entries_due: set[str] = set()
+        self._entries_out: dict[str, str] = {}
+        """Lobby entries waiting to be published together (``ENTRIES_EVERY``), by room."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self.bots = BotPool(self.limits)
         self.scoring: set[str] = set()
@@ -188,8 +195,9 @@ class Lobby:
 
     def list_changed(self, room: Room, now: bool = False) -> None:
         """Several instances: this instance changed ``room``; publish its lobby entry for the
-        others' lists: at once when its status, seats or rematch changed (``now``: it was just
-        created), else at most every ``LIST_EVERY`` seconds (its counters), the last one always."""
+        others' lists: within ``ENTRIES_EVERY``, with the others changed meanwhile, when its
+        status, seats or rematch changed (``now``: it was just created), else at most every
+        ``LIST_EVERY`` seconds (its counters), the last one always."""
         if not self.bus.distributed:
             return
         facts = (room.status, [(s.kind, s.name) for s in room.seats], room.rematch)
@@ -197,12 +205,20 @@ class Lobby:
         at = timesource.monotonic()
         if now or sent is None or sent[0] != facts or at - sent[1] >= LIST_EVERY:
             self._entries_sent[room.id] = (facts, at)
-            self.bus.publish(LOBBY, {"kind": "entry", "entry": room.info_text or dumps(room.info())})
+            if not self._entries_out:
+                asyncio.get_running_loop().call_later(ENTRIES_EVERY, self._publish_entries)
+            self._entries_out[room.id] = room.info_text or dumps(room.info())
             if room.status not in LIVE:
                 self._entries_sent.pop(room.id, None)
         elif room.id not in self._entries_due:
             self._entries_due.add(room.id)
             asyncio.get_running_loop().call_later(LIST_EVERY - (at - sent[1]), self._entry_due, room)
+
+    def _publish_entries(self) -> None:
+        """The entries changed since the last of these, in one message (a room's newest only)."""
+        entries, self._entries_out = list(self._entries_out.values()), {}
+        if entries:
+            self.bus.publish(LOBBY, {"kind": "entries", "entries": entries})
 
     def _entry_due(self, room: Room) -> None:
         self._entries_due.discard(room.id)
@@ -582,7 +598,10 @@ class Lobby:
     async def _heard(self, room_id: str, data: dict[str, Any]) -> None:
         """A message about a room from another instance (``bus``)."""
         if room_id == LOBBY:
-            if data.get("kind") == "entry":
+            if data.get("kind") == "entries":
+                for text in data["entries"]:
+                    self.heard_entry(str(text))
+            elif data.get("kind") == "entry":  # one entry a message: an instance before ``ENTRIES_EVERY``
                 self.heard_entry(str(data["entry"]))
             return
         room = self.rooms.get(room_id)
