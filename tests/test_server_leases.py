@@ -117,8 +117,8 @@ async def test_a_lease_let_go_is_no_takeover_and_one_left_to_expire_is(redis_url
 @pytest.mark.asyncio
 async def test_renewing_many_leases_is_one_script_call_that_skips_the_lost_ones(redis_url: str) -> None:
     """Issue 28: the renewal was a pipeline of one script call per room, on the loop and on the
-    renewal thread, each built and read by redis-py (2-3% of two instances' CPU per move at 500
-    rooms). It is one call for all of them now, and still tells a lease another instance holds
+    renewal thread, each built and read by redis-py (by py-spy, 2% of two instances' CPU per
+    move at 500 rooms). It is one call for all of them now, and still tells a lease another instance holds
     (or nobody does) from the ones this instance keeps."""
     leases = RedisLeases(redis_url, "many-instance", ttl=5.0)
     other = redis.Redis.from_url(redis_url, decode_responses=True)
