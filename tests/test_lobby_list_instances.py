@@ -31,6 +31,13 @@ async def until(check: Callable[[], Any], timeout: float = 10.0) -> Any:
         await asyncio.sleep(0.05)
 
 
+def instance(db: str, redis_url: str) -> Lobby:
+    """An instance's lobby on the shared database and Redis (not opened)."""
+    bus = RedisBus(redis_url)
+    return Lobby(Storage(db), bot_delay=0, limits=Limits.unlimited_clients(), bus=bus,
+                 leases=RedisLeases(redis_url, bus.instance, ttl=60.0))
+
+
 def test_rooms_of_every_instance_are_listed_paginated_without_reading_the_database(
     postgres_cluster: str, redis_url: str
 ) -> None:
@@ -38,12 +45,7 @@ def test_rooms_of_every_instance_are_listed_paginated_without_reading_the_databa
 
 
 async def scenario(db: str, redis_url: str) -> None:
-    def instance() -> Lobby:
-        bus = RedisBus(redis_url)
-        return Lobby(Storage(db), bot_delay=0, limits=Limits.unlimited_clients(), bus=bus,
-                     leases=RedisLeases(redis_url, bus.instance, ttl=60.0))
-
-    a, b = instance(), instance()
+    a, b = instance(db, redis_url), instance(db, redis_url)
     await a.open()
     early = await a.create("dice", {}, OPEN2)  # before B starts: B reads it from the database
     await b.open()
@@ -104,12 +106,7 @@ def test_entries_changed_together_go_out_as_one_bus_message(postgres_cluster: st
 
 
 async def one_message(db: str, redis_url: str) -> None:
-    def instance() -> Lobby:
-        bus = RedisBus(redis_url)
-        return Lobby(Storage(db), bot_delay=0, limits=Limits.unlimited_clients(), bus=bus,
-                     leases=RedisLeases(redis_url, bus.instance, ttl=60.0))
-
-    a, b = instance(), instance()
+    a, b = instance(db, redis_url), instance(db, redis_url)
     await a.open()
     await b.open()
     try:
