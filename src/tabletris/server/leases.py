@@ -72,8 +72,10 @@ return 0
 """
 
 
-def _chunks(room_ids: list[str]) -> list[list[str]]:
-    return [room_ids[i:i + RENEW_KEYS] for i in range(0, len(room_ids), RENEW_KEYS)]
+def _key_chunks(room_ids: list[str]) -> list[list[str]]:
+    """The rooms' lease keys, in ``_RENEW``'s calls (``RENEW_KEYS`` each at most)."""
+    keys = [KEY + room_id for room_id in room_ids]
+    return [keys[i:i + RENEW_KEYS] for i in range(0, len(keys), RENEW_KEYS)]
 
 
 class Leases(Protocol):
@@ -161,9 +163,7 @@ class RedisLeases:
                 if not ids or stalled:
                     continue
                 try:
-                    results = [
-                        ok for chunk in _chunks(ids) for ok in script(keys=[KEY + r for r in chunk], args=[self.instance, self._ms])
-                    ]
+                    results = [ok for keys in _key_chunks(ids) for ok in script(keys=keys, args=[self.instance, self._ms])]
                 except Exception as e:  # Redis down: the loop's own tending logs and retries too
                     if not failing:
                         log.warning("lease renewal thread: renewing failed (%s: %s)", type(e).__name__, e)
@@ -208,8 +208,8 @@ class RedisLeases:
                 self._beat = time.monotonic()
             return set()
         results = []
-        for chunk in _chunks(ids):
-            results += await self._renew(keys=[KEY + room_id for room_id in chunk], args=[self.instance, self._ms])
+        for keys in _key_chunks(ids):
+            results += await self._renew(keys=keys, args=[self.instance, self._ms])
         kept = {room_id for room_id, ok in zip(ids, results, strict=True) if ok}
         with self._lock:
             self._held = set(kept)
