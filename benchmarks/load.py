@@ -865,10 +865,12 @@ def serve_has_redis() -> bool:
 class Instance:
     """One ``tabletris serve`` child process on a free local port."""
 
-    def __init__(self, db_url: str, redis: str | None, bot_delay: float) -> None:
+    def __init__(self, db_url: str, redis: str | None, bot_delay: float, commit_delay: float | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         extra = ["--redis", redis] if redis else []
+        if commit_delay is not None:
+            extra += ["--commit-delay", str(commit_delay)]
         self.proc = subprocess.Popen(
             [sys.executable, "-c", "from tabletris.cli.app import main; main()", "serve", "--port", str(self.port),
              "--db", db_url, "--bot-delay", str(bot_delay), "--log-level", "warning", "--no-client-limits", *extra],
@@ -981,7 +983,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
         try:
             # One after the other: the first one creates the schema.
             for _ in range(2 if setup in ("pg2", "pg2proxy") else 1):
-                instances.append(Instance(db_url, redis, args.bot_delay))
+                instances.append(Instance(db_url, redis, args.bot_delay, args.commit_delay))
                 instances[-1].wait_ready()
             bases = [i.base for i in instances]
             proxy: subprocess.Popen[bytes] | None = None
@@ -990,7 +992,8 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                 bases = [url]
             print(json.dumps({"setup": setup, "instances": [i.base for i in instances], "clients_use": bases,
                               "pids": [i.proc.pid for i in instances],
-                              "think_s": args.think, "bot_delay_s": args.bot_delay, "cpus": os.cpu_count(),
+                              "think_s": args.think, "bot_delay_s": args.bot_delay, "commit_delay_s": args.commit_delay,
+                              "cpus": os.cpu_count(),
                               "load_average_before": load_average()}), flush=True)
             acked_all = []
             levels = [args.rooms[0]] if args.rss else args.rooms
@@ -1073,6 +1076,8 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of play per level")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds a person thinks before a move")
     parser.add_argument("--bot-delay", type=float, default=0.5, help="the server's pause before a bot moves")
+    parser.add_argument("--commit-delay", type=float, default=None,
+                        help="the servers' --commit-delay (seconds; default: the server's own)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-rematch", action="store_true", help="let finished games end instead of playing the rematch")
     parser.add_argument("--rematch-socket", choices=("follow", "new"), default="follow",

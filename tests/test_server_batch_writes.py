@@ -1,12 +1,16 @@
 """The storage writer's batches: moves of several rooms queued together are committed in one
 transaction (their guarded updates as one executemany on SQLite), and a stale move among them
-is refused alone, with the others stored."""
+is refused alone, with the others stored. Moves that come often wait ``commit_delay`` for each
+other and share a commit; a lone move does not wait."""
 
 from __future__ import annotations
 
 import asyncio
+import random
+import time
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from tabletris.server.storage import Conflict, Storage, events, rooms
@@ -44,3 +48,97 @@ async def _batch(tmp: Path) -> None:
 
 def test_a_batch_of_moves_commits_together_and_refuses_only_the_stale_one(tmp_path: Path) -> None:
     asyncio.run(_batch(tmp_path))
+
+
+async def _stream(tmp: Path, commit_delay: float) -> tuple[int, int, Storage]:
+    """Twenty rooms each storing ten moves, one after the other, after a short random think:
+    the commits and the commits that waited for more writes, and the open storage."""
+    storage = Storage(f"sqlite+aiosqlite:///{tmp / f'stream-{commit_delay}.sqlite3'}", commit_delay=commit_delay)
+    await storage.open()
+    names = [f"r{i}" for i in range(20)]
+    for room in names:
+        await storage.create_room(room, "dice", {}, [{"seat": 0, "kind": "open"}])
+    commits, gathered = storage.commits, storage.gathered
+    rng = random.Random(7)
+
+    async def play(room: str, thinks: list[float]) -> None:
+        for seq, think in enumerate(thinks):
+            await asyncio.sleep(think)
+            await storage.append(room, seq, [f'{{"n":{seq}}}'])
+
+    await asyncio.gather(*(play(room, [rng.uniform(0, 0.01) for _ in range(10)]) for room in names))
+    async with storage.engine.connect() as conn:
+        versions = dict((await conn.execute(select(rooms.c.id, rooms.c.version))).all())
+    assert versions == dict.fromkeys(names, 10)
+    return storage.commits - commits, storage.gathered - gathered, storage
+
+
+def test_writes_that_come_often_wait_for_each_other_and_share_a_commit(tmp_path: Path) -> None:
+    """Moves coming a few milliseconds apart: with a commit delay of 50 ms a commit waits for the
+    moves behind it, so the 200 moves take a few commits; without one, each commit takes what
+    the loop queued meanwhile, most of them a move or two."""
+
+    async def main() -> None:
+        waited, gathered, storage = await _stream(tmp_path, 0.05)
+        await storage.close()
+        at_once, none_gathered, storage = await _stream(tmp_path, 0.0)
+        await storage.close()
+        assert gathered >= 1 and none_gathered == 0
+        assert waited <= 50, f"{waited} commits for 200 moves"
+        assert at_once > waited, (at_once, waited)
+
+    asyncio.run(main())
+
+
+def test_a_write_after_a_quiet_spell_is_committed_without_waiting(tmp_path: Path) -> None:
+    """The delay is for writes that come often: after a quiet spell (ten times the delay here) a
+    lone move is committed at once, while the busy stream before it waited."""
+
+    async def main() -> None:
+        _, gathered, storage = await _stream(tmp_path, 0.05)
+        try:
+            assert gathered >= 1
+            await asyncio.sleep(0.5)  # the quiet spell itself, not a wait for a state
+            before = storage.gathered
+            await storage.append("r0", 10, ['{"n":10}'])
+            assert storage.gathered == before
+        finally:
+            await storage.close()
+
+    asyncio.run(main())
+
+
+def test_a_write_waiting_for_company_is_still_committed_when_the_storage_closes(tmp_path: Path) -> None:
+    """Closing the storage while the writer waits out a (long) commit delay: the move it took is
+    committed, not dropped, and its caller hears so."""
+
+    async def main() -> None:
+        url = f"sqlite+aiosqlite:///{tmp_path / 'close.sqlite3'}"
+        storage = Storage(url, commit_delay=0.0)
+        await storage.open()
+        await asyncio.gather(*(storage.create_room(f"c{i}", "dice", {}, []) for i in range(10)))
+        storage.commit_delay = 30.0  # writes came less than that apart: the next commit waits
+        before = storage.gathered
+        move = asyncio.create_task(storage.append("c0", 0, ['{"n":0}']))
+        deadline = time.monotonic() + 10
+        while storage.gathered == before:  # the writer took the move and waits for more
+            assert time.monotonic() < deadline, "the writer never waited for company"
+            await asyncio.sleep(0.005)
+        assert not move.done()
+        await storage.close()
+        assert isinstance(await asyncio.wait_for(move, 10), float)
+        again = Storage(url)
+        await again.open()
+        try:
+            async with again.engine.connect() as conn:
+                stored = (await conn.execute(select(events.c.room_id, events.c.seq))).all()
+            assert [tuple(r) for r in stored] == [("c0", 0)]
+        finally:
+            await again.close()
+
+    asyncio.run(main())
+
+
+def test_the_commit_delay_is_never_negative() -> None:
+    with pytest.raises(ValueError, match="0 or more seconds"):
+        Storage("sqlite+aiosqlite:///:memory:", commit_delay=-0.001)

@@ -65,6 +65,7 @@ def create_app(
     warm_workers: bool = True,
     mail: MailConfig | None = None,
     debug_time: bool = False,
+    commit_delay: float | None = None,
 ) -> FastAPI:
     """The server application, storing its rooms at ``db_url`` (see ``default_db_url``).
 
@@ -79,9 +80,10 @@ def create_app(
     (off: on first use).
     ``mail``: the SMTP server and From address of the your-turn mail (``server/mail``); None:
     the server sends no mail. ``debug_time``: tests may move this server's clocks ahead
-    (``POST /debug/time`` from this machine; ``server/timesource.py``)."""
+    (``POST /debug/time`` from this machine; ``server/timesource.py``). ``commit_delay``:
+    seconds a commit waits for more writes when they come often (None: ``storage.COMMIT_DELAY``)."""
     limits = limits or Limits()
-    storage = Storage(db_url or default_db_url())
+    storage = Storage(db_url or default_db_url(), commit_delay=commit_delay)
     bus: Bus = LocalBus()
     leases: Leases = LocalLeases(lease_ttl)
     if redis_url:
