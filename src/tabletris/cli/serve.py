@@ -165,9 +165,9 @@ def register(app: typer.Typer) -> None:
             float | None,
             typer.Option(
                 min=0.0,
-                help="Seconds a commit waits for more moves when they come often (over ~200 a second), so "
-                "that they share it: less CPU per move, each acknowledged that much later; 0: never wait "
-                "[default: 0.005].",
+                help="The longest a commit waits for more moves (up to 4) when they come often (over ~200 a "
+                "second), so that they share it: less CPU per move, each acknowledged that much later; "
+                "0: never wait [default: 0.02].",
                 show_default=False,
             ),
         ] = None,
