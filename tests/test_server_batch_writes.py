@@ -9,11 +9,12 @@ import asyncio
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
 
-from tabletris.server.storage import Conflict, Storage, events, rooms
+from tabletris.server.storage import COMMIT_DELAY, Conflict, Storage, events, rooms
 
 
 async def _batch(tmp: Path) -> None:
@@ -142,3 +143,26 @@ def test_a_write_waiting_for_company_is_still_committed_when_the_storage_closes(
 def test_the_commit_delay_is_never_negative() -> None:
     with pytest.raises(ValueError, match="0 or more seconds"):
         Storage("sqlite+aiosqlite:///:memory:", commit_delay=-0.001)
+
+
+def test_serve_passes_its_commit_delay_to_the_storage_and_refuses_a_negative_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from tabletris.cli.app import app as cli
+    from tabletris.server import app as server_app
+
+    refused = CliRunner().invoke(cli, ["serve", "--db", str(tmp_path / "s.sqlite3"), "--commit-delay", "-1"])
+    assert refused.exit_code == 2 and "--commit-delay" in refused.output
+    made: list[float] = []
+    real_create_app = server_app.create_app
+
+    def create_app(*args: Any, **kwargs: Any) -> Any:
+        made.append(real_create_app(*args, **kwargs).state.lobby.storage.commit_delay)
+        raise SystemExit(0)  # not served: the storage it would have used is enough
+
+    monkeypatch.setattr(server_app, "create_app", create_app)
+    for given in (["--commit-delay", "0"], []):
+        CliRunner().invoke(cli, ["serve", "--db", str(tmp_path / "s.sqlite3"), *given])
+    assert made == [0.0, COMMIT_DELAY]

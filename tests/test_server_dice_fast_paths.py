@@ -9,7 +9,9 @@ plain way it replaced, on random games:
   (``DiceAdapter.public_text``): the same JSON as ``public`` with the timer's marks;
 - the seat's options are grouped by orientation in one pass (``DiceAdapter.private``): the same
   as grouping them orientation by orientation;
-- a bot's view starts with the placements its game listed, and lists the same ones."""
+- a bot's view starts with the placements its game listed, and lists the same ones;
+- an ended game's record is joined from the moves' cached texts (``DiceAdapter.record_text``): the
+  same text as the record encoded."""
 
 from __future__ import annotations
 
@@ -137,3 +139,25 @@ def test_the_joined_public_text_is_the_public_state(seed: int, preset: str, turn
         fresh = adapter.bot_view(game, seat)
         fresh._cache.clear()
         assert {(o.shape, o.placement, o.take) for o in fresh.turn_options()} == listed
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), preset=st.sampled_from(PRESETS), turns=st.integers(0, 60),
+       shown_every=st.integers(1, 7))
+def test_the_joined_record_text_is_the_record(seed: int, preset: str, turns: int, shown_every: int) -> None:
+    """The ended game's record joined from the moves' texts as the states rendered them (some
+    moves never shown in a state: rendered then) is the record, byte for byte."""
+    adapter = adapter_for("dice")
+    game = adapter.new_game(["A", "B"], {"preset": preset, "width": 8, "height": 14, "supply": 1}, seed)
+    table = Table(game)
+    table.advance()
+    rng = random.Random(seed)
+    for turn in range(turns):
+        if game.over or not game.turn_options():
+            break
+        table.act(game.to_move, rng.choice(game.turn_options()))
+        table.advance()
+        if turn % shown_every == 0:
+            adapter.public_text(game, set())
+    assert adapter.record_text(game) == dumps(adapter.record(game))
+    assert json.loads(adapter.record_text(game)) == adapter.record(game)

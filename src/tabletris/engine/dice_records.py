@@ -90,11 +90,10 @@ def replay_dice_move(game: DiceGame, move: Mapping[str, Any], number: int) -> No
 
 
 def dice_record(game: DiceGame) -> dict[str, Any]:
-    return {
-        "format": FORMAT,
-        "game": "dice",
-        "players": list(game.players),
-        "rules": game.rules_spec,
-        "seed": game.seed,
-        "moves": [m.to_dict() for m in game.moves],
-    }
+    return {**dice_record_head(game), "moves": [m.to_dict() for m in game.moves]}
+
+
+def dice_record_head(game: DiceGame) -> dict[str, Any]:
+    """The record without its moves (their list comes last): a server that keeps each move's
+    text already joins those instead of rendering every move again."""
+    return {"format": FORMAT, "game": "dice", "players": list(game.players), "rules": game.rules_spec, "seed": game.seed}

@@ -69,6 +69,8 @@ class GameAdapter(Protocol):
     def private(self, game: Any, seat: int) -> dict[str, Any] | None: ...
     def query(self, game: Any, seat: int, message: Mapping[str, Any]) -> dict[str, Any]: ...
     def record(self, game: Any) -> dict[str, Any]: ...
+    def record_text(self, game: Any) -> str:
+        """``record`` as JSON text: what a room keeps of its game once it has ended."""
     def summary(self, game: Any) -> dict[str, Any]: ...
     def frames(self, record: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]: ...
 
@@ -148,6 +150,10 @@ class SpecAdapter:
 
     def record(self, game: Any) -> dict[str, Any]:
         return record_of(game)
+
+    def record_text(self, game: Any) -> str:
+        """``record`` encoded (a game's adapter may join cached texts instead)."""
+        return dumps(cast(GameAdapter, self).record(game))
 
     def summary(self, game: Any) -> dict[str, Any]:
         summary: dict[str, Any] = game.summary()

@@ -297,7 +297,7 @@ class Lobby:
                 room.ended_at = timesource.monotonic()
                 game = room.game
                 room.game_text = room.adapter.public_text(game, room.by_timer)
-                room.record_text = dumps(room.adapter.record(game))
+                room.record_text = room.adapter.record_text(game)
                 room.game = None
                 room.start = None
         return room

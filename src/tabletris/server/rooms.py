@@ -763,7 +763,7 @@ class Room:
         if self.game is None:
             return
         self.game_text = self.adapter.public_text(self.game, self.by_timer)
-        self.record_text = dumps(self.adapter.record(self.game))
+        self.record_text = self.adapter.record_text(self.game)
         if self.status == "over" and self.game.over:
             self.next_rules = self.adapter.spec.rematch_rules(self.game, self.rules)
         self.game = None
