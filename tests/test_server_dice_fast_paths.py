@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -57,11 +58,13 @@ def old_lookup(game: DiceGame, move: dict[str, Any]) -> DiceAction | None:
     return None
 
 
-@settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), preset=st.sampled_from(PRESETS), turns=st.integers(0, 10))
-def test_every_listed_option_is_found_as_itself(seed: int, preset: str, turns: int) -> None:
+def played(
+    players: list[str], seed: int, preset: str, turns: int, after: Callable[[Any, DiceGame], None] | None = None,
+) -> tuple[Any, DiceGame]:
+    """The dice adapter and a game of ``turns`` random legal moves (fewer when it ends first),
+    ``after(adapter, game)`` called after each of them."""
     adapter = adapter_for("dice")
-    game = adapter.new_game(["A", "B"], {"preset": preset, "width": 8, "height": 14, "supply": 1}, seed)
+    game = adapter.new_game(players, {"preset": preset, "width": 8, "height": 14, "supply": 1}, seed)
     table = Table(game)
     table.advance()
     rng = random.Random(seed)
@@ -70,6 +73,16 @@ def test_every_listed_option_is_found_as_itself(seed: int, preset: str, turns: i
             break
         table.act(game.to_move, rng.choice(game.turn_options()))
         table.advance()
+        if after is not None:
+            after(adapter, game)
+    return adapter, game
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), preset=st.sampled_from(PRESETS), turns=st.integers(0, 10))
+def test_every_listed_option_is_found_as_itself(seed: int, preset: str, turns: int) -> None:
+    adapter, game = played(["A", "B"], seed, preset, turns)
+    rng = random.Random(seed)
     assume(not game.over)
     seat = game.to_move
     options = game.turn_options()
@@ -112,19 +125,12 @@ def private_before(game: DiceGame) -> dict[str, Any]:
 @given(seed=st.integers(0, 2**32 - 1), preset=st.sampled_from(PRESETS), turns=st.integers(0, 30),
        marked=st.sets(st.integers(0, 40), max_size=8))
 def test_the_joined_public_text_is_the_public_state(seed: int, preset: str, turns: int, marked: set[int]) -> None:
-    adapter = adapter_for("dice")
-    game = adapter.new_game(["A", "B", "C"], {"preset": preset, "width": 8, "height": 14, "supply": 1}, seed)
-    table = Table(game)
-    table.advance()
-    rng = random.Random(seed)
-    for _ in range(turns):
-        if game.over or not game.turn_options():
-            break
-        table.act(game.to_move, rng.choice(game.turn_options()))
-        table.advance()
+    def each_move(adapter: Any, game: DiceGame) -> None:
         # after every move: the stones' joined text grows with the board, and is joined anew
         # when rows are cleared or a stone is taken
         assert json.loads(adapter.public_text(game, set())) == adapter.public(game)
+
+    adapter, game = played(["A", "B", "C"], seed, preset, turns, each_move)
     expected = adapter.public(game)
     if marked:
         adapter.mark_timer(game, expected, marked)
@@ -147,17 +153,10 @@ def test_the_joined_public_text_is_the_public_state(seed: int, preset: str, turn
 def test_the_joined_record_text_is_the_record(seed: int, preset: str, turns: int, shown_every: int) -> None:
     """The ended game's record joined from the moves' texts as the states rendered them (some
     moves never shown in a state: rendered then) is the record, byte for byte."""
-    adapter = adapter_for("dice")
-    game = adapter.new_game(["A", "B"], {"preset": preset, "width": 8, "height": 14, "supply": 1}, seed)
-    table = Table(game)
-    table.advance()
-    rng = random.Random(seed)
-    for turn in range(turns):
-        if game.over or not game.turn_options():
-            break
-        table.act(game.to_move, rng.choice(game.turn_options()))
-        table.advance()
-        if turn % shown_every == 0:
+    def each_move(adapter: Any, game: DiceGame) -> None:
+        if len(game.moves) % shown_every == 0:
             adapter.public_text(game, set())
+
+    adapter, game = played(["A", "B"], seed, preset, turns, each_move)
     assert adapter.record_text(game) == dumps(adapter.record(game))
     assert json.loads(adapter.record_text(game)) == adapter.record(game)
