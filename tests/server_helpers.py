@@ -28,6 +28,14 @@ from tabletris.server.limits import Limits
 ROOT = Path(__file__).resolve().parent.parent
 
 
+async def until(check: Callable[[], Any], timeout: float = 20.0, what: str = "the condition") -> None:
+    """Poll ``check`` (a state of a server, a room, a socket) until it holds; fail after ``timeout``."""
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

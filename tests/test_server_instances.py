@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from unittest import mock
 
-from server_helpers import dice_moves, tower_moves
+from server_helpers import dice_moves, tower_moves, until
 from services import new_database
 from tabletris.server.bus import RedisBus
 from tabletris.server.leases import RedisLeases
@@ -42,13 +42,6 @@ async def two_instances(db: str, redis_url: str) -> AsyncIterator[tuple[Lobby, L
     finally:
         await a.close()
         await b.close()
-
-
-async def until(check: Any, timeout: float = 20.0) -> None:
-    end = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < end, "timed out"
-        await asyncio.sleep(0.02)
 
 
 async def timed_tower_room(lobby: Lobby) -> Room:

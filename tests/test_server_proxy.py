@@ -19,7 +19,7 @@ import pytest
 import redis
 import websockets
 
-from server_helpers import Client, ServeProcess, create_room, dice_moves, join
+from server_helpers import Client, ServeProcess, create_room, dice_moves, join, until
 from services import HAPROXY_CFG
 from tabletris.server.leases import KEY
 from tabletris.server.lobby import ROUTE_KEY, new_room_id
@@ -56,13 +56,6 @@ def metric(server: ServeProcess, name: str) -> float:
 
 def connections(server: ServeProcess) -> float:
     return metric(server, "tabletris_connections")
-
-
-async def wait_until(check: object, timeout: float = 30.0) -> None:
-    end = time.monotonic() + timeout
-    while not check():  # type: ignore[operator]
-        assert time.monotonic() < end, "timed out"
-        await asyncio.sleep(0.1)
 
 
 async def reconnect(ws: str, room: str, token: str, timeout: float = 30.0) -> Client:
@@ -108,7 +101,7 @@ async def test_a_rooms_traffic_reaches_one_instance_and_moves_when_it_is_killed(
     tokens = [join(url, room["id"], f"P{i}", seat=i)["token"] for i in (0, 2)]
     clients = [await Client.connect(ws, room["id"], t) for t in tokens]
     # Both websockets on one instance, none on the other: the proxy routes by the room's id.
-    await wait_until(lambda: sorted(connections(s) for s in servers) == [0.0, 2.0])
+    await until(lambda: sorted(connections(s) for s in servers) == [0.0, 2.0], 30.0)
     serving = next(s for s in servers if connections(s) == 2.0)
     other = next(s for s in servers if s is not serving)
     acked: list[int] = []
@@ -117,7 +110,7 @@ async def test_a_rooms_traffic_reaches_one_instance_and_moves_when_it_is_killed(
 
     serving.kill9()
     back = [await reconnect(ws, room["id"], t) for t in tokens]
-    await wait_until(lambda: connections(other) == 2.0)
+    await until(lambda: connections(other) == 2.0, 30.0)
     await play(back, 4, acked)
     # The bot plays on the instance left (its lease taken over there when the killed one held it).
     later = await back[0].state_where(lambda m: bool(m["game"]) and len(m["game"]["log"]) > before + 4, timeout=60)
@@ -151,22 +144,22 @@ async def test_a_room_created_on_another_instance_moves_its_lease_to_the_one_the
         created_by = keys.get(KEY + room["id"])
         assert created_by, "the creating instance takes the lease"
         probe = await Client.connect(ws, room["id"])
-        await wait_until(lambda: sum(connections(s) for s in servers) == 1.0)
+        await until(lambda: sum(connections(s) for s in servers) == 1.0, 30.0)
         if connections(servers[1]) == 1.0:
             break
         await probe.close()
-        await wait_until(lambda: sum(connections(s) for s in servers) == 0.0)
+        await until(lambda: sum(connections(s) for s in servers) == 0.0, 30.0)
     else:
         pytest.fail("no room of 30 was routed to the other instance")
     routed = servers[1]
     # The lease moves to B as soon as B serves the room's socket and A serves none.
-    await wait_until(lambda: keys.get(KEY + room["id"]) not in (None, created_by))
+    await until(lambda: keys.get(KEY + room["id"]) not in (None, created_by), 30.0)
     holder = keys.get(KEY + room["id"])
     assert metric(creator, "tabletris_lease_handoffs_total") == 1.0
 
     tokens = [join(url, room["id"], f"P{i}", seat=i)["token"] for i in (0, 2)]
     clients = [await Client.connect(ws, room["id"], t) for t in tokens]
-    await wait_until(lambda: (connections(creator), connections(routed)) == (0.0, 3.0))
+    await until(lambda: (connections(creator), connections(routed)) == (0.0, 3.0), 30.0)
     acked: list[int] = []
     await play(clients, 4, acked)
     # Nobody moves now: B's timer plays for the idle person, B's bot for the bot seat.
@@ -206,12 +199,12 @@ async def test_rematches_stay_on_the_instance_serving_the_game_without_a_hand_of
     room = create_room(url, body)["id"]
     tokens = [join(url, room, name, seat=i)["token"] for i, name in enumerate(("Ann", "Bob"))]
     clients = [await Client.connect(ws, room, t) for t in tokens]
-    await wait_until(lambda: sorted(connections(s) for s in servers) == [0.0, 2.0])
+    await until(lambda: sorted(connections(s) for s in servers) == [0.0, 2.0], 30.0)
     serving = next(s for s in servers if connections(s) == 2.0)
     other = next(s for s in servers if s is not serving)
     # The first room was created wherever the proxy spread its POST: at most one hand-off, and
     # the lease ends up with the instance serving the sockets.
-    await wait_until(lambda: metric(other, "tabletris_rooms") == 0.0)
+    await until(lambda: metric(other, "tabletris_rooms") == 0.0, 30.0)
     handoffs = sum(metric(s, "tabletris_lease_handoffs_total") for s in servers)
     assert handoffs <= 1.0
     rooms = [room]
@@ -235,7 +228,7 @@ async def test_rematches_stay_on_the_instance_serving_the_game_without_a_hand_of
         for c in clients:
             await c.close()
         clients = [await Client.connect(ws, new, r["token"]) for r in sorted(replies, key=lambda r: int(r["seat"]))]
-        await wait_until(lambda: (connections(serving), connections(other)) == (2.0, 0.0))
+        await until(lambda: (connections(serving), connections(other)) == (2.0, 0.0), 30.0)
     assert sum(metric(s, "tabletris_lease_handoffs_total") for s in servers) == handoffs, "no rematch was handed on"
     assert metric(other, "tabletris_moves_total") == 0.0, "every move was played on the serving instance"
     for s in servers:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,7 +15,7 @@ import pytest
 import websockets
 from websockets.frames import Frame, Opcode
 
-from server_helpers import Client, LiveServer, create_room, join, live_server
+from server_helpers import Client, LiveServer, create_room, join, live_server, until
 
 
 class Reads:
@@ -63,15 +62,8 @@ async def seated(server: LiveServer) -> Client:
     return client
 
 
-def text_frame(message: dict[str, Any], fin: bool = True, opcode: Opcode = Opcode.TEXT) -> bytes:
-    return Frame(opcode, json.dumps(message).encode(), fin=fin).serialize(mask=True)
-
-
-async def wait_for(condition: Any, what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
+def text_frame(message: dict[str, Any]) -> bytes:
+    return Frame(Opcode.TEXT, json.dumps(message).encode()).serialize(mask=True)
 
 
 async def pong(client: Client, msg_id: int) -> None:
@@ -119,9 +111,9 @@ async def test_a_frame_split_after_its_header_is_read_whole_by_websockets(server
         frame, text = smuggling_frame(json.dumps({"type": "ping", "id": 66}).encode())
         before, own_before = len(reads.chunks), len(reads.own)
         client.ws.transport.write(frame[:2])
-        await wait_for(lambda: len(reads.chunks) > before, "the server to read the header")
+        await until(lambda: len(reads.chunks) > before, what="the server to read the header")
         client.ws.transport.write(frame[2:])
-        await wait_for(lambda: len(reads.chunks) > before + 1, "the server to read the rest")
+        await until(lambda: len(reads.chunks) > before + 1, what="the server to read the rest")
         client.ws.transport.write(text_frame({"type": "ping", "id": 67}))  # and the next one is whole again
         replies = []
         while not replies or replies[-1].get("id") != 67:
@@ -149,7 +141,7 @@ async def test_several_frames_fragments_and_control_frames_go_through_websockets
         rest = Frame(Opcode.CONT, text[5:], fin=True).serialize(mask=True)
         start = len(reads.own)
         client.ws.transport.write(first)
-        await wait_for(lambda: len(reads.own) > start, "the first fragment to be read")
+        await until(lambda: len(reads.own) > start, what="the first fragment to be read")
         client.ws.transport.write(rest)
         await pong(client, 3)
         await asyncio.wait_for(await client.ws.ping(), 10)  # a ping frame answered between messages

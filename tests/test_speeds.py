@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import json
 import sqlite3
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server_helpers import dice_moves, tower_moves
+from server_helpers import dice_moves, tower_moves, until
 from tabletris.server import timesource
 from tabletris.server.errors import ActionError
 from tabletris.server.limits import Limits
@@ -149,13 +148,6 @@ async def open_lobby(db: Path, limits: Limits | None = None) -> AsyncIterator[Lo
         yield lobby
     finally:
         await lobby.close()
-
-
-async def until(check: Any, timeout: float = 20.0) -> None:
-    end = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < end, "timed out"
-        await asyncio.sleep(0.02)
 
 
 async def seated(lobby: Lobby, game: str, speed: dict[str, Any], seats: int = 2, rules: Any = None) -> tuple[Room, list[str]]:
