@@ -122,6 +122,7 @@ def test_an_untimed_room_never_times_out(timed: ServeProcess, browser: Any) -> N
     page.wait_for_function("document.title.includes('▶')", timeout=20000)  # her turn (the bot may move first)
     before = state(timed, room)
     assert before["room"]["speed"]["mode"] == "untimed" and before["room"]["deadline"] is None
+    page.wait_for_selector("#speed-badge:has-text('Untimed')")  # the badge is refreshed every 250 ms
     assert page.locator("#speed-badge").inner_text() == "Untimed"
     for _ in range(30):
         advance(timed.url, DAY)  # each also sweeps the rooms, as the housekeeping would
