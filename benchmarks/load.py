@@ -20,7 +20,8 @@ opens one websocket per person, and lets every person play for ``--duration`` se
 ``--think`` seconds (uniformly 50-150%) before each move. It reports moves stored per second
 (people's, bots' and the rolls that end games, counted in the database), the move round trip
 (send -> ``ack``, which the server sends only after the move is committed) at p50 and p99, and
-errors. At the end it reads the database and checks that every acknowledged move is stored
+errors, and each instance's event rows per commit over the play (``events_per_commit``, from its
+metrics: how well group commit shares the commits). At the end it reads the database and checks that every acknowledged move is stored
 exactly once, in its place, with no gap in any room's log. With ``--clients N`` the people are
 played by N client processes, and their CPU per move is reported too
 (``client_processes_cpu_ms_per_move``): on a machine whose cores the clients share with the
@@ -482,6 +483,7 @@ async def run_level(
     room_body: dict[str, Any] = DICE_ROOM, games_wanted: int | None = None,
     progress: Callable[[int], None] | None = None, pids: Sequence[int] = (), split: bool = False,
     profile: Path | None = None, processes: int = 1, stagger: float = 0.0,
+    counts: Callable[[], list[dict[str, float]]] | None = None,
 ) -> dict[str, Any]:
     """One level: ``rooms`` rooms, created round-robin on the instances at ``bases``; a room's
     two people connect to consecutive instances (with two, one each). ``pids``: the servers'
@@ -489,7 +491,8 @@ async def run_level(
     ``split``: sample them with py-spy over the play to split that time into its parts;
     ``processes``: the people are played by this many client processes (``--clients``);
     ``stagger``: the rooms' first games begin at moments drawn uniformly over this many seconds,
-    and what is measured (moves, round trips, CPU) starts after them and lasts ``duration``."""
+    and what is measured (moves, round trips, CPU) starts after them and lasts ``duration``;
+    ``counts``: reads the instances' counters (``Instance.counts``), over the same span."""
     rng = random.Random(seed)
     stats = Stats(games_wanted=games_wanted)
     seats: list[tuple[str, int, str, str]] = []  # room, seat, token, websocket base
@@ -559,6 +562,7 @@ async def run_level(
     cpu_start = [cpu_seconds(pid) for pid in pids]
     main_start = [cpu_seconds(pid, children=False) for pid in pids]
     threads_start = [thread_cpu(pid) for pid in pids]
+    counts_start = await asyncio.to_thread(counts) if counts is not None else []
     start, wall_start = time.perf_counter(), time.time()
     clients_cpu = 0.0  # the client processes' (``--clients``), over their whole play
     if helpers:
@@ -581,6 +585,8 @@ async def run_level(
     server_cpu = sum(cpu_seconds(pid) - c for pid, c in zip(pids, cpu_start, strict=True))
     main_cpu = sum(cpu_seconds(pid, children=False) - c for pid, c in zip(pids, main_start, strict=True))
     threads = thread_split([thread_cpu(pid) for pid in pids], threads_start)
+    counted = [{k: a[k] - b[k] for k in a} for a, b in
+               zip(await asyncio.to_thread(counts) if counts is not None else [], counts_start, strict=True)]
     monitor.cancel()
     watcher.cancel()
     gc.set_threshold(*thresholds)
@@ -627,6 +633,8 @@ async def run_level(
         "of_which_bot_workers_ms_per_move": round(1000 * (server_cpu - main_cpu) / max(1, all_moves), 3),
         **({"cpu_ms_per_move_by_part": parts} if parts is not None else {}),
         "cpu_ms_per_move_by_thread": {k: round(1000 * v / max(1, all_moves), 3) for k, v in threads.items()},
+        # How well the writes shared their commits (group commit), each instance's over the play.
+        **({"events_per_commit": [round(c["events"] / max(1.0, c["commits"]), 2) for c in counted]} if counted else {}),
         "timeline": timeline,
         "acked": stats.acked,
     }
@@ -890,13 +898,16 @@ class Instance:
             time.sleep(0.2)
         sys.exit(f"load.py: tabletris serve on {self.base} not ready within {timeout:g} s")
 
-    def leases(self) -> dict[str, float]:
-        """The instance's lease takeovers and hand-offs so far (its metrics)."""
+    def counts(self) -> dict[str, float]:
+        """The instance's lease takeovers and hand-offs, and its storage's commits and event rows,
+        so far (its metrics)."""
         text = httpx.get(self.base + "/metrics", timeout=10).text
-        found = {"takeovers": 0.0, "handoffs": 0.0}
+        names = {"takeovers": "tabletris_lease_takeovers_total", "handoffs": "tabletris_lease_handoffs_total",
+                 "commits": "tabletris_store_commits_total", "events": "tabletris_store_events_total"}
+        found = dict.fromkeys(names, 0.0)
         for line in text.splitlines():
-            for key in found:
-                if line.startswith(f"tabletris_lease_{key}_total "):
+            for key, name in names.items():
+                if line.startswith(name + " "):
                     found[key] = float(line.split()[-1])
         return found
 
@@ -1002,7 +1013,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                 rest_ratio = machine_rest_ratio()
                 before_rss = [rss_mb(i.proc.pid) for i in instances]
                 server_cpu, client_cpu = [cpu_seconds(i.proc.pid) for i in instances], time.process_time()
-                leases_before = [i.leases() for i in instances]
+                counts_before = [i.counts() for i in instances]
                 proxy_cpu = cpu_seconds(proxy.pid) if proxy is not None else 0.0
                 with asyncio.Runner(loop_factory=loop_factory()) as runner:
                     if args.rss:
@@ -1028,7 +1039,8 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                                                       "" if args.no_rematch else args.rematch_socket, pids=[i.proc.pid for i in instances],
                                                       split=args.split or args.profile is not None,
                                                       profile=args.profile, processes=args.clients,
-                                                      stagger=args.stagger))
+                                                      stagger=args.stagger,
+                                                      counts=lambda: [i.counts() for i in instances]))
                     acked_all.extend(result.pop("acked"))
                 moves = max(1, result["all_moves_stored"])
                 result["setup"] = setup
@@ -1038,9 +1050,9 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                     result["server_cpu_ms_per_move"] = round(1000 * result["server_cpu_s"] / moves, 2)
                 result["client_cpu_s"] = round(time.process_time() - client_cpu, 1)
                 if redis is not None:  # lease churn: takeovers (a holder that stopped renewing) and hand-offs
-                    after_leases = [i.leases() for i in instances]
+                    counts = [i.counts() for i in instances]
                     for key in ("takeovers", "handoffs"):
-                        result[f"lease_{key}"] = sum(a[key] - b[key] for a, b in zip(after_leases, leases_before, strict=True))
+                        result[f"lease_{key}"] = sum(a[key] - b[key] for a, b in zip(counts, counts_before, strict=True))
                 if proxy is not None:
                     result["proxy_cpu_ms_per_move"] = round(1000 * (cpu_seconds(proxy.pid) - proxy_cpu) / moves, 3)
                 result["load_average"] = load_average()

@@ -149,6 +149,13 @@ async def test_metrics_follow_real_moves(server: LiveServer, tmp_path: Path) -> 
     assert after[moves] - before.get(moves, 0.0) == acked
     count = ("tabletris_move_seconds_count", ())
     assert after[count] - before[count] == acked
+    # Every acknowledged move was committed: as event rows, in at least one commit and at most
+    # one a row (bots' moves and rolls add rows of their own).
+    events = ("tabletris_store_events_total", ())
+    commits = ("tabletris_store_commits_total", ())
+    assert after[events] - before[events] >= acked
+    assert 1 <= after[commits] - before[commits] <= after[events] - before[events]
+    assert ("tabletris_store_gathered_total", ()) in after
     assert after[("tabletris_move_seconds_sum", ())] > 0
     # Another app in the same process has its own registry: none of these moves shows there.
     with live_server(tmp_path / "other.sqlite3") as other:

@@ -128,6 +128,7 @@ class Lobby:
         self.housekeeping = Housekeeping(self)
         self.metrics = Metrics(database=storage.engine.dialect.name)
         self.metrics.watch(self.rooms, LIVE)
+        self.metrics.watch_store(storage)
         self.turn_watchers: list[Callable[[Room], None]] = []
         """Told when a turn begins in a room, once it is stored, on the instance that stored
         it (the your-turn mail: ``mail.sender.Mailer.turn_began``); each must be cheap."""

@@ -25,6 +25,11 @@ Names (all prefixed ``tabletris_``):
 - ``lease_handoffs_total``: rooms whose lease this instance handed on to the instance serving
   the room's websockets (it served none of them: a room created here that the proxy routes to
   another instance);
+- ``store_commits_total``, ``store_events_total``, ``store_gathered_total``: the storage's
+  commits, the event rows they wrote (moves and rolls), and the commits that waited for more
+  writes (group commit: ``storage.COMMIT_DELAY``); events per commit says how well the writes
+  share their commits, the figure to tune ``serve --commit-delay`` by (read from the storage's
+  own counts at scrape time);
 - ``instance_info{instance, pid, version, database}``: which process this is;
 - the library's ``process_*`` (RSS, CPU, open files) and ``python_gc_*`` collectors.
 """
@@ -33,7 +38,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -49,6 +54,8 @@ from prometheus_client import (
     platform_collector,
     process_collector,
 )
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
 MOVE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 """Seconds: a commit on an idle server takes about a millisecond, the target at 500 rooms is
@@ -131,6 +138,11 @@ class Metrics:
         for gauge, read in gauges:
             gauge.set_function(read)
 
+    def watch_store(self, storage: Any) -> None:
+        """Read the storage's counts of commits, event rows and gathered commits at scrape time
+        (``Storage.commits``, ``events_written``, ``gathered``): the writer counts them anyway."""
+        self.registry.register(_StoreCounts(storage))
+
     def moved(self, game: str, seconds: float) -> None:
         """One move committed, ``seconds`` after it arrived."""
         counter = self._moves_of.get(game)
@@ -145,3 +157,20 @@ class Metrics:
 
 
 __all__ = ["CONTENT_TYPE", "MOVE_BUCKETS", "Metrics", "instance_name"]
+
+
+class _StoreCounts(Collector):
+    """The storage's own counters as Prometheus counters (``Metrics.watch_store``)."""
+
+    COUNTS = (
+        ("tabletris_store_commits", "Commits of the storage's writer", "commits"),
+        ("tabletris_store_events", "Event rows (moves and rolls) the storage committed", "events_written"),
+        ("tabletris_store_gathered", "Commits that waited for more writes to share them", "gathered"),
+    )
+
+    def __init__(self, storage: Any) -> None:
+        self.storage = storage
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        for name, documentation, attribute in self.COUNTS:
+            yield CounterMetricFamily(name, documentation, value=getattr(self.storage, attribute))
