@@ -91,6 +91,33 @@ def test_writes_that_come_often_wait_for_each_other_and_share_a_commit(tmp_path:
     asyncio.run(main())
 
 
+def test_writes_at_an_instances_share_of_the_pace_still_wait_for_each_other(tmp_path: Path) -> None:
+    """A write every 15 ms with a 50 ms delay: about three come within the delay, so a commit
+    waits for them. (It waited only when four would come: two instances sharing the rooms, each
+    at half the pace, then committed a third fewer moves a commit than one instance did.)"""
+
+    async def main() -> None:
+        storage = Storage(f"sqlite+aiosqlite:///{tmp_path / 'pace.sqlite3'}", commit_delay=0.05)
+        await storage.open()
+        try:
+            names = [f"r{i}" for i in range(60)]
+            for room in names:
+                await storage.create_room(room, "dice", {}, [{"seat": 0, "kind": "open"}])
+            await asyncio.sleep(0.3)  # a quiet spell: the pace measured is the stream's alone
+            commits, gathered = storage.commits, storage.gathered
+            writes = []
+            for room in names:  # one write every 15 ms, each to its own room, none awaited here
+                writes.append(asyncio.create_task(storage.append(room, 0, ['{"n":0}'])))
+                await asyncio.sleep(0.015)
+            await asyncio.gather(*writes)
+            assert storage.gathered - gathered >= 5, f"{storage.gathered - gathered} commits waited"
+            assert storage.commits - commits < len(names)
+        finally:
+            await storage.close()
+
+    asyncio.run(main())
+
+
 def test_a_write_after_a_quiet_spell_is_committed_without_waiting(tmp_path: Path) -> None:
     """The delay is for writes that come often: after a quiet spell (ten times the delay here) a
     lone move is committed at once, while the busy stream before it waited."""

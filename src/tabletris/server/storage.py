@@ -511,7 +511,7 @@ JOURNAL_SIZE_LIMIT = 1 << 20
 a limit the file stays as large as it ever grew."""
 COMMIT_DELAY = 0.02
 """The longest a commit waits for more writes (PostgreSQL's ``commit_delay``), when they come
-often enough that ``COMMIT_GATHER`` of them would arrive meanwhile: the writes that arrive share
+often enough that ``COMMIT_COMPANY`` of them would arrive meanwhile: the writes that arrive share
 the commit. A commit's work is mostly per commit and per page, and a commit that wakes the
 loop once for several moves saves the wake-ups too (docs/api.md, tenth round). The wait ends as
 soon as ``COMMIT_GATHER`` writes are queued; each move's acknowledgement comes that much later."""
@@ -519,6 +519,11 @@ COMMIT_GATHER = 4
 """Writes queued behind the one a waiting commit took that end its wait at once: the commits of
 an instance carry about as many moves at half the rate (two instances sharing the rooms) as at
 the full rate, where a fixed wait gave them half as many."""
+COMMIT_COMPANY = 2
+"""Writes expected within ``commit_delay`` (at the running mean gap) for a commit to wait for
+them. It was ``COMMIT_GATHER``: two instances at 300 writes a second each then waited for one
+commit in three or four and committed 3.2 and 4.6 events a commit, where one instance at 600
+committed 5.1; their stores cost the more per move (docs/api.md, eleventh round)."""
 GAP_WEIGHT = 0.2
 """The weight of the newest gap between two writes in their running mean (``Storage._gap``):
 a lone write after a quiet spell lifts the mean past any commit delay at once, and a stream of
@@ -785,11 +790,11 @@ class Storage:
             await self._commit(run)
 
     def _gathering(self) -> bool:
-        """Whether the commit waits for more writes: when ``COMMIT_GATHER`` of them would come
+        """Whether the commit waits for more writes: when ``COMMIT_COMPANY`` of them would come
         within ``commit_delay`` at the pace of late (PostgreSQL's ``commit_delay`` waits only
         when other transactions are open, ``commit_siblings``). A write after a quiet spell, or
         any write under a light load, would wait alone, for nothing: it is committed at once."""
-        return self._gap * COMMIT_GATHER <= self.commit_delay and self.commit_delay > 0
+        return self._gap * COMMIT_COMPANY <= self.commit_delay and self.commit_delay > 0
 
     def _runs(self, batch: list[_Write]) -> list[list[_Write]]:
         """The batch cut, in queue order, into runs the database's own writer takes (moves and
