@@ -301,8 +301,9 @@ def test_moves_go_through_the_databases_own_move_writer_and_a_stale_one_fails_al
 
 
 class _CountedCalls:
-    """An asyncpg connection that counts what the move writer asks of it: each ``execute`` and
-    ``executemany`` is a round trip to the server, and ``transaction`` two more (BEGIN, COMMIT)."""
+    """An asyncpg connection that counts what the move writer asks of it: each ``execute``,
+    ``executemany`` and ``fetch`` is a round trip to the server, and ``transaction`` two more
+    (BEGIN, COMMIT)."""
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn
@@ -310,7 +311,7 @@ class _CountedCalls:
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self.conn, name)
-        if name in ("execute", "executemany", "transaction"):
+        if name in ("execute", "executemany", "fetch", "transaction"):
             def counted(*args: Any, **kwargs: Any) -> Any:
                 self.calls.append(name)
                 return attr(*args, **kwargs)
@@ -318,58 +319,72 @@ class _CountedCalls:
         return attr
 
 
-def test_one_move_alone_is_one_statement_on_postgresql(postgres_cluster: str) -> None:
-    """Issue 28: a batch of one move (most batches, with two instances each taking half the
-    moves) was four round trips to PostgreSQL (BEGIN, the guarded update, the insert, COMMIT);
-    it is one statement now, that stores the rows only when the guard held. A stale move is
-    still refused (``Conflict``) and leaves nothing; two moves together still share one
-    transaction; each row reads back with its text, number and time."""
+def test_a_batch_of_moves_is_one_statement_on_postgresql(postgres_cluster: str) -> None:
+    """Issue 28: a batch of moves was BEGIN, a guarded update a move, the rows' insert and
+    COMMIT on PostgreSQL (a lone move one statement already); moves of different rooms are one
+    statement now, which stores a room's rows only when its guard held. A stale move among them
+    is refused alone (``Conflict``) and leaves nothing, its neighbours are stored, and nothing
+    is tried again; two moves of the same room in one batch still share one transaction; each
+    row reads back with its text, number and time, and each room with its version."""
     from tabletris.server.storage import Conflict, PostgresMoveWriter, events
 
     url = new_database(postgres_cluster)
 
-    async def main() -> tuple[list[str], list[str], list[str], Any, list[tuple[str, int, str, float]], int]:
+    async def main() -> tuple[dict[str, list[str]], list[Any], float | None, list[tuple[str, int, str, float]],
+                              dict[str, int]]:
         storage = Storage(url)
         await storage.open()
         try:
             writer = storage._moves
             assert isinstance(writer, PostgresMoveWriter)
-            for room in "ab":
+            for room in "abc":
                 await storage.create_room(room, "dice", {}, [{"seat": 0, "kind": "open"}])
             await storage.append("a", 0, ['{"n":0}'])  # connected
             counted = _CountedCalls(writer.conn)
             writer.conn = counted
-            stored_at = await storage.append("a", 1, ['{"n":1}', '{"n":2}'], status="over")
-            alone = list(counted.calls)
-            counted.calls.clear()
-            stale: Any = None
-            try:
-                await storage.append("a", 1, ['{"n":"stale"}'])
-            except Conflict as e:
-                stale = e
-            refused = list(counted.calls)
-            counted.calls.clear()
-            await asyncio.gather(storage.append("b", 0, ['{"n":0}']), storage.append("a", 3, ['{"n":3}']))
-            together = list(counted.calls)
+            calls: dict[str, list[str]] = {}
+            results: list[Any] = []
+
+            async def step(name: str, *appends: Any) -> None:
+                counted.calls.clear()
+                results.extend(await asyncio.gather(*appends, return_exceptions=True))
+                calls[name] = list(counted.calls)
+
+            await step("alone", storage.append("a", 1, ['{"n":1}', '{"n":2}'], status="over"))
+            await step("stale alone", storage.append("a", 1, ['{"n":"stale"}']))
+            await step("together", storage.append("b", 0, ['{"n":0}']), storage.append("a", 3, ['{"n":3}'], new_turn=False),
+                       storage.append("c", 0, ['{"n":0}'], clocks='{"left":[5,5]}'))
+            await step("one stale among them", storage.append("a", 4, ['{"n":4}']),
+                       storage.append("b", 0, ['{"n":"stale"}']), storage.append("c", 1, ['{"n":1}']))
+            await step("one room twice", storage.append("c", 2, ['{"n":2}']), storage.append("c", 3, ['{"n":3}']))
             async with storage.engine.connect() as conn:
                 rows = (await conn.execute(
                     select(events.c.room_id, events.c.seq, events.c.data, events.c.created)
                     .order_by(events.c.room_id, events.c.seq))).all()
-                version = (await conn.execute(select(rooms.c.version).where(rooms.c.id == "a"))).scalar_one()
+                facts = (await conn.execute(select(rooms.c.id, rooms.c.version, rooms.c.status, rooms.c.clocks))).all()
             got = [(str(r), int(s), str(d), float(c)) for r, s, d, c in rows]
-            return alone, refused, together, (stale, stored_at), got, int(version)
+            versions = {str(r): int(v) for r, v, _, _ in facts}
+            assert {str(r): (st, cl) for r, _, st, cl in facts} == {
+                "a": ("over", None), "b": ("waiting", None), "c": ("waiting", '{"left":[5,5]}')}
+            return calls, results, storage.events_written, got, versions
         finally:
             await storage.close()
 
-    alone, refused, together, (stale, stored_at), rows, version = asyncio.run(main())
-    assert alone == ["execute"]
-    assert refused == ["execute"], "a stale lone move is one statement, not tried again (it would be refused again)"
-    assert "transaction" in together and together.count("executemany") == 1
-    assert isinstance(stale, Conflict)
-    assert [r[:3] for r in rows] == [("a", 0, '{"n":0}'), ("a", 1, '{"n":1}'), ("a", 2, '{"n":2}'), ("a", 3, '{"n":3}'),
-                                     ("b", 0, '{"n":0}')]
+    calls, results, written, rows, versions = asyncio.run(main())
+    assert calls["alone"] == ["fetch"]
+    assert calls["stale alone"] == ["fetch"], "a stale lone move is one statement, not tried again"
+    assert calls["together"] == ["fetch"], "three rooms' moves: one statement"
+    assert calls["one stale among them"] == ["fetch"], "the stale one is refused alone, nothing is tried again"
+    assert "transaction" in calls["one room twice"]
+    stored_at, stale, *together, fresh_a, stale_b, fresh_c, twice_1, twice_2 = results
+    assert isinstance(stale, Conflict) and isinstance(stale_b, Conflict)
+    assert all(isinstance(r, float) for r in (stored_at, *together, fresh_a, fresh_c, twice_1, twice_2))
+    assert [r[:3] for r in rows] == [
+        ("a", 0, '{"n":0}'), ("a", 1, '{"n":1}'), ("a", 2, '{"n":2}'), ("a", 3, '{"n":3}'), ("a", 4, '{"n":4}'),
+        ("b", 0, '{"n":0}'), ("c", 0, '{"n":0}'), ("c", 1, '{"n":1}'), ("c", 2, '{"n":2}'), ("c", 3, '{"n":3}')]
     assert rows[1][3] == rows[2][3] == stored_at
-    assert version == 4
+    assert versions == {"a": 5, "b": 1, "c": 4}
+    assert written == len(rows), "the metrics count the rows committed, not the refused ones"
 
 
 def test_a_rooms_writes_keep_their_guards_on_both_databases(db_url: str) -> None:

@@ -20,7 +20,7 @@ import logging
 import shutil
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,12 +45,10 @@ from sqlalchemy import (
     null,
     or_,
     select,
-    true,
     type_coerce,
     update,
 )
 from sqlalchemy.dialects import sqlite as sqlite_dialect
-from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -334,34 +332,41 @@ class SqliteMoveWriter:
             self.now = None
 
 
-def _append_in_one(guard: Update) -> ClauseElement:
-    """A move's write on PostgreSQL as one statement: the guarded update of its room (one of
-    ``APPEND_GUARDS``) and, only when it changed the row, the insert of its event rows
-    (``e_seq``, ``e_data``: arrays, one element a row; each row's ``created`` is the update's
-    ``g_now``). One statement is one round trip and its own transaction, where BEGIN, the
-    update, the insert and COMMIT were four: with two instances, each one's batches are
-    mostly a single move (1.6 writes a commit at 500 rooms, 2.6 with one instance), and the
-    store was 0.35 ms of their 1.18 ms a move by py-spy; this cut the two instances' CPU per
-    move by 5-6% (issue 28). The answer's row count says whether the guard held: 0 rows, the
-    room changed (``Conflict``), and nothing was written."""
-    changed = guard.returning(rooms.c.id).cte("changed")
-    rows = select(
-        func.unnest(bindparam("e_seq", type_=ARRAY(Integer))).label("seq"),
-        func.unnest(bindparam("e_data", type_=ARRAY(Text))).label("data"),
-    ).subquery("new_rows")
-    return insert(events).from_select(
-        ["room_id", "seq", "data", "created"],
-        select(changed.c.id, rows.c.seq, rows.c.data, bindparam("g_now", type_=Float)).select_from(
-            changed.join(rows, true())
-        ),
-    )
+MOVES_IN_ONE = """
+WITH v AS (
+    SELECT * FROM unnest($1::varchar[], $2::int[], $3::int[], $4::float8[], $5::bool[], $6::varchar[], $7::bool[],
+                         $8::text[]) AS v(room, first, version, now, new_turn, status, set_clocks, clocks)
+), changed AS (
+    UPDATE rooms SET version = v.version, updated = v.now,
+        turn_started = CASE WHEN v.new_turn THEN v.now ELSE rooms.turn_started END,
+        status = coalesce(v.status, rooms.status),
+        clocks = CASE WHEN v.set_clocks THEN v.clocks ELSE rooms.clocks END
+    FROM v WHERE rooms.id = v.room AND rooms.version = v.first
+    RETURNING rooms.id, v.now
+), added AS (
+    INSERT INTO events (room_id, seq, data, created)
+    SELECT e.room, e.seq, e.data, changed.now
+    FROM unnest($9::varchar[], $10::int[], $11::text[]) AS e(room, seq, data) JOIN changed ON changed.id = e.room
+)
+SELECT id FROM changed
+"""
+"""A batch of moves of different rooms (``Storage.append``: each a guard of ``APPEND_GUARDS``
+and its event rows at the guard's time) on PostgreSQL as one statement: every room's guarded
+update (``$1``-``$8``: a row of arrays a move), and the event rows (``$9``-``$11``) of the rooms
+it changed only; its answer, the rooms it changed. One statement is one round trip and its own
+transaction, where a batch was BEGIN, an update a move, the rows' insert and COMMIT (and the lone
+move's statement before this one: docs/api.md, ninth and eleventh rounds). A room whose guard
+did not hold (another instance moved first) has nothing written and is refused alone
+(``Refused``); PostgreSQL runs a ``WITH`` clause's writes whether or not the query reads them.
+Two moves of the same room in one batch would meet one row in one update: such a batch takes
+the transaction."""
 
 
 class PostgresMoveWriter:
     """The writes' fast path on PostgreSQL: a batch of moves and rooms' writes (what
-    ``SqliteMoveWriter`` takes) is written by an asyncpg connection of its own, in one
-    transaction: each write's guarded update and statements, then the event rows in one
-    ``executemany``. Through SQLAlchemy's async layer each batch paid a pool check-out with its
+    ``SqliteMoveWriter`` takes) is written by an asyncpg connection of its own: moves of
+    different rooms in one statement (``MOVES_IN_ONE``), anything else in one transaction: each
+    write's guarded update and statements, then the event rows in one ``executemany``. Through SQLAlchemy's async layer each batch paid a pool check-out with its
     ping, a greenlet per statement and the statements' parameter processing: half a
     millisecond of CPU per move more than on SQLite (issue 28). The SQL is SQLAlchemy's,
     compiled once for asyncpg from the same statements. A write that fails for any reason but
@@ -375,8 +380,8 @@ class PostgresMoveWriter:
         self.dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
         self.sql = _prepared(dialect())
         self.insert = _Prepared(_EVENT_ROWS, dialect())
-        self.in_one = {id(guard): _Prepared(_append_in_one(guard), dialect()) for guard in APPEND_GUARDS.values()}
-        """A batch of one move's write, as one statement (``_append_in_one``), by its guard."""
+        self.shapes = {id(guard): shape for shape, guard in APPEND_GUARDS.items()}
+        """A move's guard's shape (new turn, status, clocks), by the guard's identity."""
         self.conn: Any = None
 
     def takes(self, batch: Sequence[_Write]) -> bool:
@@ -390,11 +395,12 @@ class PostgresMoveWriter:
             self.conn = await asyncpg.connect(self.dsn, timeout=PG_CONNECT_TIMEOUT)
         conn = self.conn
         try:
-            one = self._in_one(batch)
-            if one is not None:
-                text, values, count = one
-                if await conn.execute(text, *values) != f"INSERT 0 {count}":
-                    raise Conflict("the room changed in the database before this write")
+            moves = self._moves_in_one(batch)
+            if moves is not None:
+                changed = {row[0] for row in await conn.fetch(MOVES_IN_ONE, *moves)}
+                refused = [i for i, w in enumerate(batch) if (w.guard_params or {})["g_room"] not in changed]
+                if refused:
+                    raise Refused(refused)
                 return
             async with conn.transaction():
                 sql = self.sql
@@ -418,22 +424,33 @@ class PostgresMoveWriter:
             await self.close()
             raise
 
-    def _in_one(self, batch: Sequence[_Write]) -> tuple[str, Any, int] | None:
-        """The batch as one statement, its values and the rows it inserts, when it is one
-        move's write (``Storage.append``: a guard, event rows of that room at the guard's time,
-        nothing else); else None."""
-        if len(batch) != 1:
-            return None
-        w = batch[0]
-        prepared = self.in_one.get(id(w.guard)) if w.guard is not None else None
-        params = w.guard_params
-        if prepared is None or params is None or w.statements or not w.events:
-            return None
-        if any(row["room_id"] != params["g_room"] or row["created"] != params["g_now"] for row in w.events):
-            return None
-        values = prepared.values({**params, "e_seq": [row["seq"] for row in w.events],
-                                  "e_data": [row["data"] for row in w.events]})
-        return prepared.text, values, len(w.events)
+    def _moves_in_one(self, batch: Sequence[_Write]) -> list[list[Any]] | None:
+        """``MOVES_IN_ONE``'s arguments for the batch, when it is moves of different rooms
+        (``Storage.append``: a guard, event rows of that room at the guard's time, nothing
+        else); else None."""
+        columns: list[list[Any]] = [[] for _ in range(11)]
+        room, first, version, now, new_turn, status, set_clocks, clocks, e_room, e_seq, e_data = columns
+        for w in batch:
+            shape = self.shapes.get(id(w.guard)) if w.guard is not None else None
+            params = w.guard_params
+            if shape is None or params is None or w.statements:
+                return None
+            room_id, at = params["g_room"], params["g_now"]
+            if any(row["room_id"] != room_id or row["created"] != at for row in w.events):
+                return None
+            room.append(room_id)
+            first.append(params["g_first"])
+            version.append(params["g_version"])
+            now.append(at)
+            new_turn.append(shape[0])
+            status.append(params["g_status"] if shape[1] else None)
+            set_clocks.append(shape[2])
+            clocks.append(params.get("g_clocks"))
+            for row in w.events:
+                e_room.append(room_id)
+                e_seq.append(row["seq"])
+                e_data.append(row["data"])
+        return columns if len(set(room)) == len(room) else None
 
     async def close(self) -> None:
         conn, self.conn = self.conn, None
@@ -473,6 +490,15 @@ class StoredRoom:
 class Conflict(Exception):
     """Another writer (another instance) changed the room first: the guarded update found no
     row in the state this write expected, and nothing of the write was stored."""
+
+
+class Refused(Conflict):
+    """Some of a batch's writes were refused by their guards (``refused``: their places in the
+    batch) and the others are committed: the batch was one statement (``MOVES_IN_ONE``)."""
+
+    def __init__(self, refused: Sequence[int]) -> None:
+        super().__init__("the room changed in the database before this write")
+        self.refused = set(refused)
 
 
 @dataclass
@@ -825,10 +851,16 @@ class Storage:
         """Write one run in one transaction and settle its callers; a failed run is written
         again write by write, so one bad write never fails its neighbours (and a lone write
         that failed for a lost connection is written again on a new one). A lone write refused
-        by its guard is not: it would be refused again."""
+        by its guard is not: it would be refused again; nor are the others of a run written as
+        one statement (``Refused``): they are committed."""
         try:
             await self._write_batch(batch)
         except Exception as e:
+            if isinstance(e, Refused):  # one statement: the others are committed
+                self._stored()
+                for i, w in enumerate(batch):
+                    w.settle(Conflict(*e.args) if i in e.refused else None)
+                return
             if len(batch) == 1 and isinstance(e, Conflict):
                 batch[0].settle(e)
                 return
@@ -948,9 +980,12 @@ class Storage:
     async def _write_batch(self, batch: list[_Write]) -> None:
         """One transaction for the batch, in queue order; consecutive event rows share one insert."""
         if self._moves is not None and self._moves.takes(batch):
-            await self._moves.write(batch)
-            self.commits += 1
-            self.events_written += sum(len(w.events) for w in batch)
+            try:
+                await self._moves.write(batch)
+            except Refused as e:
+                self._counted(batch, e.refused)
+                raise
+            self._counted(batch)
             return
         async with self.engine.begin() as conn:
             steps = self._steps(batch, conn.dialect.supports_sane_multi_rowcount)
@@ -962,8 +997,12 @@ class Storage:
                         raise Conflict("the room changed in the database before this write")
             else:  # every statement in one trip to the driver's thread, not one trip each
                 await conn.run_sync(_execute_steps, steps)
+        self._counted(batch)
+
+    def _counted(self, batch: list[_Write], refused: Collection[int] = ()) -> None:
+        """A commit of the batch's writes but the ``refused`` ones (the metrics' counts)."""
         self.commits += 1
-        self.events_written += sum(len(w.events) for w in batch)
+        self.events_written += sum(len(w.events) for i, w in enumerate(batch) if i not in refused)
 
     # ---------------------------------------------------------------- recovery
 
