@@ -50,10 +50,23 @@ def token_of(page: Page, room: str) -> str:
     return str(page.evaluate(f"JSON.parse(localStorage.getItem('tabletris:seat:{room}')).token"))
 
 
+SHOWN_BOX = """selector => {
+    const found = document.querySelector(selector);
+    const r = found && found.getBoundingClientRect();
+    return r && (r.width || r.height) ? {x: r.x, y: r.y, width: r.width, height: r.height} : null;
+}"""
+
+
 def box(page: Page, selector: str) -> dict[str, float]:
-    b = page.locator(selector).bounding_box()
-    assert b is not None, f"{selector} is not shown"
-    return dict(b)
+    """The box of what ``selector`` finds, once it is shown (5 s at most), found and measured in
+    one step in the page: the tower's controls are built anew with every state (the bot's drop
+    sends one), and a handle to the button found a moment before may be gone when measured."""
+    from playwright.sync_api import TimeoutError as Timeout
+
+    try:
+        return dict(page.wait_for_function(SHOWN_BOX, arg=selector, timeout=5000).json_value())
+    except Timeout:
+        raise AssertionError(f"{selector} is not shown") from None
 
 
 def on_screen(page: Page, selector: str, size: dict[str, Any]) -> None:
