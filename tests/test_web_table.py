@@ -540,6 +540,26 @@ def test_chat_between_two_browsers_is_text_only(server: LiveServer, browser: Any
 # ------------------------------------------------------------------ phone, keyboard, axe
 
 
+def test_the_tower_button_a_keyboard_player_reached_keeps_the_focus(server: LiveServer, browser: Any) -> None:
+    """The tower's buttons are built anew with every state: Ann had tabbed to Drop, Bob dropped,
+    and her focus fell to the page (Enter then did nothing). It stays on Drop now."""
+    room = new_room(server, "tower", ["open", "open"])
+    ann_ctx, ann, errors = seated(browser, server, room, "Ann")
+    bob_ctx, bob, _ = seated(browser, server, room, "Bob", seat=1)
+    for page in (ann, bob):
+        page.wait_for_selector("#place:visible", timeout=15000)
+        page.wait_for_selector(".cell.ghost", timeout=5000)
+    ann.focus("#place")
+    bob.click("#place")
+    ann.wait_for_selector("figure[data-tower='1'] .tag.done", timeout=10000)  # Ann's page heard Bob's drop
+    assert ann.evaluate("document.activeElement && document.activeElement.id") == "place"
+    ann.keyboard.press("Enter")  # and her Enter drops: the round is revealed
+    wait_until(lambda: state(server, room)["game"]["rounds_played"] == 1, what="the round revealed")
+    assert not errors
+    ann_ctx.close()
+    bob_ctx.close()
+
+
 def test_phone_tower_fits_scrolls_and_targets_are_large(server: LiveServer, browser: Any) -> None:
     """Item 2: on a phone the tower's lowest rows started below the screen, swiping on the board did
     not scroll, and the ▼ mino buttons were 33x20 px. Touch targets are now at least 44 px, but for

@@ -203,7 +203,11 @@ export class View {
       items.push(el("button", { class: "primary", id: "place", onclick: () => this.placer.commit() }, _("Drop")));
       if (priv.can_hold) items.push(el("button", { id: "hold", onclick: () => this.submit({ hold: true }) }, _("Hold (once)")));
     }
+    // The buttons are built anew with every state (another player's drop sends one): the one a
+    // keyboard player had reached keeps the focus, which would fall to the page otherwise.
+    const focused = this.actions.contains(document.activeElement) ? document.activeElement.id : "";
     this.actions.replaceChildren(...items);
+    if (focused) { const again = document.getElementById(focused); if (again) again.focus(); }
     this.cols.classList.toggle("hidden", !(priv && priv.minos > 0 && !priv.forced && !g.over));
     this.keys.classList.toggle("hidden", !(priv && !g.over));
   }
