@@ -547,9 +547,9 @@ an instance carry about as many moves at half the rate (two instances sharing th
 the full rate, where a fixed wait gave them half as many."""
 COMMIT_COMPANY = 2
 """Writes expected within ``commit_delay`` (at the running mean gap) for a commit to wait for
-them. It was ``COMMIT_GATHER``: two instances at 300 writes a second each then waited for one
-commit in three or four and committed 3.2 and 4.6 events a commit, where one instance at 600
-committed 5.1; their stores cost the more per move (docs/api.md, eleventh round)."""
+them. It was ``COMMIT_GATHER`` (4): two instances at about 300 writes a second each then
+committed 3.4-3.7 and 4.5 events a commit, where one instance at 600 committed 5.1; with 2 they
+commit 4.4 and 4.8 (docs/api.md, eleventh round)."""
 GAP_WEIGHT = 0.2
 """The weight of the newest gap between two writes in their running mean (``Storage._gap``):
 a lone write after a quiet spell lifts the mean past any commit delay at once, and a stream of
