@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import random
 import time
 from collections.abc import AsyncIterator
@@ -252,3 +253,43 @@ def test_a_copy_that_begins_to_listen_catches_up_with_the_moves_nobody_published
             assert copy.state(0)["game"] == room.state(0)["game"], "and follows the next move over the bus"
 
     asyncio.run(scenario())
+
+
+def test_a_new_room_runs_its_clock_only_once_its_lease_is_held(
+    postgres_cluster: str, redis_url: str, caplog: Any,
+) -> None:
+    """A new room joined the cache running its clock while its lease was still being taken: the
+    lease loop, renewing in between, found it without a lease, logged "lease lost; another
+    instance runs its bots and timer" (with no other instance) and stopped its clock (1-3 times a
+    load run, the rematches). The lease is taken before the room is made now."""
+    db = new_database(postgres_cluster)
+
+    async def scenario() -> None:
+        one = lobby(db, redis_url)
+        await one.open()
+        try:
+            taking, go = asyncio.Event(), asyncio.Event()
+            acquire = one.leases.acquire
+
+            async def slow_acquire(room_id: str) -> int:
+                if not taking.is_set():  # the new room's; the lease loop's own tries go on
+                    taking.set()
+                    await go.wait()
+                return await acquire(room_id)
+
+            one.leases.acquire = slow_acquire  # type: ignore[method-assign]
+            creating = asyncio.create_task(one.create("dice", SMALL, [{"kind": "open"}, {"kind": "random"}]))
+            await taking.wait()
+            await asyncio.wait_for(one.housekeeping.tend_leases(scan=False), 30)  # a tick while the lease is taken
+            go.set()
+            room = await creating
+            assert room.runs_clock
+            one.leases.acquire = acquire  # type: ignore[method-assign]
+            await one.housekeeping.tend_leases(scan=False)
+            assert room.runs_clock, "the lease is renewed"
+        finally:
+            await one.close()
+
+    with caplog.at_level(logging.WARNING, logger="tabletris.server"):
+        asyncio.run(scenario())
+    assert not [r.getMessage() for r in caplog.records if "lease lost" in r.getMessage()]

@@ -491,6 +491,10 @@ class Lobby:
             config["creator_account"] = creator_account
         if reserved:
             config["reserved_until"] = timesource.now() + limits.rematch_reserve
+        # The lease first, while nobody else can know the room's id: a room that joined the
+        # cache running its clock before its lease was taken was renewed by the lease loop in
+        # between, found without a lease ("lease lost") and stopped (1-3 times a load run).
+        held = await self.leases.acquire(room_id) != NOT_HELD
         try:
             await self.storage.create_room(
                 room_id, game, config,
@@ -501,17 +505,19 @@ class Lobby:
                 ],
                 rematch_of=rematch_of, created=created, claim=None if claim is None else functools.partial(claim, room_id),
             )
-        except Conflict:
-            raise  # the rematch was made first elsewhere: ``rematch`` takes that one
-        except Exception as e:  # the storage logged it
-            raise ActionError("storage", _("the room could not be stored; nothing changed: try again")) from e
-        room = Room(self, room_id, game, config, seats, created=created, creator=creator)
+        except Exception as e:
+            if held and self.leases.distributed:  # the room was never made: its lease goes too
+                with contextlib.suppress(Exception):
+                    await self.leases.release(room_id)
+            if isinstance(e, Conflict):
+                raise  # the rematch was made first elsewhere: ``rematch`` takes that one
+            raise ActionError("storage", _("the room could not be stored; nothing changed: try again")) from e  # logged
+        room = Room(self, room_id, game, config, seats, created=created, creator=creator, runs_clock=held)
         room.refresh()
         self.rooms[room_id] = room
         self.elsewhere.pop(room_id, None)
         self.list_changed(room, now=True)
         await self.bus.watch(room_id)
-        room.runs_clock = await self.leases.acquire(room_id) != NOT_HELD
         if room.full():
             async with room.lock:
                 await room.start_or_retry()  # a start not stored is retried by the clock
