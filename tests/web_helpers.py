@@ -109,11 +109,14 @@ def join(page: Page, server: LiveServer, room: str, name: str, seat: int = 0) ->
     """Open the invite link, type a name and sit down; returns once the server has given the
     page its seat (the page keeps the token). The room's "Waiting for players" shows to a
     spectator too, so it does not say the seat is taken: a join sent right after the click
-    could take the seat first."""
+    could take the seat first. Polled from here: Playwright's ``wait_for_function`` polls inside
+    the page with ``eval``, which a page under the server's CSP refuses (a join answered late
+    failed ``test_pages_run_under_the_servers_csp``)."""
     page.goto(f"{server.url}/room/{room}")
     page.fill("#join-name", name)
     page.click(f"[data-join='{seat}']")
-    page.wait_for_function(f"localStorage.getItem('tabletris:seat:{room}') !== null")
+    wait_until(lambda: bool(page.evaluate(f"localStorage.getItem('tabletris:seat:{room}') !== null")),
+               what=f"the page's seat in room {room}")
 
 
 def state(server: LiveServer, room: str, token: str | None = None) -> dict[str, Any]:
