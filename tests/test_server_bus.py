@@ -169,3 +169,28 @@ def test_an_instance_whose_subscription_broke_says_hello_again_once_subscribed_a
             await _until(lambda: any(d.get("n") == -1 for d in heard_a), "A to hear B's next message")
 
     asyncio.run(scenario())
+
+
+def test_a_bus_closed_while_it_publishes_closes(redis_url: str) -> None:
+    """Closing the bus cancels its sender; cancelled in the middle of a publish, redis-py can
+    let the task go on, which then waited on its empty queue forever, and the app's close (a
+    server's shutdown) with it (5 of these 20 closes hung). Closed at every moment of a stream
+    of publishes, the bus closes."""
+
+    async def close_while_publishing(after: int) -> None:
+        bus = RedisBus(redis_url)
+
+        async def deliver(room: str, data: dict[str, Any]) -> None:
+            return None
+
+        await bus.start(deliver)
+        for n in range(200):
+            bus.publish("r-close", {"kind": "test", "n": n})
+        for _ in range(after):  # the sender gets somewhere in its publishes
+            await asyncio.sleep(0)
+        closing = asyncio.create_task(bus.close())
+        done, _ = await asyncio.wait({closing}, timeout=10)
+        assert done, f"the bus did not close (closed after {after} turns of the loop)"
+
+    for after in range(0, 60, 3):
+        asyncio.run(close_while_publishing(after))

@@ -279,7 +279,9 @@ def test_a_new_room_runs_its_clock_only_once_its_lease_is_held(
 
             one.leases.acquire = slow_acquire  # type: ignore[method-assign]
             creating = asyncio.create_task(one.create("dice", SMALL, [{"kind": "open"}, {"kind": "random"}]))
-            await taking.wait()
+            await asyncio.wait([asyncio.ensure_future(taking.wait()), creating], timeout=30,
+                               return_when=asyncio.FIRST_COMPLETED)
+            assert taking.is_set(), creating.exception() if creating.done() else "the room's lease was never asked for"
             await asyncio.wait_for(one.housekeeping.tend_leases(scan=False), 30)  # a tick while the lease is taken
             go.set()
             room = await creating
