@@ -366,10 +366,12 @@ class PostgresMoveWriter:
     """The writes' fast path on PostgreSQL: a batch of moves and rooms' writes (what
     ``SqliteMoveWriter`` takes) is written by an asyncpg connection of its own: moves of
     different rooms in one statement (``MOVES_IN_ONE``), anything else in one transaction: each
-    write's guarded update and statements, then the event rows in one ``executemany``. Through SQLAlchemy's async layer each batch paid a pool check-out with its
-    ping, a greenlet per statement and the statements' parameter processing: half a
-    millisecond of CPU per move more than on SQLite (issue 28). The SQL is SQLAlchemy's,
-    compiled once for asyncpg from the same statements. A write that fails for any reason but
+    write's guarded update and statements, then the event rows in one ``executemany``. Through
+    SQLAlchemy's async layer each batch paid a pool check-out with its ping, a greenlet per
+    statement and the statements' parameter processing: half a millisecond of CPU per move more
+    than on SQLite (issue 28). The transaction's SQL is SQLAlchemy's, compiled once for asyncpg
+    from the same statements; ``MOVES_IN_ONE`` is PostgreSQL's own (arrays, ``UPDATE ...
+    FROM``), written out. A write that fails for any reason but
     a ``Conflict`` drops the connection, and the next write connects anew (the batch's writes
     are then tried one by one: ``Storage._commit``), so a database restart costs one failed
     try, as with the pool's ping."""
