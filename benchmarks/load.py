@@ -21,10 +21,10 @@ opens one websocket per person, and lets every person play for ``--duration`` se
 (people's, bots' and the rolls that end games, counted in the database), the move round trip
 (send -> ``ack``, which the server sends only after the move is committed) at p50 and p99, and
 errors, and each instance's event rows per commit over the play (``events_per_commit``, from its
-metrics: how well group commit shares the commits). At the end it reads the database and checks that every acknowledged move is stored
-exactly once, in its place, with no gap in any room's log. With ``--clients N`` the people are
-played by N client processes, and their CPU per move is reported too
-(``client_processes_cpu_ms_per_move``): on a machine whose cores the clients share with the
+metrics: how well group commit shares the commits). At the end it reads the database and checks
+that every acknowledged move is stored exactly once, in its place, with no gap in any room's log.
+With ``--clients N`` the people are played by N client processes, and their CPU per move is
+reported too (``client_processes_cpu_ms_per_move``): on a machine whose cores the clients share with the
 server, it says how much of the machine the offered load itself took.
 
 ``--stagger S``: all rooms' first games begin in the same second by default, so they also end in

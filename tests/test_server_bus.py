@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from server_helpers import until
 from tabletris.server.bus import HELLO, RedisBus
 
 
@@ -70,13 +71,6 @@ def test_any_bursts_arrive_once_each_in_order(redis_url: str, bursts: list[int])
     assert a.published == sum(bursts) + 2 and 1 <= a.publishes <= a.published
 
 
-async def _until(check: Any, what: str, timeout: float = 20.0) -> None:
-    end = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
-
-
 @contextlib.asynccontextmanager
 async def _two_buses(redis_url: str) -> AsyncIterator[tuple[RedisBus, RedisBus, list[dict[str, Any]], list[dict[str, Any]]]]:
     """Two instances' buses, started, each with the list of every message it heard; closed after."""
@@ -119,20 +113,20 @@ def test_a_room_nobody_else_listens_to_is_not_listened_to_until_someone_says_hel
         async with _two_buses(redis_url) as (a, b, heard_a, heard_b):
             await a.watch("r-alone")
             publish = _publisher(a, "r-alone")
-            await _until(publish, "A to learn that nobody else listens")
+            await until(publish, what="A to learn that nobody else listens")
             sent = a.published + a._out.qsize()
             for _ in range(20):
                 assert publish(), "nobody listens, and nothing counted since says otherwise"
             assert a.published + a._out.qsize() == sent + 20, "publish itself sends (a lease handed on, a chat line)"
 
             await b.watch("r-alone")
-            await _until(lambda: any(d["kind"] == HELLO for d in heard_a), "A to hear B's hello")
+            await until(lambda: any(d["kind"] == HELLO for d in heard_a), what="A to hear B's hello")
             assert a.listened("r-alone"), "someone listens again: A publishes"
             a.publish("r-alone", {"kind": "test", "n": -1})
-            await _until(lambda: any(d.get("n") == -1 for d in heard_b), "B to hear A's next message")
+            await until(lambda: any(d.get("n") == -1 for d in heard_b), what="B to hear A's next message")
 
             await b.unwatch("r-alone")
-            await _until(publish, "A to learn that B stopped listening")
+            await until(publish, what="A to learn that B stopped listening")
             assert a.listened("r-other-room"), "a room never counted is listened to"
 
     asyncio.run(scenario())
@@ -154,19 +148,19 @@ def test_an_instance_whose_subscription_broke_says_hello_again_once_subscribed_a
 
             await b.watch("r-held")
             await a.watch("r-held")
-            await _until(lambda: hellos_to_b() == 1, "B to hear A's first hello")
+            await until(lambda: hellos_to_b() == 1, what="B to hear A's first hello")
             b.publish("r-held", {"kind": "test", "n": 0})
-            await _until(lambda: any(d.get("n") == 0 for d in heard_a), "A to hear B's first message")
+            await until(lambda: any(d.get("n") == 0 for d in heard_a), what="A to hear B's first message")
 
             host, port = a.pubsub.connection._writer.get_extra_info("sockname")[:2]
             assert await b.redis.client_kill_filter(_type="pubsub", addr=f"{host}:{port}") == 1
             publish = _publisher(b, "r-held")
             # A's receive loop waits RETRY_FIRST (0.1 s) before it reads (and subscribes) again
-            await _until(publish, "B to count only itself while A is not subscribed")
-            await _until(lambda: hellos_to_b() == 2, "A to say hello again, subscribed again")
+            await until(publish, what="B to count only itself while A is not subscribed")
+            await until(lambda: hellos_to_b() == 2, what="A to say hello again, subscribed again")
             assert b.listened("r-held"), "A said it listens: B publishes the room's moves"
             b.publish("r-held", {"kind": "test", "n": -1})
-            await _until(lambda: any(d.get("n") == -1 for d in heard_a), "A to hear B's next message")
+            await until(lambda: any(d.get("n") == -1 for d in heard_a), what="A to hear B's next message")
 
     asyncio.run(scenario())
 

@@ -400,7 +400,7 @@ class PostgresMoveWriter:
             moves = self._moves_in_one(batch)
             if moves is not None:
                 changed = {row[0] for row in await conn.fetch(MOVES_IN_ONE, *moves)}
-                refused = [i for i, w in enumerate(batch) if (w.guard_params or {})["g_room"] not in changed]
+                refused = [i for i, room_id in enumerate(moves[0]) if room_id not in changed]  # a room a move
                 if refused:
                     raise Refused(refused)
                 return
