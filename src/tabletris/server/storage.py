@@ -621,6 +621,9 @@ class Storage:
         self.events_written = 0
         self.failed_writes = 0
         self.failure: tuple[float, str] | None = None
+        self.stored_at: float | None = None
+        """When (``time.monotonic``) a commit last stored something: the database answered then,
+        and took a write (``ops.DatabaseCheck``)."""
         """The last write's failure, (when, kind: ``storage_errors.FULL``...), until a write
         succeeds again (the readiness check)."""
         self.faults = FaultLog(log)
@@ -883,6 +886,7 @@ class Storage:
 
     def _stored(self) -> None:
         """A write was committed: the storage works (again)."""
+        self.stored_at = time.monotonic()
         if self.failure is not None:
             self.failure = None
             self.faults.recovered("write", "storage: writes are stored again")
