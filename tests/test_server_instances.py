@@ -295,3 +295,40 @@ def test_a_new_room_runs_its_clock_only_once_its_lease_is_held(
     with caplog.at_level(logging.WARNING, logger="tabletris.server"):
         asyncio.run(scenario())
     assert not [r.getMessage() for r in caplog.records if "lease lost" in r.getMessage()]
+
+
+def test_a_lobby_closed_while_its_lease_loop_talks_to_redis_closes(postgres_cluster: str, redis_url: str) -> None:
+    """Cancelled in the middle of a command, redis-py (8.2) raises a ``ConnectionError`` of its
+    own instead; the lease loop, which lives through Redis errors, took it for one and slept on,
+    and closing the lobby (a server's shutdown) waited for it forever. Closed at moments when the
+    loop is renewing leases, the lobby closes."""
+    db = new_database(postgres_cluster)
+
+    async def close_while_renewing(after: float) -> None:
+        bus = RedisBus(redis_url)
+        one = Lobby(Storage(db), bot_delay=0, limits=Limits.unlimited_clients(),
+                    bus=bus, leases=RedisLeases(redis_url, bus.instance, ttl=0.06))
+        await one.open()
+        closing: asyncio.Task[None] | None = None
+        try:
+            await one.create("dice", SMALL, [{"kind": "open"}, {"kind": "random"}])
+            renew = one.leases.renew
+
+            async def renew_on(room_ids: Any) -> set[str]:  # each tick spends its time in Redis calls
+                ids = list(room_ids)
+                kept: set[str] = set()
+                for _ in range(20):
+                    kept = await renew(ids)
+                return kept
+
+            one.leases.renew = renew_on  # type: ignore[method-assign]
+            await asyncio.sleep(after)
+            closing = asyncio.create_task(one.close())
+            done, _ = await asyncio.wait({closing}, timeout=5)
+            assert done, f"the lobby did not close (closed {after:.3f} s after its room was made)"
+        finally:
+            if closing is None:
+                await one.close()
+
+    for k in range(12):
+        asyncio.run(close_while_renewing(0.02 + 0.011 * k))

@@ -36,6 +36,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
+from tabletris.server import tasks
 from tabletris.server.jsontext import dumps
 from tabletris.server.storage_errors import FaultLog
 
@@ -136,10 +137,6 @@ class LocalBus:
         return False
 
 
-CLOSE_POLL = 0.2
-"""Seconds ``RedisBus.close`` waits for a cancelled task before cancelling it again."""
-
-
 class RedisBus:
     """Redis pub/sub, a channel per room. Publishing never waits on the caller's path: messages
     go through one queue and one sender task, so one instance's messages about a room arrive in
@@ -198,17 +195,7 @@ class RedisBus:
         ]
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            # Cancelled in the middle of a command, redis-py can answer with an error of its own
-            # and the task goes on (the sender then waited on its queue forever, and the app's
-            # close with it): it is cancelled again until it ends.
-            while not task.done():
-                await asyncio.wait({task}, timeout=CLOSE_POLL)
-                task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+        await tasks.stop(*self._tasks)  # the sender, cancelled mid-publish, waited on its queue forever
         with contextlib.suppress(Exception):
             await self.pubsub.aclose()
         with contextlib.suppress(Exception):

@@ -10,7 +10,7 @@ import json
 import logging
 from typing import Any, Protocol
 
-from tabletris.server import timesource
+from tabletris.server import tasks, timesource
 from tabletris.server.bot_pool import BotPool
 from tabletris.server.bus import Bus
 from tabletris.server.errors import ActionError
@@ -84,12 +84,7 @@ class Housekeeping:
         self._lease_loop = asyncio.create_task(self._leases_loop(), name="room-leases")
 
     async def stop(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-        if self._lease_loop is not None:
-            self._lease_loop.cancel()
-            with contextlib.suppress(BaseException):
-                await self._lease_loop
+        await tasks.stop(self._sweeper, self._lease_loop)
 
     async def _sweep_loop(self) -> None:
         while True:

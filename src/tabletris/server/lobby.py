@@ -26,7 +26,7 @@ from tabletris.engine.games import spec as game_spec
 from tabletris.engine.records import replay
 from tabletris.engine.texts import N_, Message
 from tabletris.i18n import _
-from tabletris.server import timesource
+from tabletris.server import tasks, timesource
 from tabletris.server.bot_pool import BotPool
 from tabletris.server.bus import HELLO, LOBBY, Bus, LocalBus
 from tabletris.server.clock import TurnClock
@@ -256,11 +256,7 @@ class Lobby:
             if room.runs_clock and self.leases.distributed:
                 with contextlib.suppress(Exception):
                     await self.leases.release(room_id)
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(BaseException):
-                await task
+        await tasks.stop(*self._tasks)
         for room in self.rooms.values():
             for conn in list(room.conns):
                 await conn.close()

@@ -38,6 +38,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tabletris.engine.games import spec as game_spec
 from tabletris.i18n import _
+from tabletris.server import tasks
 from tabletris.server.accounts.core import Account, required_account
 from tabletris.server.errors import ActionError
 from tabletris.server.games import adapter_for
@@ -232,11 +233,8 @@ class PlayNow:
         self._task = asyncio.create_task(self._loop(), name="play-now")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._task
-            self._task = None
+        await tasks.stop(self._task)
+        self._task = None
         for w in self._waiters:
             if not w.done():
                 w.cancel()
