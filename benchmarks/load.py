@@ -6,6 +6,9 @@ Setups (``--setup``, several allowed; the client is the same for all):
 - ``pg``: one instance on a throw-away PostgreSQL, with a throw-away Redis as its bus;
 - ``pg2``: two instances on the same PostgreSQL and Redis; each room is created on one
   instance and its two people connect one to each instance, so every move crosses the bus;
+- ``pgproxy``: one instance on PostgreSQL and Redis behind that HAProxy (below): the one
+  instance with the proxy's cost to the instances (its health checks, the loopback hop, a
+  third busy process on the cores), so that against ``pg2proxy`` only the second instance differs;
 - ``pg2proxy``: the same two instances behind HAProxy with docs/deploy.md's configuration
   (hashing on the room id): rooms are created through it (on either instance) and all of a
   room's people reach the instance its id hashes to, which takes the room's lease (a hand-off
@@ -998,7 +1001,7 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
                 instances[-1].wait_ready()
             bases = [i.base for i in instances]
             proxy: subprocess.Popen[bytes] | None = None
-            if setup == "pg2proxy":  # every room's traffic through HAProxy to the instance its id hashes to
+            if setup in ("pgproxy", "pg2proxy"):  # every room's traffic through HAProxy to the instance its id hashes to
                 url, proxy = stack.enter_context(services_module().haproxy_server([i.port for i in instances]))
                 bases = [url]
             print(json.dumps({"setup": setup, "instances": [i.base for i in instances], "clients_use": bases,
@@ -1081,9 +1084,9 @@ def run_setup(setup: str, args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--setup", nargs="*", choices=["sqlite", "pg", "pg2", "pg2proxy"], default=["sqlite"],
+    parser.add_argument("--setup", nargs="*", choices=["sqlite", "pg", "pgproxy", "pg2", "pg2proxy"], default=["sqlite"],
                         help="sqlite (1 instance), pg (1 instance, PostgreSQL + Redis), pg2 (2 instances, each room's "
-                             "people split over them), pg2proxy (2 instances behind HAProxy hashing on the room)")
+                             "people split over them), pgproxy (pg behind HAProxy), pg2proxy (2 instances behind HAProxy hashing on the room)")
     parser.add_argument("--rooms", type=int, nargs="*", default=[10, 100, 500])
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of play per level")
     parser.add_argument("--think", type=float, default=1.0, help="mean seconds a person thinks before a move")
