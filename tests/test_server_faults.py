@@ -409,6 +409,7 @@ async def test_readiness_takes_a_fresh_stored_write_for_its_select(pg: PostgresC
 
     event.listen(lobby.storage.engine.sync_engine, "before_cursor_execute", seen)
     fresh, stale = DatabaseCheck(lobby.storage, fresh=60.0), DatabaseCheck(lobby.storage, fresh=0.0)
+    stopped = False
     try:
         room = await lobby.create("dice", {}, [{"kind": "open"}, {"kind": "open"}])
         await fresh()
@@ -416,6 +417,7 @@ async def test_readiness_takes_a_fresh_stored_write_for_its_select(pg: PostgresC
         await stale()
         assert len(selects) == 1
         await asyncio.to_thread(pg.stop)
+        stopped = True
         with pytest.raises(Exception) as down:
             await stale()
         assert not isinstance(down.value, NotReady)  # the driver's own error: the database is away
@@ -427,7 +429,8 @@ async def test_readiness_takes_a_fresh_stored_write_for_its_select(pg: PostgresC
         assert len(selects) == 1
     finally:
         event.remove(lobby.storage.engine.sync_engine, "before_cursor_execute", seen)
-        await asyncio.to_thread(pg.start)
+        if stopped:
+            await asyncio.to_thread(pg.start)
         await lobby.close()
 
 # ---------------------------------------------------------------------- 6. SQLite on a small disk

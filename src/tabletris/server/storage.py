@@ -621,11 +621,11 @@ class Storage:
         self.events_written = 0
         self.failed_writes = 0
         self.failure: tuple[float, str] | None = None
+        """The last write's failure, (when, kind: ``storage_errors.FULL``...), until a write
+        succeeds again (the readiness check)."""
         self.stored_at: float | None = None
         """When (``time.monotonic``) a commit last stored something: the database answered then,
         and took a write (``ops.DatabaseCheck``)."""
-        """The last write's failure, (when, kind: ``storage_errors.FULL``...), until a write
-        succeeds again (the readiness check)."""
         self.faults = FaultLog(log)
         self._checkpointed = 0.0
         self._moves: SqliteMoveWriter | PostgresMoveWriter | None = None

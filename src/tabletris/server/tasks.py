@@ -16,8 +16,9 @@ async def stop(*tasks: asyncio.Task[Any] | None) -> None:
     seconds while it runs. Cancelled in the middle of a command, redis-py (8.2) raises a
     ``ConnectionError`` of its own instead of the cancellation: a loop that lives through
     Redis errors took it for one and went on, and whoever waited for it waited forever (the
-    bus's sender, the lease loop: a server's shutdown hung). Whatever a task ends with is
-    dropped: it is stopping."""
+    bus's sender, the lease loop: a server's shutdown hung). A task that handles its
+    cancellation has ``CLOSE_POLL`` seconds for it before the next one; whatever a task ends
+    with is dropped: it is stopping."""
     running = [t for t in tasks if t is not None]
     for task in running:
         task.cancel()
