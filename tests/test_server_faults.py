@@ -392,7 +392,6 @@ async def test_readiness_fails_while_writes_fail_and_recovers(pg: PostgresCluste
         await lobby.close()
 
 
-
 @pytest.mark.asyncio
 async def test_readiness_takes_a_fresh_stored_write_for_its_select(pg: PostgresCluster) -> None:
     """A write stored within ``fresh`` seconds answers for the database: the check sends no
@@ -432,6 +431,7 @@ async def test_readiness_takes_a_fresh_stored_write_for_its_select(pg: PostgresC
         if stopped:
             await asyncio.to_thread(pg.start)
         await lobby.close()
+
 
 # ---------------------------------------------------------------------- 6. SQLite on a small disk
 

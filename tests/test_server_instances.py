@@ -10,7 +10,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 from unittest import mock
 
@@ -26,10 +26,10 @@ from tabletris.server.storage import Storage
 SMALL = {"width": 5, "height": 6}
 
 
-def lobby(db: str, redis_url: str) -> Lobby:
+def lobby(db: str, redis_url: str, ttl: float = 2.0) -> Lobby:
     bus = RedisBus(redis_url)
     return Lobby(Storage(db), bot_delay=0, limits=Limits.unlimited_clients(),
-                 bus=bus, leases=RedisLeases(redis_url, bus.instance, ttl=2.0))
+                 bus=bus, leases=RedisLeases(redis_url, bus.instance, ttl=ttl))
 
 
 @contextlib.asynccontextmanager
@@ -305,16 +305,14 @@ def test_a_lobby_closed_while_its_lease_loop_talks_to_redis_closes(postgres_clus
     db = new_database(postgres_cluster)
 
     async def close_while_renewing(after: float) -> None:
-        bus = RedisBus(redis_url)
-        one = Lobby(Storage(db), bot_delay=0, limits=Limits.unlimited_clients(),
-                    bus=bus, leases=RedisLeases(redis_url, bus.instance, ttl=0.06))
+        one = lobby(db, redis_url, ttl=0.06)  # the lease loop ticks every 20 ms
         await one.open()
         closing: asyncio.Task[None] | None = None
         try:
             await one.create("dice", SMALL, [{"kind": "open"}, {"kind": "random"}])
             renew = one.leases.renew
 
-            async def renew_on(room_ids: Any) -> set[str]:  # each tick spends its time in Redis calls
+            async def renew_on(room_ids: Iterable[str]) -> set[str]:  # each tick spends its time in Redis calls
                 ids = list(room_ids)
                 kept: set[str] = set()
                 for _ in range(20):
